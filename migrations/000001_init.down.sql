@@ -1,0 +1,10 @@
+DROP TABLE IF EXISTS review_events;
+DROP FUNCTION IF EXISTS review_events_notify();
+DROP TABLE IF EXISTS agent_results;
+DROP TABLE IF EXISTS findings;
+DROP TABLE IF EXISTS review_runs;
+DROP FUNCTION IF EXISTS review_runs_notify_queued();
+DROP TABLE IF EXISTS webhook_deliveries;
+DROP TABLE IF EXISTS pull_requests;
+DROP TABLE IF EXISTS repositories;
+DROP TABLE IF EXISTS installations;

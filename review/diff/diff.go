@@ -1,0 +1,75 @@
+// Package diff models unified diffs: files, hunks and lines with their old
+// and new numbers, an index of the lines GitHub accepts review comments on,
+// and the renderings a model reads.
+package diff
+
+// Status is how a file changed.
+type Status string
+
+// File statuses.
+const (
+	Added    Status = "added"
+	Deleted  Status = "deleted"
+	Modified Status = "modified"
+	Renamed  Status = "renamed"
+	Copied   Status = "copied"
+)
+
+// LineKind is the kind of a diff line.
+type LineKind byte
+
+// Line kinds.
+const (
+	Context LineKind = ' '
+	Add     LineKind = '+'
+	Delete  LineKind = '-'
+)
+
+// Line is one line of a hunk. OldLine is 0 for added lines and NewLine is 0
+// for deleted lines.
+type Line struct {
+	Kind    LineKind
+	OldLine int
+	NewLine int
+	// Text is the line without its prefix and line ending.
+	Text string
+	// NoNewline marks a line followed by "\ No newline at end of file".
+	NoNewline bool
+}
+
+// Hunk is one @@ section of a file's diff.
+type Hunk struct {
+	OldStart, OldLines int
+	NewStart, NewLines int
+	// Section is the text after the closing @@ (often a function name).
+	Section string
+	Lines   []Line
+}
+
+// File is the diff of one file.
+type File struct {
+	OldPath string // empty for added files
+	NewPath string // empty for deleted files
+	Status  Status
+	Binary  bool
+	OldMode string // e.g. "100644"; empty when unchanged or unknown
+	NewMode string
+	// Similarity is the rename/copy similarity index, 0..100.
+	Similarity int
+	Hunks      []Hunk
+	Additions  int
+	Deletions  int
+}
+
+// Path is the file's path on the head side, or the old path of a deleted file.
+func (f *File) Path() string {
+	if f.NewPath != "" {
+		return f.NewPath
+	}
+	return f.OldPath
+}
+
+// Diff is a parsed unified diff.
+type Diff struct {
+	Files []*File
+}
