@@ -107,7 +107,11 @@ func ParsePatch(path, patch string) (*File, error) {
 		return nil, fmt.Errorf("parse patch %q: %w", path, err)
 	}
 	if line, ok := lines.nextNonBlank(); ok {
-		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q after the last hunk", clip(line))})
+		msg := fmt.Sprintf("unexpected line %q after the last hunk", clip(line))
+		if len(pf.Hunks) == 0 {
+			msg = fmt.Sprintf("unexpected line %q: a patch starts with a hunk header (@@ -a,b +c,d @@)", clip(line))
+		}
+		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: lines.n, Msg: msg})
 	}
 	f.Hunks, f.Additions, f.Deletions, f.DiffBytes = pf.Hunks, pf.Additions, pf.Deletions, pf.DiffBytes
 	return f, nil
@@ -149,7 +153,8 @@ func lineError(err error, s string, shift int) error {
 	if !ok || convErr != nil {
 		return err
 	}
-	if strings.HasPrefix(msg, "fragment header miscounts lines") || strings.HasPrefix(msg, "fragment contains no changes") {
+	if strings.HasPrefix(msg, "fragment header miscounts lines") || strings.HasPrefix(msg, "fragment contains no changes") ||
+		strings.HasPrefix(msg, "no content following fragment header") {
 		n = hunkHeaderBefore(s, n)
 	}
 	return &ParseError{Line: max(n-shift, 1), Msg: msg}
@@ -193,7 +198,9 @@ func convertFile(gf *gitdiff.File) (*File, error) {
 	if f.Status != Added && f.Status != Deleted && gf.NewMode != 0 && gf.OldMode != gf.NewMode {
 		f.OldMode, f.NewMode = modeString(gf.OldMode), modeString(gf.NewMode)
 	}
-	f.Hunks = make([]Hunk, len(gf.TextFragments))
+	if len(gf.TextFragments) > 0 {
+		f.Hunks = make([]Hunk, len(gf.TextFragments))
+	}
 	for i, frag := range gf.TextFragments {
 		err := convertHunk(f, &f.Hunks[i], frag)
 		if err == nil && i > 0 {
@@ -245,7 +252,7 @@ func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment) error {
 			}
 		} else {
 			l.NoNewline = true
-			f.DiffBytes += len(noNewlineMarker) + 1
+			f.DiffBytes += 1 + len(noNewlineMarker) + 1
 		}
 		l.Text = text
 		switch gl.Op {
