@@ -192,10 +192,13 @@ func convertFile(gf *gitdiff.File) (*File, error) {
 		f.Status, f.Similarity = Copied, gf.Score
 	default:
 		f.Status = Modified
+		if f.OldPath != f.NewPath {
+			return nil, fmt.Errorf("file %q: the old name %q differs but the header shows no rename or copy", f.NewPath, f.OldPath)
+		}
 	}
 	// go-gitdiff also reads the mode of an "index" line into OldMode; a
-	// mode change has both modes and they differ.
-	if f.Status != Added && f.Status != Deleted && gf.NewMode != 0 && gf.OldMode != gf.NewMode {
+	// mode change has both modes ("old mode", "new mode") and they differ.
+	if f.Status != Added && f.Status != Deleted && gf.OldMode != 0 && gf.NewMode != 0 && gf.OldMode != gf.NewMode {
 		f.OldMode, f.NewMode = modeString(gf.OldMode), modeString(gf.NewMode)
 	}
 	if len(gf.TextFragments) > 0 {

@@ -430,6 +430,9 @@ func TestParseErrors(t *testing.T) {
 		"range from line 0 with lines": {
 			in: head + "@@ -0,1 +1 @@\n-a\n+b\n", wantMsg: "a range starting at line 0 must be empty",
 		},
+		"names differ without a rename": {
+			in: "diff --git a/x b/y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n", wantMsg: `file "y": the old name "x" differs but the header shows no rename or copy`,
+		},
 		"line number out of range": {
 			in: head + "@@ -99999999999 +1 @@\n-a\n+b\n", wantMsg: "out of range",
 		},
