@@ -102,7 +102,7 @@ func ParsePatch(path, patch string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse patch %q: %w", path, err)
 	}
-	lines := newLineScanner(patch, 0)
+	lines := newLineScanner(patch)
 	if err := checkHunkRegion(&lines, pf); err != nil {
 		return nil, fmt.Errorf("parse patch %q: %w", path, err)
 	}
@@ -163,7 +163,7 @@ func lineError(err error, s string, shift int) error {
 // hunkHeaderBefore returns the number of the last "@@ -" line of s at or
 // before line n, or n when there is none.
 func hunkHeaderBefore(s string, n int) int {
-	lines := newLineScanner(s, 0)
+	lines := newLineScanner(s)
 	found := n
 	for {
 		line, ok := lines.next()
@@ -321,7 +321,7 @@ func isGitHeaderLine(line string) bool {
 // that ends a git format-patch email). Diffs without "diff --git" lines
 // (plain ---/+++ diffs) are not checked.
 func checkGitLayout(s string, files []*File) error {
-	lines := newLineScanner(s, 0)
+	lines := newLineScanner(s)
 	fileIdx := -1
 	freeText := true
 	for {
@@ -410,7 +410,7 @@ type lineScanner struct {
 	n   int // number of the line last returned, 1-based
 }
 
-func newLineScanner(s string, n int) lineScanner { return lineScanner{s: s, n: n} }
+func newLineScanner(s string) lineScanner { return lineScanner{s: s} }
 
 // next returns the next line without its "\n".
 func (l *lineScanner) next() (string, bool) {
