@@ -307,7 +307,7 @@ func FuzzParseRepo(f *testing.F) {
 	}
 	f.Add([]byte("a: &x [*x]\n"))
 	f.Add([]byte("path_filters: [\"{{{{\"]\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(func(_ *testing.T, data []byte) {
 		r, err := config.ParseRepo(data)
 		if err != nil {
 			return

@@ -107,7 +107,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve http: %w", err)
 	case <-ctx.Done():
 	}
-	s.log.Info().Dur("grace", s.cfg.ShutdownTimeout).Msg("shutting down")
+	s.log.Info().Stringer("grace", s.cfg.ShutdownTimeout).Msg("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -214,7 +215,7 @@ func TestServe(t *testing.T) {
 			"DATABASE_URL":    dbURL,
 			"MERGEGUARD_ADDR": "127.0.0.1:0",
 		}), io.Discard, pw)
-		pw.Close()
+		_ = pw.Close() // a PipeWriter's Close never fails
 	}()
 
 	var base string
@@ -269,9 +270,8 @@ func get(t *testing.T, url string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil {
+	if err := errors.Join(err, resp.Body.Close()); err != nil {
 		t.Fatal(err)
 	}
 	return resp.StatusCode, string(body)
@@ -290,8 +290,8 @@ func dropDatabase(t *testing.T, dbURL string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(context.WithoutCancel(t.Context()))
-	if _, err := conn.Exec(t.Context(), "DROP DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+	_, err = conn.Exec(t.Context(), "DROP DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	if err := errors.Join(err, conn.Close(t.Context())); err != nil {
 		t.Fatal(err)
 	}
 }
