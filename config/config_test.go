@@ -611,6 +611,19 @@ func TestEnvVarsIncludeTheContract(t *testing.T) {
 	}
 }
 
+func TestREADMEListsEveryEnvVar(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range config.EnvVars() {
+		row := "| `" + v.Name + "` | `" + v.Key + "` |"
+		if !strings.Contains(string(readme), row) {
+			t.Errorf("README.md has no table row starting %q", row)
+		}
+	}
+}
+
 func TestPriceCost(t *testing.T) {
 	p := config.Price{InputPerMillion: 2.5, OutputPerMillion: 10}
 	if got, want := p.Cost(1_000_000, 500_000), 7.5; got != want {
