@@ -317,3 +317,18 @@ func FuzzParseRepo(f *testing.F) {
 		r.InstructionsFor("a/b.go")
 	})
 }
+
+// BenchmarkParseRepo measures parsing a .mergeguard.yml that sets every key,
+// as the planner does once per review.
+func BenchmarkParseRepo(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "repo", "full.yml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := config.ParseRepo(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
