@@ -7,6 +7,18 @@
 // GitHub review per run, ...); this package adds the queries and the
 // transactions that keep multi-step changes atomic. A Store is safe for
 // concurrent use and several replicas may share one database.
+//
+// The life of a run, as a worker sees it:
+//
+//	EnqueueRun or RecordDelivery      queued
+//	ClaimRun                          running, held with a lease
+//	RenewLease, periodically          stop when it reports cancelRequested
+//	RetryRun after a transient error  queued again (or failed when exhausted)
+//	ClaimPost, then post on GitHub    at most once per run
+//	FinishRun(Result{Posted: ...})    succeeded, failed, skipped or superseded
+//
+// A run whose worker dies is taken over by another worker's ClaimRun once
+// its lease expires.
 package store
 
 import (
