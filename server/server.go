@@ -36,6 +36,16 @@ type Deps struct {
 	Logger *zerolog.Logger
 	// DB is checked by /readyz; nil means there is nothing to check.
 	DB Pinger
+	// Metrics serves /metrics when set.
+	Metrics http.Handler
+	// Routes add their handlers to the server's mux: the webhook intake,
+	// the review API and the web UI.
+	Routes []Registrar
+}
+
+// Registrar adds routes to a mux.
+type Registrar interface {
+	Register(mux *http.ServeMux)
 }
 
 // Server is MergeGuard's HTTP server. Create it with New.
@@ -55,13 +65,15 @@ func New(deps Deps) *Server {
 		logger = &nop
 	}
 	s := &Server{cfg: deps.Config, log: logger, db: deps.DB, mux: http.NewServeMux()}
-	s.routes()
-	return s
-}
-
-func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
+	if deps.Metrics != nil {
+		s.mux.Handle("GET /metrics", deps.Metrics)
+	}
+	for _, r := range deps.Routes {
+		r.Register(s.mux)
+	}
+	return s
 }
 
 // Handler returns the server's routes, each request's context carrying the

@@ -5,9 +5,16 @@ import (
 	"fmt"
 	"io"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/server"
+	"github.com/mergeguard/mergeguard/server/access"
+	"github.com/mergeguard/mergeguard/server/api"
+	"github.com/mergeguard/mergeguard/server/events"
+	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/web"
 )
 
 // runServe is `mergeguard serve`: it migrates the database, opens the store
@@ -47,8 +54,34 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer st.Close()
 
-	srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st})
-	if err := srv.Run(ctx); err != nil {
+	mx := metrics.New()
+	mx.WatchQueue(st.QueueStats)
+	hub := events.NewHub()
+	mx.WatchGauge("mergeguard_stream_clients", "Open live event streams on this replica.",
+		func() float64 { return float64(hub.Subscribers()) })
+	policy := access.Policy{Token: cfg.API.Token.Value()}
+	if policy.Token == "" {
+		log.Warn().Msg("MERGEGUARD_API_TOKEN is not set: the review API and web UI answer requests from this machine only")
+	}
+	ui, err := web.New(web.Deps{Runs: st, Access: policy, Logger: *log, GitHubURL: cfg.GitHub.WebURL})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	reviewAPI := api.New(api.Deps{Store: st, Hub: hub, Access: policy, Logger: *log})
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := hub.Run(gctx, st); err != nil && gctx.Err() == nil {
+			return fmt.Errorf("listen for review events: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st, Metrics: mx.Handler(),
+			Routes: []server.Registrar{reviewAPI, ui}})
+		return srv.Run(gctx)
+	})
+	if err := g.Wait(); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info().Msg("stopped")
