@@ -2,9 +2,7 @@ package budget_test
 
 import (
 	"encoding/json"
-
 	"fmt"
-	openai "github.com/sashabaranov/go-openai"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/budget"
