@@ -230,6 +230,11 @@ func (t *Toolbox) search(ctx context.Context, a args) (string, string, error) {
 	}
 	candidates := t.searchOrder(all, match)
 	scanned := candidates[:min(len(candidates), t.opts.MaxSearchFiles)]
+	if p, ok := t.src.(preloader); ok && len(scanned) > searchReadGroups {
+		// Best effort: when the source cannot preload (an archive too
+		// large), files are read one by one.
+		_ = p.Preload(ctx)
+	}
 
 	out := newOutput(t.opts.MaxResultBytes)
 	matches, filesWithMatches, skipped, unreadable := 0, 0, 0, 0
@@ -297,6 +302,13 @@ func (t *Toolbox) search(ctx context.Context, a args) (string, string, error) {
 	}
 	out.note(foot)
 	return out.String(), summary, nil
+}
+
+// preloader is a Source that can fetch every head file at once, such as
+// the GitHub source from the repository archive: search_in_files asks it
+// before reading many files.
+type preloader interface {
+	Preload(ctx context.Context) error
 }
 
 // searchOrder lists the files to search: the changed files first, then

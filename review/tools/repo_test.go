@@ -113,6 +113,9 @@ func newRepo(t *testing.T) *localgit.Source {
 		"README.md":                "# App\n\nA small server.\n",
 		"big.txt":                  numberedRows(1000),
 		"assets/logo.png":          "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x01",
+		"scripts/build.sh":         "#!/bin/sh\nset -eu\ngo build ./...\n",
+		"scripts/test.sh":          "#!/bin/sh\nset -eu\ngo test ./...\n",
+		"web/index.html":           "<!doctype html>\n<title>App</title>\n",
 	})
 	r.commit("Ada", "2024-03-01T09:00:00Z", "Initial import")
 

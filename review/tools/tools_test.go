@@ -3,16 +3,20 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
+	"github.com/mergeguard/mergeguard/review/source/localgit"
 	"github.com/mergeguard/mergeguard/review/tools"
 )
 
@@ -129,7 +133,8 @@ func TestOutputBounded(t *testing.T) {
 		{10000, "read_file_part", `{"file_path": "big.txt", "start_line": 1, "end_line": 400}`,
 			"[at most 100 lines per call: lines 1-100 shown; call again with start_line=101 for more]", ""},
 		{1500, "search_in_files", `{"pattern": "row", "max_results": 200}`, "[output limit reached: narrow the pattern", ""},
-		{1500, "list_files", `{}`, "7 files", "["},
+		{1500, "list_files", `{}`, "10 files", "["},
+		{400, "list_files", `{}`, "more not shown: narrow the directory or pattern]", ""},
 		{700, "diff_file", `{"file_path": "cmd/app/main.go"}`, "[1 hunk more: call diff_file with start_hunk=2]", ""},
 		{500, "diff_file", `{"file_path": "cmd/app/main.go"}`, "[hunk 1 is too long to show whole", ""},
 		{400, "changed_files", `{}`, "more files not shown]", ""},
@@ -217,5 +222,44 @@ func TestDefinitions(t *testing.T) {
 	checkGolden(t, "definitions.golden", strings.Join(all, "\n")+"\n")
 	if !slices.Contains(names, tools.GetFileContext) {
 		t.Error("alias missing")
+	}
+}
+
+// preloading is a real source that also counts Preload calls, as the
+// GitHub source offers them.
+type preloading struct {
+	*localgit.Source
+	preloads atomic.Int32
+}
+
+func (p *preloading) Preload(context.Context) error {
+	p.preloads.Add(1)
+	return errors.New("archive too large")
+}
+
+func TestSearchPreloads(t *testing.T) {
+	src := &preloading{Source: newRepo(t)}
+	text, err := src.Diff(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := diff.ParseString(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := tools.New(src, d, tools.Options{})
+	// A failed preload changes nothing: the files are read one by one.
+	for range 2 {
+		out, err := tb.Call(t.Context(), "search_in_files", `{"pattern": "row 1000"}`)
+		if err != nil || !strings.Contains(out, "big.txt:1000:row 1000") {
+			t.Errorf("search = %q, %v", out, err)
+		}
+	}
+	// Two files are read without preloading.
+	if _, err := tb.Call(t.Context(), "search_in_files", `{"pattern": "x", "file_pattern": "*.md"}`); err != nil {
+		t.Fatal(err)
+	}
+	if n := src.preloads.Load(); n != 2 {
+		t.Errorf("Preload called %d times, want 2 (once per search of the whole repository)", n)
 	}
 }
