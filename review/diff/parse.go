@@ -55,7 +55,7 @@ func ParseString(s string) (*Diff, error) {
 	s = normalize(s)
 	gfs, _, err := gitdiff.Parse(strings.NewReader(s))
 	if err != nil {
-		return nil, fmt.Errorf("parse diff: %w", lineError(err, 0))
+		return nil, fmt.Errorf("parse diff: %w", lineError(err, s, 0))
 	}
 	if len(gfs) == 0 {
 		return nil, fmt.Errorf("parse diff: %w", &ParseError{Line: 1, Msg: `no file header ("diff --git" or "---"/"+++" lines) found`})
@@ -93,7 +93,7 @@ func ParsePatch(path, patch string) (*File, error) {
 	patch = withFinalNewline(patch)
 	gfs, _, err := gitdiff.Parse(strings.NewReader(header + patch))
 	if err != nil {
-		return nil, fmt.Errorf("parse patch %q: %w", path, lineError(err, headerLines))
+		return nil, fmt.Errorf("parse patch %q: %w", path, lineError(err, header+patch, headerLines))
 	}
 	if len(gfs) != 1 {
 		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: 1, Msg: "not a single file's hunks"})
@@ -134,9 +134,12 @@ func withFinalNewline(s string) string {
 	return s
 }
 
-// lineError turns go-gitdiff's "gitdiff: line N: msg" errors into a
-// *ParseError, shifting the line by the given number of synthetic lines.
-func lineError(err error, shift int) error {
+// lineError turns go-gitdiff's "gitdiff: line N: msg" errors on input s
+// into a *ParseError, shifting the line by the given number of synthetic
+// lines. Errors about a hunk's counts are moved onto the hunk's header:
+// go-gitdiff reports them on a line after the hunk, past the end of the
+// input when the hunk is the last one.
+func lineError(err error, s string, shift int) error {
 	rest, ok := strings.CutPrefix(err.Error(), "gitdiff: line ")
 	if !ok {
 		return err
@@ -146,7 +149,26 @@ func lineError(err error, shift int) error {
 	if !ok || convErr != nil {
 		return err
 	}
+	if strings.HasPrefix(msg, "fragment header miscounts lines") || strings.HasPrefix(msg, "fragment contains no changes") {
+		n = hunkHeaderBefore(s, n)
+	}
 	return &ParseError{Line: max(n-shift, 1), Msg: msg}
+}
+
+// hunkHeaderBefore returns the number of the last "@@ -" line of s at or
+// before line n, or n when there is none.
+func hunkHeaderBefore(s string, n int) int {
+	lines := newLineScanner(s, 0)
+	found := n
+	for {
+		line, ok := lines.next()
+		if !ok || lines.n > n {
+			return found
+		}
+		if strings.HasPrefix(line, "@@ -") {
+			found = lines.n
+		}
+	}
 }
 
 // convertFile maps a go-gitdiff file onto our types and checks its hunks.
@@ -173,13 +195,16 @@ func convertFile(gf *gitdiff.File) (*File, error) {
 	}
 	f.Hunks = make([]Hunk, len(gf.TextFragments))
 	for i, frag := range gf.TextFragments {
-		if err := convertHunk(f, &f.Hunks[i], frag); err != nil {
-			return nil, fmt.Errorf("file %q: hunk %d (%s): %w", f.Path(), i+1, strings.TrimSpace(frag.Header()), err)
+		err := convertHunk(f, &f.Hunks[i], frag)
+		if err == nil && i > 0 {
+			err = checkOrder(&f.Hunks[i-1], &f.Hunks[i])
 		}
-		if i > 0 {
-			if err := checkOrder(&f.Hunks[i-1], &f.Hunks[i]); err != nil {
-				return nil, fmt.Errorf("file %q: hunk %d (%s): %w", f.Path(), i+1, strings.TrimSpace(frag.Header()), err)
-			}
+		if err != nil {
+			header := hunkHeader(&Hunk{
+				OldStart: int(frag.OldPosition), OldLines: int(frag.OldLines),
+				NewStart: int(frag.NewPosition), NewLines: int(frag.NewLines),
+			})
+			return nil, fmt.Errorf("file %q: hunk %d (%s): %w", f.Path(), i+1, header, err)
 		}
 	}
 	return f, nil
@@ -281,17 +306,20 @@ func isGitHeaderLine(line string) bool {
 // and rejects any line go-gitdiff skipped silently: text inside a file
 // header, between or after hunks (a hunk header that undercounts its lines
 // leaves some behind), or hunks before the first "diff --git" line. Files
-// are matched to "diff --git" sections in order. Diffs without
-// "diff --git" lines (plain ---/+++ diffs) are not checked.
+// are matched to "diff --git" sections in order. Free text is allowed before
+// the first section (a commit message) and after a "-- " line (the signature
+// that ends a git format-patch email). Diffs without "diff --git" lines
+// (plain ---/+++ diffs) are not checked.
 func checkGitLayout(s string, files []*File) error {
 	lines := newLineScanner(s, 0)
 	fileIdx := -1
+	freeText := true
 	for {
 		line, ok := lines.next()
-		if !ok {
+		switch {
+		case !ok:
 			return nil
-		}
-		if strings.HasPrefix(line, "diff --git ") {
+		case strings.HasPrefix(line, "diff --git "):
 			fileIdx++
 			if fileIdx >= len(files) {
 				return &ParseError{Line: lines.n, Msg: "file header that was not parsed as a file"}
@@ -299,15 +327,14 @@ func checkGitLayout(s string, files []*File) error {
 			if err := checkGitFile(&lines, files[fileIdx]); err != nil {
 				return err
 			}
-			continue
-		}
-		if fileIdx < 0 {
+			freeText = false
+		case freeText:
 			if strings.HasPrefix(line, "@@ -") {
-				return &ParseError{Line: lines.n, Msg: fmt.Sprintf("hunk %q before the first \"diff --git\" line", clip(line))}
+				return &ParseError{Line: lines.n, Msg: fmt.Sprintf("hunk %q outside a \"diff --git\" section", clip(line))}
 			}
-			continue // preamble: commit message and the like
-		}
-		if strings.TrimSpace(line) != "" {
+		case line == "-- " || line == "--":
+			freeText = true
+		case strings.TrimSpace(line) != "":
 			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q after file %q (does a hunk header miscount its lines?)", clip(line), files[fileIdx].Path())}
 		}
 	}
