@@ -22,7 +22,9 @@ CREATE TABLE repositories (
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now()
 );
-CREATE UNIQUE INDEX repositories_full_name_key ON repositories (lower(full_name));
+-- A name belongs to one live repository; a removed row keeps its old name
+-- without blocking a new repository (deleted and recreated, or transferred).
+CREATE UNIQUE INDEX repositories_full_name_key ON repositories (lower(full_name)) WHERE removed_at IS NULL;
 CREATE INDEX repositories_installation_idx ON repositories (installation_id);
 
 -- Per pull request switches set by comment commands (/mergeguard pause).
@@ -65,7 +67,7 @@ CREATE TABLE review_runs (
     branch            text        NOT NULL DEFAULT '',
     delivery_id       text REFERENCES webhook_deliveries (delivery_id) ON DELETE SET NULL,
     requested_by      text        NOT NULL DEFAULT '',
-    options           jsonb       NOT NULL DEFAULT '{}',
+    options           jsonb       NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(options) = 'object'),
     diff_text         text,
 
     -- queue
@@ -102,7 +104,7 @@ CREATE TABLE review_runs (
 
     CHECK ((mode = 'pr') = (repository IS NOT NULL AND pr_number IS NOT NULL)),
     CHECK (mode <> 'diff' OR diff_text IS NOT NULL),
-    CHECK (status <> 'running' OR lease_expires_at IS NOT NULL),
+    CHECK (status <> 'running' OR (lease_expires_at IS NOT NULL AND locked_by IS NOT NULL)),
     CHECK (status IN ('queued', 'running') OR finished_at IS NOT NULL),
     CHECK (posted_review_id IS NULL OR post_started_at IS NOT NULL)
 );
@@ -189,7 +191,7 @@ CREATE TABLE review_events (
                                                      'finding.detected', 'finding.verified', 'pipeline.completed', 'pipeline.failed')),
     stage      text        NOT NULL DEFAULT '',
     agent      text        NOT NULL DEFAULT '',
-    data       jsonb       NOT NULL DEFAULT '{}',
+    data       jsonb       NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(data) = 'object'),
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (run_id, seq)
 );
