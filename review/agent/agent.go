@@ -18,6 +18,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/llm"
 )
 
 // ChatClient sends one chat completion request. The engine's llm.Client
@@ -56,7 +57,8 @@ const (
 	FormatText ResponseFormat = "text"
 )
 
-// Error types of an AgentResult with status error.
+// Error types of an AgentResult with status error, besides the llm.Type*
+// types of a failed chat call.
 const (
 	ErrorTypeLLM             = "llm_error"
 	ErrorTypeInvalidOutput   = "invalid_output"
@@ -80,8 +82,9 @@ type Config struct {
 	Timeout        time.Duration
 	ResponseFormat ResponseFormat
 	Counter        Counter
-	// Cost prices the usage of one call; nil counts tokens only.
-	Cost func(usage openai.Usage) review.CostInfo
+	// Cost prices the usage of one call of model (as the server named it);
+	// nil counts tokens only.
+	Cost func(model string, usage openai.Usage) review.CostInfo
 }
 
 // Task is one agent run.
@@ -169,14 +172,18 @@ func run(parent context.Context, cfg Config, task Task) Result {
 		resp, err := cfg.Client.Chat(ctx, req)
 		res.LLMCalls++
 		res.Turns++
-		res.Cost = res.Cost.Add(cfg.cost(resp.Usage))
+		res.Cost = res.Cost.Add(cfg.cost(resp.Model, resp.Usage))
 		switch {
 		case err != nil && parent.Err() != nil:
 			return fail(review.AgentError, ErrorTypeCanceled, fmt.Errorf("review canceled: %w", parent.Err()))
 		case err != nil && ctx.Err() != nil:
 			return fail(review.AgentTimeout, "", nil)
 		case err != nil:
-			return fail(review.AgentError, ErrorTypeLLM, err)
+			typ := ErrorTypeLLM
+			if le := (*llm.Error)(nil); errors.As(err, &le) {
+				typ = le.Type
+			}
+			return fail(review.AgentError, typ, err)
 		case len(resp.Choices) == 0:
 			return fail(review.AgentError, ErrorTypeLLM, errors.New("the model returned no choices"))
 		}
@@ -389,9 +396,12 @@ func (c *conversation) truncate(text string, limit int) string {
 }
 
 // cost prices one call's usage.
-func (cfg Config) cost(u openai.Usage) review.CostInfo {
+func (cfg Config) cost(model string, u openai.Usage) review.CostInfo {
+	if model == "" {
+		model = cfg.Model
+	}
 	if cfg.Cost != nil {
-		return cfg.Cost(u)
+		return cfg.Cost(model, u)
 	}
 	return review.CostInfo{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
 }

@@ -102,7 +102,7 @@ func testConfig(c ChatClient) Config {
 	return Config{
 		Client: c, Model: "test-model", ContextTokens: 8000, MaxOutputTokens: 1000, MaxTurns: 4,
 		Timeout: 5 * time.Second, ResponseFormat: FormatJSONSchema, Counter: byteCounter{},
-		Cost: func(u openai.Usage) review.CostInfo {
+		Cost: func(_ string, u openai.Usage) review.CostInfo {
 			return review.CostInfo{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
 				TotalCost: float64(u.PromptTokens)*1e-6 + float64(u.CompletionTokens)*2e-6}
 		},
