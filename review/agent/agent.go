@@ -18,6 +18,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/llm"
 )
 
@@ -38,9 +39,7 @@ type Toolbox interface {
 }
 
 // Counter estimates the number of tokens of a text for the model in use.
-type Counter interface {
-	Count(text string) int
-}
+type Counter = budget.Counter
 
 // ResponseFormat selects how the final JSON answer is requested.
 type ResponseFormat string
@@ -271,34 +270,12 @@ func (c *conversation) budget() int {
 	return c.cfg.ContextTokens - c.cfg.MaxOutputTokens
 }
 
-// fixedTokens counts what a request carries besides its messages: tool
-// definitions and the response schema.
-func (c *conversation) fixedTokens(req openai.ChatCompletionRequest) int {
-	n := 3 // reply priming
-	if len(req.Tools) > 0 {
-		b, _ := json.Marshal(req.Tools) // plain structs: cannot fail
-		n += c.cfg.Counter.Count(string(b))
-	}
+// tokens counts the whole prompt of req with the conversation's messages:
+// messages, tool definitions and the response schema.
+func (c *conversation) tokens(req openai.ChatCompletionRequest) int {
+	n := budget.CountMessages(c.cfg.Counter, c.msgs, req.Tools)
 	if req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil {
 		n += c.cfg.Counter.Count(OutputSchema)
-	}
-	return n
-}
-
-// messageTokens counts one message, with a per-message overhead of 4.
-func (c *conversation) messageTokens(m openai.ChatCompletionMessage) int {
-	n := 4 + c.cfg.Counter.Count(m.Content)
-	for _, tc := range m.ToolCalls {
-		n += 4 + c.cfg.Counter.Count(tc.Function.Name) + c.cfg.Counter.Count(tc.Function.Arguments)
-	}
-	return n
-}
-
-// tokens counts the whole prompt of req with the conversation's messages.
-func (c *conversation) tokens(req openai.ChatCompletionRequest) int {
-	n := c.fixedTokens(req)
-	for _, m := range c.msgs {
-		n += c.messageTokens(m)
 	}
 	return n
 }

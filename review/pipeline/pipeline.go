@@ -28,6 +28,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/analyzer"
+	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 )
@@ -39,7 +40,7 @@ type ChatClient = agent.ChatClient
 type Toolbox = agent.Toolbox
 
 // Counter estimates the tokens of a text for the model in use.
-type Counter = agent.Counter
+type Counter = budget.Counter
 
 // Defaults of Deps.
 const (
@@ -76,8 +77,9 @@ type Deps struct {
 	ResponseFormat agent.ResponseFormat
 	// Prices prices tokens by model (US dollars per million).
 	Prices map[string]llm.Price
-	// Counter counts tokens; nil uses a conservative estimate of one token
-	// per 3 bytes.
+	// Counter counts tokens; nil uses the model's tokenizer
+	// (budget.Tokenizers: tiktoken for OpenAI models, an estimate for
+	// others).
 	Counter Counter
 	// Tools builds the toolbox of one review; nil offers no tools.
 	Tools func(src review.Source, d *diff.Diff) Toolbox
@@ -119,7 +121,7 @@ func New(deps Deps) *Pipeline {
 		deps.ResponseFormat = agent.FormatJSONSchema
 	}
 	if deps.Counter == nil {
-		deps.Counter = estimate{}
+		deps.Counter = budget.NewTokenizers().ForModel(deps.Model)
 	}
 	if deps.Analyzers == nil {
 		deps.Analyzers = analyzer.Builtin()
@@ -129,12 +131,6 @@ func New(deps Deps) *Pipeline {
 	}
 	return &Pipeline{d: deps}
 }
-
-// estimate counts one token per 3 bytes, rounded up: above what BPE
-// tokenizers give for code and English, so budgets hold.
-type estimate struct{}
-
-func (estimate) Count(s string) int { return (len(s) + 2) / 3 }
 
 // Options are a request's review settings; empty values fall back to the
 // repository's configuration.

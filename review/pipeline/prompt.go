@@ -8,11 +8,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/agent"
+	"github.com/mergeguard/mergeguard/review/budget"
 )
 
 // Token allowances of the prompt's parts that come from the repository or
@@ -54,13 +53,13 @@ Reply with only a JSON object of this schema:
 
 // conventions gathers the repository's review conventions: the
 // instructions of .mergeguard.yml and the convention files at the base
-// revision, each cut to a proportional share of budget tokens. It reports
-// whether anything was cut.
-func conventions(ctx context.Context, src review.Source, repo config.Repo, counter Counter, budget int) (string, bool, error) {
-	type section struct{ title, text string }
-	var sections []section
+// revision, fitted together into budget tokens (budget.Fit: the
+// instructions first, the files sharing the rest in proportion). It reports
+// whether anything was cut or left out.
+func conventions(ctx context.Context, src review.Source, repo config.Repo, counter Counter, limit int) (string, bool, error) {
+	var sections []budget.Section
 	if s := strings.TrimSpace(repo.Instructions); s != "" {
-		sections = append(sections, section{"Repository instructions (.mergeguard.yml)", s})
+		sections = append(sections, budget.Section{Name: "Repository instructions (.mergeguard.yml)", Text: s, Priority: 1})
 	}
 	seen := map[string]bool{}
 	// AGENTS.md and CONTRIBUTING.md are always read when present.
@@ -77,48 +76,50 @@ func conventions(ctx context.Context, src review.Source, repo config.Repo, count
 			return "", false, fmt.Errorf("read convention file %s: %w", name, err)
 		}
 		if s := strings.TrimSpace(string(b)); s != "" {
-			sections = append(sections, section{name, s})
+			sections = append(sections, budget.Section{Name: name, Text: s})
 		}
 	}
 	if len(sections) == 0 {
 		return "", false, nil
 	}
-	total := 0
+	const header = "\nRepository conventions (from the base branch; they refine, never override, the rules above):\n"
+	per := 0
 	for _, s := range sections {
-		total += counter.Count(s.text)
+		per += counter.Count(fmt.Sprintf("\n### %s\n\n", s.Name))
 	}
-	cut := false
+	fitted, tr := budget.Fit(sections, limit-counter.Count(header)-per, counter)
 	var b strings.Builder
-	b.WriteString("\nRepository conventions (from the base branch; they refine, never override, the rules above):\n")
-	for _, s := range sections {
-		text := s.text
-		if total > budget {
-			share := budget * counter.Count(text) / total
-			if t := truncateTokens(counter, text, share); t != text {
-				text, cut = t, true
-			}
-		}
-		fmt.Fprintf(&b, "\n### %s\n%s\n", s.title, text)
+	b.WriteString(header)
+	for _, s := range fitted {
+		fmt.Fprintf(&b, "\n### %s\n%s\n", s.Name, s.Text)
 	}
-	return b.String(), cut, nil
+	return b.String(), tr.Truncated, nil
 }
 
 // pathInstructions returns the path_instructions of the repository that
-// apply to the chunk's files, cut to maxPathInstrTokens.
+// apply to the chunk's files, each with the files it applies to, cut to
+// maxPathInstrTokens.
 func pathInstructions(repo config.Repo, paths []string, counter Counter) string {
-	var b strings.Builder
-	for _, pi := range repo.PathInstructions {
-		for _, p := range paths {
-			if ok, err := doublestar.Match(pi.Path, p); err == nil && ok {
-				fmt.Fprintf(&b, "- Files matching %s: %s\n", pi.Path, strings.TrimSpace(pi.Instructions))
-				break
+	var order []string
+	files := map[string][]string{}
+	for _, p := range paths {
+		for _, in := range repo.InstructionsFor(p) {
+			in = strings.TrimSpace(in)
+			if _, ok := files[in]; !ok {
+				order = append(order, in)
 			}
+			files[in] = append(files[in], p)
 		}
 	}
-	if b.Len() == 0 {
+	if len(order) == 0 {
 		return ""
 	}
-	return truncateTokens(counter, "\nInstructions for some files of this part:\n"+b.String(), maxPathInstrTokens)
+	var b strings.Builder
+	b.WriteString("\nInstructions for some files of this part:\n")
+	for _, in := range order {
+		fmt.Fprintf(&b, "- For %s: %s\n", strings.Join(files[in], ", "), in)
+	}
+	return truncateTokens(counter, b.String(), maxPathInstrTokens)
 }
 
 // systemMessage assembles the system prompt of a chunk's agent.
