@@ -349,6 +349,11 @@ func better(a, b review.Finding) bool {
 	if x, y := a.Severity.Rank(), b.Severity.Rank(); x != y {
 		return x > y
 	}
+	// A built-in analyzer's finding is deterministic and never repeats a
+	// secret; it wins over a model's equal one.
+	if x, y := strings.HasPrefix(a.Agent, "analyzer:"), strings.HasPrefix(b.Agent, "analyzer:"); x != y {
+		return x
+	}
 	return a.Confidence > b.Confidence
 }
 
