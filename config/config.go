@@ -155,8 +155,9 @@ type Workers struct {
 
 // API configures the HTTP review API.
 type API struct {
-	// Token is the bearer token /api/review* require
-	// (MERGEGUARD_API_TOKEN); empty disables the review API.
+	// Token is the bearer token /api/review* and the web UI require
+	// (MERGEGUARD_API_TOKEN); without one only requests from this machine
+	// are let through.
 	Token Secret `yaml:"token" json:"token"`
 }
 
