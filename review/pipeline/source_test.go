@@ -20,7 +20,7 @@ type memSource struct {
 }
 
 func (s *memSource) Change(context.Context) (review.Change, error) { return s.change, nil }
-func (s *memSource) Diff(context.Context) (string, error)           { return s.diff, nil }
+func (s *memSource) Diff(context.Context) (string, error)          { return s.diff, nil }
 func (s *memSource) Files(context.Context) ([]review.ChangedFile, error) {
 	return nil, review.ErrUnsupported
 }
