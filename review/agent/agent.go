@@ -80,7 +80,10 @@ type Config struct {
 	// Timeout bounds a whole run; zero means none.
 	Timeout        time.Duration
 	ResponseFormat ResponseFormat
-	Counter        Counter
+	// Temperature is the sampling temperature; zero leaves the server's
+	// default (go-openai cannot send 0).
+	Temperature float32
+	Counter     Counter
 	// Cost prices the usage of one call of model (as the server named it);
 	// nil counts tokens only.
 	Cost func(model string, usage openai.Usage) review.CostInfo
@@ -246,6 +249,7 @@ func (c *conversation) request(tb Toolbox, useTools bool) openai.ChatCompletionR
 	req := openai.ChatCompletionRequest{
 		Model:               c.cfg.Model,
 		MaxCompletionTokens: c.cfg.MaxOutputTokens,
+		Temperature:         c.cfg.Temperature,
 	}
 	switch c.cfg.ResponseFormat {
 	case FormatJSONSchema, "":

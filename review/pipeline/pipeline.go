@@ -75,6 +75,9 @@ type Deps struct {
 	// json_schema; json_object or text for servers without structured
 	// outputs).
 	ResponseFormat agent.ResponseFormat
+	// Temperature is the sampling temperature; zero is the server's
+	// default.
+	Temperature float32
 	// Prices prices tokens by model (US dollars per million).
 	Prices map[string]llm.Price
 	// Counter counts tokens; nil uses the model's tokenizer

@@ -203,7 +203,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 	cfg := agent.Config{
 		Client: deps.LLM, Model: deps.Model, ContextTokens: deps.ContextTokens, MaxOutputTokens: deps.MaxOutputTokens,
 		MaxTurns: deps.MaxTurns, Timeout: deps.AgentTimeout, ResponseFormat: deps.ResponseFormat, Counter: deps.Counter,
-		Cost: r.cost,
+		Temperature: deps.Temperature, Cost: r.cost,
 	}
 	task := agent.Task{
 		Name:   name,
