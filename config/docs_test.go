@@ -240,3 +240,46 @@ func TestConfigurationReferenceCheck(t *testing.T) {
 		})
 	}
 }
+
+// exampleYAML returns the YAML block under the reference's heading
+// "Example `.mergeguard.yml`".
+func exampleYAML(doc string) (string, error) {
+	_, rest, ok := strings.Cut(doc, "### Example `.mergeguard.yml`")
+	if !ok {
+		return "", fmt.Errorf("no example heading")
+	}
+	_, rest, ok = strings.Cut(rest, "```yaml\n")
+	if !ok {
+		return "", fmt.Errorf("no yaml block after the example heading")
+	}
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		return "", fmt.Errorf("unterminated yaml block")
+	}
+	return block, nil
+}
+
+// TestConfigurationReferenceExample checks that the reference's example
+// .mergeguard.yml is valid and sets what its comments say.
+func TestConfigurationReferenceExample(t *testing.T) {
+	block, err := exampleYAML(readDoc(t))
+	if err != nil {
+		t.Fatalf("%s: %v", docPath, err)
+	}
+	repo, err := config.ParseRepo([]byte(block))
+	if err != nil {
+		t.Fatalf("the example .mergeguard.yml of %s is invalid:\n%v", docPath, err)
+	}
+	reviewable := map[string]bool{
+		"cmd/mergeguard/main.go":   true,
+		"internal/auth/token.go":   true,
+		"migrations/0001_init.sql": true,
+		"internal/mocks/store.go":  false,
+		"README.md":                false,
+	}
+	for file, want := range reviewable {
+		if got := repo.Reviewable(file); got != want {
+			t.Errorf("example path_filters: Reviewable(%q) = %v, want %v", file, got, want)
+		}
+	}
+}
