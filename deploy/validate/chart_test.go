@@ -48,8 +48,16 @@ config:
   review:
     max_parallel_chunks: 4
 extraEnv:
-  - name: TZ
-    value: UTC
+  - name: SSL_CERT_DIR
+    value: /etc/mergeguard/ca
+extraVolumes:
+  - name: ca
+    configMap:
+      name: corp-ca
+extraVolumeMounts:
+  - name: ca
+    mountPath: /etc/mergeguard/ca
+    readOnly: true
 ingress:
   enabled: true
   className: nginx
@@ -238,7 +246,7 @@ func TestChartRender(t *testing.T) {
 					"GITHUB_V4_API_URL":         "https://github.example.com/api/graphql",
 					"OPENAI_BASE_URL":           "http://vllm.llm.svc:8000/v1",
 					"MERGEGUARD_MODEL":          "qwen3-coder",
-					"TZ":                        "UTC",
+					"SSL_CERT_DIR":              "/etc/mergeguard/ca",
 				}
 				if diff := cmp.Diff(wantEnv, plainEnv(c, wantEnv)); diff != "" {
 					t.Errorf("env (-want +got):\n%s", diff)
@@ -419,6 +427,13 @@ func TestCheckInvariantsCatchesBrokenObjects(t *testing.T) {
 			func(o *objects) { o.services[0].Spec.Selector["app.kubernetes.io/instance"] = "other" },
 			"Service selector",
 		},
+		"config not mounted": {
+			func(o *objects) {
+				o.configMaps = append(o.configMaps, &corev1.ConfigMap{Data: map[string]string{"mergeguard.yml": ""}})
+				o.configMaps[0].Name = "mg-mergeguard"
+			},
+			`ConfigMap "mg-mergeguard" is not mounted at /app/config`,
+		},
 		"service port": {
 			func(o *objects) { o.services[0].Spec.Ports[0].TargetPort = intstr.FromString("web") },
 			`Service targetPort "web" is not a container port`,
@@ -592,31 +607,32 @@ func checkInvariants(o *objects) error {
 		}
 	}
 
-	// The config file is mounted where the binary looks by default.
-	configMaps := map[string]*corev1.ConfigMap{}
-	for _, cm := range o.configMaps {
-		configMaps[cm.Name] = cm
-	}
+	// The config file is mounted where the binary looks by default, from the
+	// ConfigMap the chart renders.
+	configVolume := map[string]string{} // volume name -> ConfigMap name
 	for _, v := range pod.Volumes {
-		if v.ConfigMap == nil {
+		if v.ConfigMap != nil {
+			configVolume[v.Name] = v.ConfigMap.Name
+		}
+	}
+	mounted := map[string]bool{} // ConfigMap names mounted at /app/config
+	for _, m := range c.VolumeMounts {
+		if m.MountPath != "/app/config" {
 			continue
 		}
-		cm, ok := configMaps[v.ConfigMap.Name]
-		if !ok {
-			fail("volume %s: ConfigMap %q is not rendered", v.Name, v.ConfigMap.Name)
-			continue
+		cm, ok := configVolume[m.Name]
+		if !ok || !slices.ContainsFunc(o.configMaps, func(c *corev1.ConfigMap) bool { return c.Name == cm }) {
+			fail("volume %s at /app/config is not the chart's ConfigMap", m.Name)
 		}
+		mounted[cm] = true
+	}
+	for _, cm := range o.configMaps {
 		if _, ok := cm.Data["mergeguard.yml"]; !ok {
 			fail("ConfigMap %q has no mergeguard.yml", cm.Name)
 		}
-		if !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
-			return m.Name == v.Name && m.MountPath == "/app/config"
-		}) {
-			fail("ConfigMap volume %s is not mounted at /app/config", v.Name)
+		if !mounted[cm.Name] {
+			fail("ConfigMap %q is not mounted at /app/config", cm.Name)
 		}
-	}
-	if len(o.configMaps) > 0 && !slices.ContainsFunc(pod.Volumes, func(v corev1.Volume) bool { return v.ConfigMap != nil }) {
-		fail("a ConfigMap is rendered but not mounted")
 	}
 
 	// Prometheus scraping points at /metrics on the app's port.
