@@ -22,7 +22,9 @@ CREATE TABLE repositories (
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now()
 );
-CREATE UNIQUE INDEX repositories_full_name_key ON repositories (lower(full_name));
+-- A name belongs to one live repository; a removed row keeps its old name
+-- without blocking a new repository (deleted and recreated, or transferred).
+CREATE UNIQUE INDEX repositories_full_name_key ON repositories (lower(full_name)) WHERE removed_at IS NULL;
 CREATE INDEX repositories_installation_idx ON repositories (installation_id);
 
 -- Per pull request switches set by comment commands (/mergeguard pause).
@@ -65,7 +67,7 @@ CREATE TABLE review_runs (
     branch            text        NOT NULL DEFAULT '',
     delivery_id       text REFERENCES webhook_deliveries (delivery_id) ON DELETE SET NULL,
     requested_by      text        NOT NULL DEFAULT '',
-    options           jsonb       NOT NULL DEFAULT '{}',
+    options           jsonb       NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(options) = 'object'),
     diff_text         text,
 
     -- queue
@@ -100,11 +102,11 @@ CREATE TABLE review_runs (
     finished_at       timestamptz,
     duration_ms       bigint,
 
-    CHECK ((mode = 'pr') = (repository IS NOT NULL AND pr_number IS NOT NULL)),
-    CHECK (mode <> 'diff' OR diff_text IS NOT NULL),
-    CHECK (status <> 'running' OR lease_expires_at IS NOT NULL),
-    CHECK (status IN ('queued', 'running') OR finished_at IS NOT NULL),
-    CHECK (posted_review_id IS NULL OR post_started_at IS NOT NULL)
+    CONSTRAINT review_runs_pr_identity CHECK ((mode = 'pr') = (repository IS NOT NULL AND pr_number IS NOT NULL)),
+    CONSTRAINT review_runs_diff_text CHECK (mode <> 'diff' OR diff_text IS NOT NULL),
+    CONSTRAINT review_runs_running_lease CHECK (status <> 'running' OR (lease_expires_at IS NOT NULL AND locked_by IS NOT NULL)),
+    CONSTRAINT review_runs_finished_at CHECK (status IN ('queued', 'running') OR finished_at IS NOT NULL),
+    CONSTRAINT review_runs_post_claimed CHECK (posted_review_id IS NULL OR post_started_at IS NOT NULL)
 );
 -- One review at a time per pull request.
 CREATE UNIQUE INDEX review_runs_one_running_per_pr ON review_runs (repository, pr_number) WHERE status = 'running';
@@ -112,6 +114,8 @@ CREATE UNIQUE INDEX review_runs_one_running_per_pr ON review_runs (repository, p
 CREATE UNIQUE INDEX review_runs_delivery_key ON review_runs (delivery_id) WHERE delivery_id IS NOT NULL;
 CREATE UNIQUE INDEX review_runs_posted_review_key ON review_runs (posted_review_id) WHERE posted_review_id IS NOT NULL;
 CREATE INDEX review_runs_queue_idx ON review_runs (run_after, created_at) WHERE status = 'queued';
+-- Enqueue looks up the queued runs of a pull request to supersede them.
+CREATE INDEX review_runs_queued_pr_idx ON review_runs (repository, pr_number) WHERE status = 'queued';
 CREATE INDEX review_runs_lease_idx ON review_runs (lease_expires_at) WHERE status = 'running';
 CREATE INDEX review_runs_pr_idx ON review_runs (repository, pr_number, created_at DESC);
 CREATE INDEX review_runs_created_idx ON review_runs (created_at DESC);
@@ -153,7 +157,7 @@ CREATE TABLE findings (
     posted              text        NOT NULL DEFAULT 'no' CHECK (posted IN ('no', 'inline', 'body', 'file', 'duplicate')),
     github_comment_id   bigint,
     created_at          timestamptz NOT NULL DEFAULT now(),
-    CHECK (line_end >= line_start),
+    CONSTRAINT findings_line_range CHECK (line_end >= line_start),
     UNIQUE (run_id, fingerprint)
 );
 CREATE INDEX findings_fingerprint_idx ON findings (fingerprint);
@@ -174,8 +178,8 @@ CREATE TABLE agent_results (
     error_type      text        NOT NULL DEFAULT '',
     timeout_seconds double precision,
     created_at      timestamptz NOT NULL DEFAULT now(),
-    CHECK (status <> 'error' OR error <> ''),
-    CHECK (status <> 'timeout' OR timeout_seconds IS NOT NULL)
+    CONSTRAINT agent_results_error_message CHECK (status <> 'error' OR error <> ''),
+    CONSTRAINT agent_results_timeout_seconds CHECK (status <> 'timeout' OR timeout_seconds IS NOT NULL)
 );
 CREATE INDEX agent_results_run_idx ON agent_results (run_id);
 
@@ -189,7 +193,7 @@ CREATE TABLE review_events (
                                                      'finding.detected', 'finding.verified', 'pipeline.completed', 'pipeline.failed')),
     stage      text        NOT NULL DEFAULT '',
     agent      text        NOT NULL DEFAULT '',
-    data       jsonb       NOT NULL DEFAULT '{}',
+    data       jsonb       NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(data) = 'object'),
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (run_id, seq)
 );

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/server"
+	"github.com/mergeguard/mergeguard/server/access"
+	"github.com/mergeguard/mergeguard/server/api"
+	"github.com/mergeguard/mergeguard/server/events"
+	"github.com/mergeguard/mergeguard/server/metrics"
+	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/web"
+)
+
+// runServe is `mergeguard serve`: it migrates the database, opens the store
+// and serves HTTP until ctx is cancelled (SIGINT or SIGTERM).
+func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := newFlagSet("serve", stderr)
+	configPath := configFlag(fs)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError{fmt.Errorf("serve: unexpected argument %q", rest[0])}
+	}
+	cfg, err := loadConfig(*configPath, getenv, config.RequireDatabase)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	log, err := newLogger(cfg.Log, stderr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	v := buildInfo()
+	log.Info().Str("version", v.version).Str("commit", v.commit).Msg("starting mergeguard serve")
+	if !cfg.GitHub.App.Configured() {
+		log.Warn().Msg("GitHub App not configured (set GITHUB_APP_INTEGRATION_ID, GITHUB_APP_WEBHOOK_SECRET " +
+			"and GITHUB_APP_PRIVATE_KEY): webhooks are off, serving the API and diff reviews only")
+	}
+
+	dbURL := cfg.Database.URL.Value()
+	if err := store.MigrateUp(ctx, dbURL); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer st.Close()
+
+	mx := metrics.New()
+	mx.WatchQueue(st.QueueStats)
+	hub := events.NewHub()
+	mx.WatchGauge("mergeguard_stream_clients", "Open live event streams on this replica.",
+		func() float64 { return float64(hub.Subscribers()) })
+	policy := access.Policy{Token: cfg.API.Token.Value()}
+	if policy.Token == "" {
+		log.Warn().Msg("MERGEGUARD_API_TOKEN is not set: the review API and web UI answer requests from this machine only")
+	}
+	ui, err := web.New(web.Deps{Runs: st, Access: policy, Logger: *log, GitHubURL: cfg.GitHub.WebURL})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	reviewAPI := api.New(api.Deps{Store: st, Hub: hub, Access: policy, Logger: *log})
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := hub.Run(gctx, st); err != nil && gctx.Err() == nil {
+			return fmt.Errorf("listen for review events: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st, Metrics: mx.Handler(),
+			Routes: []server.Registrar{reviewAPI, ui}})
+		return srv.Run(gctx)
+	})
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.Info().Msg("stopped")
+	return nil
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# with-postgres.sh CMD [ARGS...]
+#
+# Runs CMD with MERGEGUARD_TEST_DATABASE_URL pointing at a PostgreSQL server.
+# When the variable is already set, CMD simply runs against that server.
+# Otherwise a throwaway cluster is created in a temporary directory (trust
+# auth, UTF8, fsync off), started on a free port of 127.0.0.1, and stopped and
+# removed when CMD ends. PostgreSQL is installed with apt-get when no server
+# binaries are found (in PATH or /usr/lib/postgresql/*/bin). The script exits
+# with CMD's status.
+#
+#   bash scripts/with-postgres.sh go test -race ./server/store/...
+set -euo pipefail
+
+if [ $# -eq 0 ]; then
+	echo "usage: $0 CMD [ARGS...]" >&2
+	exit 2
+fi
+if [ -n "${MERGEGUARD_TEST_DATABASE_URL:-}" ]; then
+	exec "$@"
+fi
+
+. "$(dirname "${BASH_SOURCE[0]}")/pg-common.sh"
+
+pg_ensure_bindir
+pg_prepare_owner
+
+# The cluster owner must reach the directory, so as root stay out of a
+# private TMPDIR.
+if [ "$(id -u)" -eq 0 ]; then
+	tmp=$(mktemp -d /tmp/mergeguard-pg.XXXXXX)
+	chown postgres: "$tmp"
+else
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/mergeguard-pg.XXXXXX")
+fi
+
+cleanup() {
+	if [ -f "$tmp/data/postmaster.pid" ]; then
+		pg_as_owner "$PG_BIN/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+pg_initdb "$tmp/data"
+
+started=""
+for _ in $(seq 1 20); do
+	port=$((20000 + RANDOM % 40000))
+	if pg_port_in_use "$port"; then
+		continue
+	fi
+	if pg_start "$tmp/data" "$port" "$tmp" "$tmp/postgres.log" \
+		-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300; then
+		started=1
+		break
+	fi
+	# Lost a race for the port: try another one; anything else is fatal.
+	if ! grep -q "could not bind\|could not create any TCP/IP sockets" "$tmp/postgres.log"; then
+		break
+	fi
+done
+if [ -z "$started" ]; then
+	pg_log "could not start PostgreSQL; server log:"
+	cat "$tmp/postgres.log" >&2 || true
+	exit 1
+fi
+
+export MERGEGUARD_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+status=0
+"$@" || status=$?
+exit "$status"

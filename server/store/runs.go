@@ -1,0 +1,397 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mergeguard/mergeguard/review"
+)
+
+// Mode says what a run reviews.
+type Mode string
+
+// Modes of a run.
+const (
+	ModePR    Mode = "pr"    // a GitHub pull request
+	ModeDiff  Mode = "diff"  // a diff text posted to the API
+	ModeLocal Mode = "local" // local changes (CLI)
+)
+
+// Trigger says what asked for a run.
+type Trigger string
+
+// Triggers of a run.
+const (
+	TriggerWebhook Trigger = "webhook" // a pull request event
+	TriggerCommand Trigger = "command" // a /mergeguard comment command
+	TriggerAPI     Trigger = "api"     // POST /api/review
+	TriggerCLI     Trigger = "cli"     // mergeguard review
+)
+
+// Status is where a run is in its life. Queued and running runs are jobs;
+// the other statuses are final.
+type Status string
+
+// Statuses of a run.
+const (
+	StatusQueued     Status = "queued"
+	StatusRunning    Status = "running"
+	StatusSucceeded  Status = "succeeded"
+	StatusFailed     Status = "failed"
+	StatusSkipped    Status = "skipped"
+	StatusSuperseded Status = "superseded" // a newer head of the pull request arrived
+)
+
+// Final reports whether s ends a run.
+func (s Status) Final() bool { return s != StatusQueued && s != StatusRunning }
+
+// DefaultMaxAttempts is how many times a run is tried when NewRun.MaxAttempts
+// is zero.
+const DefaultMaxAttempts = 3
+
+// NewRun asks for a review run.
+type NewRun struct {
+	Mode    Mode
+	Trigger Trigger
+	// InstallationID, Repository (owner/name) and PRNumber identify the pull
+	// request of a pr run; Repository and PRNumber are required for it.
+	InstallationID int64
+	Repository     string
+	PRNumber       int
+	HeadSHA        string
+	BaseSHA        string
+	Branch         string
+	// DeliveryID is the webhook delivery that asked for the run, if any
+	// (RecordDelivery sets it).
+	DeliveryID  string
+	RequestedBy string
+	// Options is a JSON object of review options; nil means {}.
+	Options json.RawMessage
+	// DiffText is the diff of a diff run.
+	DiffText    *string
+	MaxAttempts int
+}
+
+// Run is one review run: the job while it is queued or running, the record of
+// the review afterwards.
+type Run struct {
+	ID              string          `db:"id"`
+	Mode            Mode            `db:"mode"`
+	Trigger         Trigger         `db:"trigger"`
+	Status          Status          `db:"status"`
+	StatusReason    string          `db:"status_reason"`
+	InstallationID  int64           `db:"installation_id"`
+	Repository      string          `db:"repository"`
+	PRNumber        int             `db:"pr_number"`
+	HeadSHA         string          `db:"head_sha"`
+	BaseSHA         string          `db:"base_sha"`
+	Branch          string          `db:"branch"`
+	DeliveryID      string          `db:"delivery_id"`
+	RequestedBy     string          `db:"requested_by"`
+	Options         json.RawMessage `db:"options"`
+	DiffText        *string         `db:"diff_text"`
+	Attempts        int             `db:"attempts"`
+	MaxAttempts     int             `db:"max_attempts"`
+	RunAfter        time.Time       `db:"run_after"`
+	LockedBy        string          `db:"locked_by"`
+	LeaseExpiresAt  *time.Time      `db:"lease_expires_at"`
+	CancelRequested bool            `db:"cancel_requested"`
+	Verdict         review.Decision `db:"verdict"`
+	Summary         string          `db:"summary"`
+	Confidence      float64         `db:"confidence"`
+	// Result is the stored ReviewVerdict, nil until a run finishes with one.
+	Result         *review.Verdict `db:"result"`
+	Error          string          `db:"error"`
+	Model          string          `db:"model"`
+	InputTokens    int             `db:"input_tokens"`
+	OutputTokens   int             `db:"output_tokens"`
+	TotalCost      float64         `db:"total_cost"`
+	EventSeq       int             `db:"event_seq"`
+	PostStartedAt  *time.Time      `db:"post_started_at"`
+	PostedReviewID int64           `db:"posted_review_id"`
+	PostedAt       *time.Time      `db:"posted_at"`
+	CreatedAt      time.Time       `db:"created_at"`
+	StartedAt      *time.Time      `db:"started_at"`
+	FinishedAt     *time.Time      `db:"finished_at"`
+	DurationMS     int64           `db:"duration_ms"`
+}
+
+// runColumns selects a review_runs row as a Run.
+const runColumns = `
+	id::text AS id, mode, trigger, status, status_reason,
+	COALESCE(installation_id, 0) AS installation_id, COALESCE(repository, '') AS repository,
+	COALESCE(pr_number, 0) AS pr_number, head_sha, base_sha, branch,
+	COALESCE(delivery_id, '') AS delivery_id, requested_by, options, diff_text,
+	attempts, max_attempts, run_after, COALESCE(locked_by, '') AS locked_by, lease_expires_at,
+	cancel_requested, COALESCE(verdict, '') AS verdict, summary, COALESCE(confidence, 0) AS confidence,
+	result, error, model, input_tokens, output_tokens, total_cost, event_seq,
+	post_started_at, COALESCE(posted_review_id, 0) AS posted_review_id, posted_at,
+	created_at, started_at, finished_at, COALESCE(duration_ms, 0) AS duration_ms`
+
+// insertArgs are the values of insertRun's parameters, with defaults
+// applied.
+func (r NewRun) insertArgs() []any {
+	if r.MaxAttempts == 0 {
+		r.MaxAttempts = DefaultMaxAttempts
+	}
+	if r.Options == nil {
+		r.Options = json.RawMessage(`{}`)
+	}
+	return []any{
+		r.Mode, r.Trigger, nullIfZero(r.InstallationID), nullIfEmpty(r.Repository), nullIfZero(r.PRNumber),
+		r.HeadSHA, r.BaseSHA, r.Branch, nullIfEmpty(r.DeliveryID), r.RequestedBy, r.Options, r.DiffText,
+		r.MaxAttempts,
+	}
+}
+
+// querier is what the run queries need: a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// queryRun runs a query returning runColumns and collects the one row;
+// pgx.ErrNoRows when there is none.
+func queryRun(ctx context.Context, q querier, sql string, args ...any) (Run, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return Run{}, err
+	}
+	return pgx.CollectOneRow(rows, pgx.RowToStructByName[Run])
+}
+
+// EnqueueRun queues a review run. For a pull request run it also:
+//   - returns the already queued run instead when one exists for the same
+//     head SHA and trigger (except for the command trigger: a rerun runs again);
+//   - supersedes every other queued run of the pull request;
+//   - asks a running run of the pull request at another head to stop
+//     (cancel_requested; its worker records it superseded).
+//
+// Enqueues of one pull request are serialized by a transaction advisory lock.
+func (s *Store) EnqueueRun(ctx context.Context, r NewRun) (Run, error) {
+	var run Run
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		run, _, err = enqueue(ctx, tx, r)
+		return err
+	})
+	if err != nil {
+		return Run{}, fmt.Errorf("enqueue %s run: %w", r.Mode, err)
+	}
+	return run, nil
+}
+
+const (
+	lockPullRequest = `SELECT pg_advisory_xact_lock(hashtextextended('review_runs:' || $1 || '#' || $2::int, 0))`
+
+	selectQueuedTwin = `SELECT ` + runColumns + ` FROM review_runs
+		WHERE status = 'queued' AND repository = $1 AND pr_number = $2 AND head_sha = $3 AND trigger = $4
+		ORDER BY created_at DESC LIMIT 1`
+
+	insertRun = `INSERT INTO review_runs
+		(mode, trigger, installation_id, repository, pr_number, head_sha, base_sha, branch,
+		 delivery_id, requested_by, options, diff_text, max_attempts)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		RETURNING ` + runColumns
+
+	supersedeQueued = `UPDATE review_runs
+		SET status = 'superseded', status_reason = 'superseded by ' || $3 || ' (head ' || $4 || ')',
+		    finished_at = now()
+		WHERE status = 'queued' AND repository = $1 AND pr_number = $2 AND id <> $3::uuid`
+
+	// Runs after supersedeQueued, so a run claimed meanwhile is seen running.
+	cancelRunning = `UPDATE review_runs SET cancel_requested = true
+		WHERE status = 'running' AND repository = $1 AND pr_number = $2 AND head_sha <> $3`
+)
+
+// enqueue is EnqueueRun inside tx; reused is true when an identical queued
+// run was returned instead of a new one.
+func enqueue(ctx context.Context, tx pgx.Tx, r NewRun) (run Run, reused bool, err error) {
+	pr := r.Mode == ModePR
+	if pr {
+		if _, err := tx.Exec(ctx, lockPullRequest, r.Repository, r.PRNumber); err != nil {
+			return Run{}, false, err
+		}
+		if r.Trigger != TriggerCommand {
+			twin, err := queryRun(ctx, tx, selectQueuedTwin, r.Repository, r.PRNumber, r.HeadSHA, r.Trigger)
+			if err == nil {
+				return twin, true, nil
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return Run{}, false, err
+			}
+		}
+	}
+	run, err = queryRun(ctx, tx, insertRun, r.insertArgs()...)
+	if err != nil {
+		return Run{}, false, err
+	}
+	if pr {
+		if _, err := tx.Exec(ctx, supersedeQueued, r.Repository, r.PRNumber, run.ID, r.HeadSHA); err != nil {
+			return Run{}, false, err
+		}
+		if _, err := tx.Exec(ctx, cancelRunning, r.Repository, r.PRNumber, r.HeadSHA); err != nil {
+			return Run{}, false, err
+		}
+	}
+	return run, false, nil
+}
+
+const insertSkippedRun = `INSERT INTO review_runs
+	(mode, trigger, installation_id, repository, pr_number, head_sha, base_sha, branch,
+	 delivery_id, requested_by, options, diff_text, max_attempts,
+	 status, status_reason, finished_at, duration_ms)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'skipped', $14, now(), 0)
+	RETURNING ` + runColumns
+
+// SkipRun records a run that ends skipped without ever being queued, such as
+// a push to a paused pull request. It does not touch the pull request's
+// other runs.
+func (s *Store) SkipRun(ctx context.Context, r NewRun, reason string) (Run, error) {
+	run, err := queryRun(ctx, s.pool, insertSkippedRun, append(r.insertArgs(), reason)...)
+	if err != nil {
+		return Run{}, fmt.Errorf("record skipped %s run: %w", r.Mode, err)
+	}
+	return run, nil
+}
+
+// Delivery is one webhook delivery as recorded at intake.
+type Delivery struct {
+	// ID is the X-GitHub-Delivery header; required.
+	ID             string
+	Event          string
+	Action         string
+	InstallationID int64
+	Repository     string
+	// Outcome and Detail say what intake did with the delivery (for example
+	// "ignored", "draft pull request"). RecordDelivery sets them when it
+	// enqueues a run. An empty Outcome is stored as "received".
+	Outcome string
+	Detail  string
+}
+
+// Delivery outcomes set by RecordDelivery.
+const (
+	OutcomeReceived     = "received"
+	OutcomeQueued       = "queued"       // a new run was queued
+	OutcomeDeduplicated = "deduplicated" // an identical run was already queued
+)
+
+// DeliveryResult is what RecordDelivery did.
+type DeliveryResult struct {
+	// Duplicate is true when the delivery was already recorded: nothing else
+	// happened.
+	Duplicate bool
+	// Run is the queued run when a run was asked for.
+	Run *Run
+	// Reused is true when Run is an identical run queued earlier.
+	Reused bool
+}
+
+const (
+	insertDelivery = `INSERT INTO webhook_deliveries
+		(delivery_id, event, action, installation_id, repository, outcome, detail)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (delivery_id) DO NOTHING`
+
+	setDeliveryOutcome = `UPDATE webhook_deliveries SET outcome = $2, detail = $3 WHERE delivery_id = $1`
+)
+
+// RecordDelivery records a webhook delivery and, when run is not nil and the
+// delivery is new, enqueues the run (as EnqueueRun does, with run.DeliveryID
+// set to d.ID), all in one transaction. A redelivery is reported Duplicate
+// and changes nothing.
+func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (DeliveryResult, error) {
+	if d.Outcome == "" {
+		d.Outcome = OutcomeReceived
+	}
+	var res DeliveryResult
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		res = DeliveryResult{}
+		tag, err := tx.Exec(ctx, insertDelivery, d.ID, d.Event, d.Action,
+			nullIfZero(d.InstallationID), nullIfEmpty(d.Repository), d.Outcome, d.Detail)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			res.Duplicate = true
+			return nil
+		}
+		if run == nil {
+			return nil
+		}
+		r := *run
+		r.DeliveryID = d.ID
+		queued, reused, err := enqueue(ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		res.Run, res.Reused = &queued, reused
+		outcome, detail := OutcomeQueued, "run "+queued.ID
+		if reused {
+			outcome, detail = OutcomeDeduplicated, "run "+queued.ID+" already queued for head "+queued.HeadSHA
+		}
+		_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, outcome, detail)
+		return err
+	})
+	if err != nil {
+		return DeliveryResult{}, fmt.Errorf("record delivery %s: %w", d.ID, err)
+	}
+	return res, nil
+}
+
+// GetRun returns the run with the given id, or ErrNotFound.
+func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
+	if !validID(id) {
+		return Run{}, fmt.Errorf("get run %q: %w", id, ErrNotFound)
+	}
+	run, err := queryRun(ctx, s.pool, `SELECT `+runColumns+` FROM review_runs WHERE id = $1`, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Run{}, fmt.Errorf("get run %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("get run %s: %w", id, err)
+	}
+	return run, nil
+}
+
+// RunFilter selects runs for ListRuns; zero fields match everything.
+type RunFilter struct {
+	Repository string
+	PRNumber   int
+	Status     Status
+	// Limit caps the number of runs (default 50, at most 1000).
+	Limit int
+}
+
+const listRuns = `SELECT ` + runColumns + ` FROM review_runs
+	WHERE ($1 = '' OR repository = $1)
+	  AND ($2 = 0 OR pr_number = $2)
+	  AND ($3 = '' OR status = $3)
+	ORDER BY created_at DESC, id DESC
+	LIMIT $4`
+
+// ListRuns returns the runs matching f, newest first.
+func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
+	switch {
+	case f.Limit <= 0:
+		f.Limit = 50
+	case f.Limit > 1000:
+		f.Limit = 1000
+	}
+	rows, err := s.pool.Query(ctx, listRuns, f.Repository, f.PRNumber, string(f.Status), f.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	return runs, nil
+}

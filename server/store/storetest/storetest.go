@@ -1,0 +1,98 @@
+// Package storetest gives tests a fresh, migrated, throwaway Postgres
+// database on the server named by MERGEGUARD_TEST_DATABASE_URL (or
+// DATABASE_URL). `make test` and scripts/with-postgres.sh provide one.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// New returns an open Store on a fresh migrated database that is dropped
+// when the test ends.
+func New(t testing.TB) *store.Store {
+	t.Helper()
+	u := URL(t)
+	s, err := store.Open(t.Context(), u)
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// URL creates a fresh database, migrates it up and returns its URL (for
+// tests that hand the database to a server binary). The database is dropped
+// when the test ends.
+func URL(t testing.TB) string {
+	t.Helper()
+	u := Empty(t)
+	if err := store.MigrateUp(t.Context(), u); err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	return u
+}
+
+// Empty creates a fresh database without migrating it and returns its URL;
+// it is dropped when the test ends.
+func Empty(t testing.TB) string {
+	t.Helper()
+	server := serverURL(t, os.Getenv)
+	name := "mergeguard_test_" + strings.ToLower(rand.Text())
+	admin, err := pgx.Connect(t.Context(), server.String())
+	if err != nil {
+		t.Fatalf("storetest: connect to the test server: %v", err)
+	}
+	defer func() { _ = admin.Close(context.WithoutCancel(t.Context())) }()
+	if _, err := admin.Exec(t.Context(), "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("storetest: create database %s: %v", name, err)
+	}
+	t.Cleanup(func() { drop(t, server.String(), name) })
+
+	db := *server
+	db.Path = "/" + name
+	return db.String()
+}
+
+// drop removes a test database, disconnecting whoever is still on it.
+func drop(t testing.TB, server, name string) {
+	// t.Context is already cancelled when cleanups run.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, server)
+	if err != nil {
+		t.Errorf("storetest: drop database %s: %v", name, err)
+		return
+	}
+	defer func() { _ = admin.Close(ctx) }()
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		t.Errorf("storetest: drop database %s: %v", name, err)
+	}
+}
+
+// serverURL is the URL of the test server, from the environment.
+func serverURL(t testing.TB, getenv func(string) string) *url.URL {
+	t.Helper()
+	raw := getenv("MERGEGUARD_TEST_DATABASE_URL")
+	if raw == "" {
+		raw = getenv("DATABASE_URL")
+	}
+	if raw == "" {
+		t.Fatal("storetest: no test database: run `make test`, or set MERGEGUARD_TEST_DATABASE_URL " +
+			"(e.g. `bash scripts/with-postgres.sh go test ./...` starts a throwaway server)")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		t.Fatal("storetest: MERGEGUARD_TEST_DATABASE_URL must be a postgres:// URL")
+	}
+	return u
+}
