@@ -125,7 +125,7 @@ func TestDockerfile(t *testing.T) {
 			t.Errorf("builder ENV %v lacks %s", env, want)
 		}
 	}
-	for _, want := range []string{"-trimpath", "-X main.version=${VERSION}", "-o /out/mergeguard", "./cmd/mergeguard"} {
+	for _, want := range []string{"-trimpath", "-X main.version=${VERSION} -X main.commit=${COMMIT}", "-o /out/mergeguard", "./cmd/mergeguard"} {
 		if !strings.Contains(goBuild, want) {
 			t.Errorf("go build command %q lacks %q", goBuild, want)
 		}
@@ -225,7 +225,10 @@ func TestDockerignore(t *testing.T) {
 		return m
 	}
 
-	for _, path := range []string{".env", "deploy/.env", ".git/config", "github/testdata/app.pem", "deploy/helm/mergeguard/values.yaml", "docs/operator-guide.md"} {
+	for _, path := range []string{
+		".env", "deploy/.env", ".git/config", "github/testdata/app.pem", "config/mergeguard.yml",
+		".mergeguard/pg/postgresql.conf", "deploy/helm/mergeguard/values.yaml", "docs/operator-guide.md",
+	} {
 		if !ignored(path) {
 			t.Errorf("%s is in the build context", path)
 		}
