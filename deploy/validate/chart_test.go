@@ -35,8 +35,10 @@ imagePullSecrets:
 serviceAccount:
   create: false
   name: mergeguard-workload
+publicURL: https://mergeguard.example.com
 github:
   integrationID: 1234567
+  webURL: https://github.example.com/
   v3APIURL: https://github.example.com/api/v3/
   v4APIURL: https://github.example.com/api/graphql
 llm:
@@ -241,7 +243,9 @@ func TestChartRender(t *testing.T) {
 				d := o.deployments[0]
 				c := d.Spec.Template.Spec.Containers[0]
 				wantEnv := map[string]string{
+					"MERGEGUARD_PUBLIC_URL":     "https://mergeguard.example.com",
 					"GITHUB_APP_INTEGRATION_ID": "1234567", // not 1.234567e+06
+					"GITHUB_WEB_URL":            "https://github.example.com/",
 					"GITHUB_V3_API_URL":         "https://github.example.com/api/v3/",
 					"GITHUB_V4_API_URL":         "https://github.example.com/api/graphql",
 					"OPENAI_BASE_URL":           "http://vllm.llm.svc:8000/v1",
