@@ -47,8 +47,10 @@ llm:
 secrets:
   existingSecret: mergeguard-secrets
 config:
-  review:
-    max_parallel_chunks: 4
+  workers:
+    concurrency: 4
+  llm:
+    context_tokens: 32768
 extraEnv:
   - name: SSL_CERT_DIR
     value: /etc/mergeguard/ca
@@ -265,7 +267,11 @@ func TestChartRender(t *testing.T) {
 				if err := yaml.Unmarshal([]byte(o.configMaps[0].Data["mergeguard.yml"]), &cfg); err != nil {
 					t.Fatalf("mergeguard.yml in the ConfigMap: %v", err)
 				}
-				if diff := cmp.Diff(map[string]any{"review": map[string]any{"max_parallel_chunks": float64(4)}}, cfg); diff != "" {
+				want := map[string]any{
+					"workers": map[string]any{"concurrency": float64(4)},
+					"llm":     map[string]any{"context_tokens": float64(32768)},
+				}
+				if diff := cmp.Diff(want, cfg); diff != "" {
 					t.Errorf("mergeguard.yml (-want +got):\n%s", diff)
 				}
 				if !strings.Contains(notes, "https://mergeguard.example.com/api/github/hook") {
@@ -305,7 +311,7 @@ func TestChartRender(t *testing.T) {
 		},
 		{
 			name:      "config, no preStop hook",
-			values:    "config: {log_level: debug}\nlifecycle: {preStopSleepSeconds: 0}",
+			values:    "config: {log: {level: debug}}\nlifecycle: {preStopSleepSeconds: 0}",
 			wantKinds: []string{"ConfigMap", "Deployment", "PodDisruptionBudget", "Secret", "Service", "ServiceAccount"},
 			check: func(t *testing.T, o *objects, notes string) {
 				if l := o.deployments[0].Spec.Template.Spec.Containers[0].Lifecycle; l != nil {
@@ -326,6 +332,9 @@ func TestChartRender(t *testing.T) {
 			}
 			if err := checkInvariants(objs); err != nil {
 				t.Errorf("invariants:\n%v", err)
+			}
+			if err := checkConfigMaps(objs); err != nil {
+				t.Error(err)
 			}
 			if tt.check != nil {
 				tt.check(t, objs, notes)

@@ -47,6 +47,8 @@ func decodeManifest(doc string) (any, error) {
 		obj = &corev1.Secret{}
 	case "v1 ServiceAccount":
 		obj = &corev1.ServiceAccount{}
+	case "v1 Pod":
+		obj = &corev1.Pod{}
 	case "networking.k8s.io/v1 Ingress":
 		obj = &networkingv1.Ingress{}
 	case "autoscaling/v2 HorizontalPodAutoscaler":
