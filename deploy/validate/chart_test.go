@@ -313,7 +313,7 @@ func TestChartRender(t *testing.T) {
 			name:      "config, no preStop hook",
 			values:    "config: {log: {level: debug}}\nlifecycle: {preStopSleepSeconds: 0}",
 			wantKinds: []string{"ConfigMap", "Deployment", "PodDisruptionBudget", "Secret", "Service", "ServiceAccount"},
-			check: func(t *testing.T, o *objects, notes string) {
+			check: func(t *testing.T, o *objects, _ string) {
 				if l := o.deployments[0].Spec.Template.Spec.Containers[0].Lifecycle; l != nil {
 					t.Errorf("lifecycle = %+v, want none", l)
 				}
