@@ -127,9 +127,9 @@ func TestPublishPlacesFindingsGolden(t *testing.T) {
 		anchors = append(anchors, fmt.Sprintf("%s %s %d-%d suggestion=%v", c.Path, c.Side, c.StartLine, c.Line, strings.Contains(c.Body, "```suggestion")))
 	}
 	wantAnchors := []string{
-		"pkg/p00/file.go RIGHT 0-10 suggestion=true",  // single line: line and side only
-		"pkg/p01/file.go RIGHT 9-11 suggestion=true",  // range inside the hunk
-		"pkg/p03/file.go RIGHT 0-12 suggestion=false", // range leaves the hunk: first commentable line, no suggestion block
+		"pkg/p00/file.go RIGHT 0-10 suggestion=true",   // single line: line and side only
+		"pkg/p01/file.go RIGHT 9-11 suggestion=true",   // range inside the hunk
+		"pkg/p03/file.go RIGHT 0-12 suggestion=false",  // range leaves the hunk: first commentable line, no suggestion block
 		"internal/delete.go LEFT 0-5 suggestion=false", // deleted line: no suggestion on LEFT
 	}
 	if d := cmp.Diff(wantAnchors, anchors); d != "" {
