@@ -55,7 +55,7 @@ func ParseString(s string) (*Diff, error) {
 	s = normalize(s)
 	gfs, _, err := gitdiff.Parse(strings.NewReader(s))
 	if err != nil {
-		return nil, fmt.Errorf("parse diff: %w", lineError(err, 0))
+		return nil, fmt.Errorf("parse diff: %w", lineError(err, s, 0))
 	}
 	if len(gfs) == 0 {
 		return nil, fmt.Errorf("parse diff: %w", &ParseError{Line: 1, Msg: `no file header ("diff --git" or "---"/"+++" lines) found`})
@@ -93,7 +93,7 @@ func ParsePatch(path, patch string) (*File, error) {
 	patch = withFinalNewline(patch)
 	gfs, _, err := gitdiff.Parse(strings.NewReader(header + patch))
 	if err != nil {
-		return nil, fmt.Errorf("parse patch %q: %w", path, lineError(err, headerLines))
+		return nil, fmt.Errorf("parse patch %q: %w", path, lineError(err, header+patch, headerLines))
 	}
 	if len(gfs) != 1 {
 		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: 1, Msg: "not a single file's hunks"})
@@ -102,12 +102,16 @@ func ParsePatch(path, patch string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse patch %q: %w", path, err)
 	}
-	lines := newLineScanner(patch, 0)
+	lines := newLineScanner(patch)
 	if err := checkHunkRegion(&lines, pf); err != nil {
 		return nil, fmt.Errorf("parse patch %q: %w", path, err)
 	}
 	if line, ok := lines.nextNonBlank(); ok {
-		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q after the last hunk", clip(line))})
+		msg := fmt.Sprintf("unexpected line %q after the last hunk", clip(line))
+		if len(pf.Hunks) == 0 {
+			msg = fmt.Sprintf("unexpected line %q: a patch starts with a hunk header (@@ -a,b +c,d @@)", clip(line))
+		}
+		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: lines.n, Msg: msg})
 	}
 	f.Hunks, f.Additions, f.Deletions, f.DiffBytes = pf.Hunks, pf.Additions, pf.Deletions, pf.DiffBytes
 	return f, nil
@@ -134,9 +138,12 @@ func withFinalNewline(s string) string {
 	return s
 }
 
-// lineError turns go-gitdiff's "gitdiff: line N: msg" errors into a
-// *ParseError, shifting the line by the given number of synthetic lines.
-func lineError(err error, shift int) error {
+// lineError turns go-gitdiff's "gitdiff: line N: msg" errors on input s
+// into a *ParseError, shifting the line by the given number of synthetic
+// lines. Errors about a hunk's counts are moved onto the hunk's header:
+// go-gitdiff reports them on a line after the hunk, past the end of the
+// input when the hunk is the last one.
+func lineError(err error, s string, shift int) error {
 	rest, ok := strings.CutPrefix(err.Error(), "gitdiff: line ")
 	if !ok {
 		return err
@@ -146,7 +153,27 @@ func lineError(err error, shift int) error {
 	if !ok || convErr != nil {
 		return err
 	}
+	if strings.HasPrefix(msg, "fragment header miscounts lines") || strings.HasPrefix(msg, "fragment contains no changes") ||
+		strings.HasPrefix(msg, "no content following fragment header") {
+		n = hunkHeaderBefore(s, n)
+	}
 	return &ParseError{Line: max(n-shift, 1), Msg: msg}
+}
+
+// hunkHeaderBefore returns the number of the last "@@ -" line of s at or
+// before line n, or n when there is none.
+func hunkHeaderBefore(s string, n int) int {
+	lines := newLineScanner(s)
+	found := n
+	for {
+		line, ok := lines.next()
+		if !ok || lines.n > n {
+			return found
+		}
+		if strings.HasPrefix(line, "@@ -") {
+			found = lines.n
+		}
+	}
 }
 
 // convertFile maps a go-gitdiff file onto our types and checks its hunks.
@@ -165,21 +192,29 @@ func convertFile(gf *gitdiff.File) (*File, error) {
 		f.Status, f.Similarity = Copied, gf.Score
 	default:
 		f.Status = Modified
+		if f.OldPath != f.NewPath {
+			return nil, fmt.Errorf("file %q: the old name %q differs but the header shows no rename or copy", f.NewPath, f.OldPath)
+		}
 	}
 	// go-gitdiff also reads the mode of an "index" line into OldMode; a
-	// mode change has both modes and they differ.
-	if f.Status != Added && f.Status != Deleted && gf.NewMode != 0 && gf.OldMode != gf.NewMode {
+	// mode change has both modes ("old mode", "new mode") and they differ.
+	if f.Status != Added && f.Status != Deleted && gf.OldMode != 0 && gf.NewMode != 0 && gf.OldMode != gf.NewMode {
 		f.OldMode, f.NewMode = modeString(gf.OldMode), modeString(gf.NewMode)
 	}
-	f.Hunks = make([]Hunk, len(gf.TextFragments))
+	if len(gf.TextFragments) > 0 {
+		f.Hunks = make([]Hunk, len(gf.TextFragments))
+	}
 	for i, frag := range gf.TextFragments {
-		if err := convertHunk(f, &f.Hunks[i], frag); err != nil {
-			return nil, fmt.Errorf("file %q: hunk %d (%s): %w", f.Path(), i+1, strings.TrimSpace(frag.Header()), err)
+		err := convertHunk(f, &f.Hunks[i], frag)
+		if err == nil && i > 0 {
+			err = checkOrder(&f.Hunks[i-1], &f.Hunks[i])
 		}
-		if i > 0 {
-			if err := checkOrder(&f.Hunks[i-1], &f.Hunks[i]); err != nil {
-				return nil, fmt.Errorf("file %q: hunk %d (%s): %w", f.Path(), i+1, strings.TrimSpace(frag.Header()), err)
-			}
+		if err != nil {
+			header := hunkHeader(&Hunk{
+				OldStart: int(frag.OldPosition), OldLines: int(frag.OldLines),
+				NewStart: int(frag.NewPosition), NewLines: int(frag.NewLines),
+			})
+			return nil, fmt.Errorf("file %q: hunk %d (%s): %w", f.Path(), i+1, header, err)
 		}
 	}
 	return f, nil
@@ -220,7 +255,7 @@ func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment) error {
 			}
 		} else {
 			l.NoNewline = true
-			f.DiffBytes += len(noNewlineMarker) + 1
+			f.DiffBytes += 1 + len(noNewlineMarker) + 1
 		}
 		l.Text = text
 		switch gl.Op {
@@ -281,17 +316,20 @@ func isGitHeaderLine(line string) bool {
 // and rejects any line go-gitdiff skipped silently: text inside a file
 // header, between or after hunks (a hunk header that undercounts its lines
 // leaves some behind), or hunks before the first "diff --git" line. Files
-// are matched to "diff --git" sections in order. Diffs without
-// "diff --git" lines (plain ---/+++ diffs) are not checked.
+// are matched to "diff --git" sections in order. Free text is allowed before
+// the first section (a commit message) and after a "-- " line (the signature
+// that ends a git format-patch email). Diffs without "diff --git" lines
+// (plain ---/+++ diffs) are not checked.
 func checkGitLayout(s string, files []*File) error {
-	lines := newLineScanner(s, 0)
+	lines := newLineScanner(s)
 	fileIdx := -1
+	freeText := true
 	for {
 		line, ok := lines.next()
-		if !ok {
+		switch {
+		case !ok:
 			return nil
-		}
-		if strings.HasPrefix(line, "diff --git ") {
+		case strings.HasPrefix(line, "diff --git "):
 			fileIdx++
 			if fileIdx >= len(files) {
 				return &ParseError{Line: lines.n, Msg: "file header that was not parsed as a file"}
@@ -299,15 +337,14 @@ func checkGitLayout(s string, files []*File) error {
 			if err := checkGitFile(&lines, files[fileIdx]); err != nil {
 				return err
 			}
-			continue
-		}
-		if fileIdx < 0 {
+			freeText = false
+		case freeText:
 			if strings.HasPrefix(line, "@@ -") {
-				return &ParseError{Line: lines.n, Msg: fmt.Sprintf("hunk %q before the first \"diff --git\" line", clip(line))}
+				return &ParseError{Line: lines.n, Msg: fmt.Sprintf("hunk %q outside a \"diff --git\" section", clip(line))}
 			}
-			continue // preamble: commit message and the like
-		}
-		if strings.TrimSpace(line) != "" {
+		case line == "-- " || line == "--":
+			freeText = true
+		case strings.TrimSpace(line) != "":
 			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q after file %q (does a hunk header miscount its lines?)", clip(line), files[fileIdx].Path())}
 		}
 	}
@@ -373,7 +410,7 @@ type lineScanner struct {
 	n   int // number of the line last returned, 1-based
 }
 
-func newLineScanner(s string, n int) lineScanner { return lineScanner{s: s, n: n} }
+func newLineScanner(s string) lineScanner { return lineScanner{s: s} }
 
 // next returns the next line without its "\n".
 func (l *lineScanner) next() (string, bool) {
