@@ -359,11 +359,21 @@ func TestReviewInBrowser(t *testing.T) {
 		t.Fatalf("after submitting, the browser is at %s, want %s/reviews/{id}", loc, srv.url)
 	}
 
-	// The review page follows the pipeline to its verdict.
+	// The review page follows the pipeline live: the reviewer waits for the
+	// model while the activity log fills.
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](
+		`document.querySelector('.stage.active[data-stage="reviewer"]') !== null && document.querySelectorAll("#activity li").length >= 4`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		status := eval[string](t, b, `document.getElementById("run-status").textContent`)
+		t.Fatalf("the reviewer stage was never shown at work (run status %q; a queued run means serve runs no worker): %v", status, err)
+	}
+	b.screenshot(t, "review-page-live.png")
+
+	// Then it shows the verdict.
 	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`!document.getElementById("verdict").hidden`,
 		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(45*time.Second))); err != nil {
 		status := eval[string](t, b, `document.getElementById("run-status").textContent`)
-		t.Fatalf("no verdict shown (run status %q; a queued run means serve runs no worker): %v", status, err)
+		t.Fatalf("no verdict shown (run status %q): %v", status, err)
 	}
 	if got := eval[string](t, b, `document.getElementById("verdict-value").textContent`); got != "request_changes" {
 		t.Errorf("verdict = %q, want request_changes", got)
@@ -390,7 +400,7 @@ func TestReviewInBrowser(t *testing.T) {
 		t.Errorf("at 390px the review page scrolls sideways by %dpx", overflow)
 	}
 	b.screenshot(t, "review-page-mobile.png")
-	b.do(t, "back to desktop width", chromedp.EmulateReset())
+	b.do(t, "back to desktop width", chromedp.EmulateViewport(1280, 900))
 
 	// The list page shows the finished review.
 	b.do(t, "open the list",
@@ -403,6 +413,18 @@ func TestReviewInBrowser(t *testing.T) {
 		}
 	}
 	b.screenshot(t, "review-list.png")
+
+	// The list and the form fit a phone.
+	for _, path := range []string{"/", "/new"} {
+		b.do(t, "open "+path+" at phone width",
+			chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+			chromedp.Navigate(srv.url+path),
+			chromedp.WaitVisible(chromedp.CSS("main h1")))
+		if overflow := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
+			t.Errorf("at 390px %s scrolls sideways by %dpx", path, overflow)
+		}
+	}
+	b.screenshot(t, "new-review-mobile.png")
 
 	if errs := b.pageErrors(); len(errs) > 0 {
 		t.Errorf("the pages reported errors:\n%s", strings.Join(errs, "\n"))
