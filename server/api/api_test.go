@@ -394,6 +394,47 @@ func TestStreamEndsForRunWithoutPipeline(t *testing.T) {
 	}
 }
 
+// TestStreamOutlivesServerTimeouts holds a stream open past the server's
+// read and write timeouts (serve's defaults are 30s and more): the events
+// stored after them still arrive on the same connection.
+func TestStreamOutlivesServerTimeouts(t *testing.T) {
+	st := storetest.New(t)
+	hub := events.NewHub()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = hub.Run(ctx, st) // ends with ctx
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	a := New(Deps{Store: st, Hub: hub, Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour})
+	mux := http.NewServeMux()
+	a.Register(mux)
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.ReadTimeout = 200 * time.Millisecond
+	srv.Config.WriteTimeout = 200 * time.Millisecond
+	srv.Start()
+	t.Cleanup(srv.Close)
+	f := &fixture{srv: srv, store: st, hub: hub}
+
+	text := sampleDiff
+	run, err := st.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := f.stream(t, run.ID, "")
+	time.Sleep(600 * time.Millisecond) // past both timeouts
+	for _, typ := range []review.EventType{review.EventPipelineStarted, review.EventPipelineCompleted} {
+		if _, err := st.AppendEvent(t.Context(), run.ID, review.Event{Type: typ}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := readSSE(t, res.Body, 10)
+	if diff := cmp.Diff([]string{"1:pipeline.started", "2:pipeline.completed"}, types(got)); diff != "" {
+		t.Errorf("events after the timeouts (-want +got):\n%s", diff)
+	}
+}
+
 func TestStreamUnknownRun(t *testing.T) {
 	f := newFixture(t, "")
 	res, err := http.Get(f.srv.URL + "/api/review/00000000-0000-0000-0000-000000000000/stream")
