@@ -435,6 +435,47 @@ func TestStreamOutlivesServerTimeouts(t *testing.T) {
 	}
 }
 
+// TestStreamOfFinishedRunEnds opens the stream of a run that failed
+// without a pipeline.failed event (a worker error outside the pipeline):
+// the stream replays its events and ends at once, without waiting for the
+// poll that notices runs ending later.
+func TestStreamOfFinishedRunEnds(t *testing.T) {
+	st := storetest.New(t)
+	a := New(Deps{Store: st, Hub: events.NewHub(), Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour})
+	mux := http.NewServeMux()
+	a.Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f := &fixture{srv: srv, store: st}
+	ctx := t.Context()
+	text := sampleDiff
+	run, err := st.EnqueueRun(ctx, store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ClaimRun(ctx, "w1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []review.EventType{review.EventPipelineStarted, review.EventAgentStarted} {
+		if _, err := st.AppendEvent(ctx, run.ID, review.Event{Type: typ}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.FinishRun(ctx, run.ID, "w1", store.Result{Status: store.StatusFailed, Error: "worker crashed"}); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []sseEvent, 1)
+	go func() { got <- readSSE(t, f.stream(t, run.ID, "").Body, 10) }()
+	select {
+	case evs := <-got:
+		if diff := cmp.Diff([]string{"1:pipeline.started", "2:agent.started"}, types(evs)); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream of a finished run stayed open")
+	}
+}
+
 func TestStreamUnknownRun(t *testing.T) {
 	f := newFixture(t, "")
 	res, err := http.Get(f.srv.URL + "/api/review/00000000-0000-0000-0000-000000000000/stream")

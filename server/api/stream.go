@@ -70,7 +70,9 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 			return // the client went away or the database failed; the client resumes
 		}
 		after = last
-		if done {
+		// A run final before the stream began has stored all its events,
+		// pipeline.completed or not (a worker error outside the pipeline).
+		if done || run.Status.Final() {
 			return
 		}
 		if err := rc.Flush(); err != nil {
