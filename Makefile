@@ -18,9 +18,11 @@ run: build
 	fi; \
 	exec bin/mergeguard serve
 
-## test: go vet, then every test with the race detector against a throwaway PostgreSQL
+## test: go vet, then every test with the race detector against a throwaway PostgreSQL;
+## Chromium is installed for the browser tests (e2e/) unless MERGEGUARD_SKIP_BROWSER=1
 test:
 	go vet ./...
+	@if [ "$${MERGEGUARD_SKIP_BROWSER:-}" != 1 ]; then bash scripts/ensure-chromium.sh >/dev/null; fi
 	bash scripts/with-postgres.sh go test -race ./...
 
 ## lint: golangci-lint (installed into bin/ on first use)
