@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -46,9 +47,8 @@ func get(t *testing.T, url string, header map[string]string, cookie string) (int
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
-	if err != nil {
+	if err := errors.Join(err, res.Body.Close()); err != nil {
 		t.Fatal(err)
 	}
 	return res.StatusCode, string(b)
