@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"net"
 	"net/http"
@@ -76,19 +77,25 @@ func startServer(t *testing.T, llmURL string) *server {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	var lc net.ListenConfig
+	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
-	ln.Close()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	s := &server{url: "http://" + addr, log: filepath.Join(dir, "serve.log")}
 	logFile, err := os.Create(s.log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve")
+	// When the test ends, serve gets SIGTERM and 15s to stop cleanly.
+	cmd := exec.CommandContext(t.Context(), bin, "serve")
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 15 * time.Second
 	cmd.Dir = dir // no config/mergeguard.yml here
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -104,15 +111,10 @@ func startServer(t *testing.T, llmURL string) *server {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait(); logFile.Close() }()
+	go func() { exited <- errors.Join(cmd.Wait(), logFile.Close()) }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-			t.Error("mergeguard serve did not stop within 15s of SIGTERM")
+		if err := <-exited; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("mergeguard serve did not stop cleanly on SIGTERM: %v", err)
 		}
 		if t.Failed() {
 			s.showLog(t)
@@ -127,17 +129,27 @@ func startServer(t *testing.T, llmURL string) *server {
 			t.Fatalf("mergeguard serve exited: %v", err)
 		default:
 		}
-		if res, err := http.Get(s.url + "/readyz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return s
-			}
+		if ready(t.Context(), s.url) {
+			return s
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("mergeguard serve not ready within %s", startTimeout)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// ready reports whether GET /readyz answers 200.
+func ready(ctx context.Context, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
+	if err != nil {
+		return false
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	return errors.Join(res.Body.Close()) == nil && res.StatusCode == http.StatusOK
 }
 
 func (s *server) showLog(t *testing.T) {

@@ -85,11 +85,12 @@ type arrival struct {
 // (so the handler is subscribed to the hub).
 func (s *benchServer) dial(b *testing.B) *sseClient {
 	b.Helper()
-	conn, err := net.DialTimeout("tcp", s.addr, 5*time.Second)
+	d := net.Dialer{Timeout: 5 * time.Second}
+	conn, err := d.DialContext(b.Context(), "tcp", s.addr)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { conn.Close() })
+	b.Cleanup(func() { _ = conn.Close() }) // the server may have closed it first
 	fmt.Fprintf(conn, "GET /api/review/%s/stream HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", s.run, s.addr)
 	r := bufio.NewReaderSize(conn, 4096)
 	// Headers, then the "retry:" preamble written after subscribing.
