@@ -171,6 +171,24 @@ type browser struct {
 
 	mu     sync.Mutex
 	errors []string
+	live   bool // the test still runs: chromedp's errors may be logged
+}
+
+// logf returns chromedp's error logger: the test's log while it runs.
+func (b *browser) logf(t *testing.T) func(string, ...any) {
+	return func(format string, args ...any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.live {
+			t.Logf("chromedp: "+format, args...)
+		}
+	}
+}
+
+func (b *browser) stopLogging() {
+	b.mu.Lock()
+	b.live = false
+	b.mu.Unlock()
 }
 
 // stageWatch records the review page's stage list after every change the
@@ -206,9 +224,10 @@ func newBrowser(t *testing.T, chrome string) *browser {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
+	b := &browser{live: true}
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithErrorf(b.logf(t)))
 	t.Cleanup(cancel)
-	b := &browser{}
+	t.Cleanup(b.stopLogging) // runs first: chromedp may log while it shuts down
 	// The first Run starts the browser; it must not carry the timeout.
 	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{}); err != nil {
