@@ -1,5 +1,15 @@
 package config
 
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
 // RepoFileName is the per-repository configuration file, read from the base
 // branch of a pull request (never from its head).
 const RepoFileName = ".mergeguard.yml"
@@ -65,18 +75,133 @@ type PathInstruction struct {
 	Instructions string `yaml:"instructions" json:"instructions"`
 }
 
-// DefaultRepo returns the configuration of a repository without a
-// .mergeguard.yml.
-func DefaultRepo() Repo {
-	return Repo{
-		Enabled: true,
-		AutoReview: AutoReview{
-			Enabled:             true,
-			IgnoreTitleKeywords: []string{"WIP", "[skip review]", "DO NOT MERGE"},
-		},
-		SeverityThreshold: "info",
-		BlockingSeverity:  "critical",
-		MaxFiles:          300,
-		Language:          "en",
+// severities are the severity names, most severe first.
+func severities() []string { return []string{"critical", "warning", "info", "style"} }
+
+// focusAreas are the finding categories a review may focus on.
+func focusAreas() []string { return []string{"security", "bug", "performance", "quality"} }
+
+// ParseRepo decodes a .mergeguard.yml over DefaultRepo and validates it.
+// Every problem is reported at once, each as a *LineError naming the key and
+// its line, e.g. `.mergeguard.yml:7: unknown key "auto_reveiw"`; with an
+// error it returns DefaultRepo unchanged.
+func ParseRepo(data []byte) (Repo, error) {
+	return ParseRepoOver(DefaultRepo(), data)
+}
+
+// ParseRepoOver is ParseRepo starting from base instead of DefaultRepo, so an
+// operator's Config.Review defaults apply to keys the file leaves out.
+func ParseRepoOver(base Repo, data []byte) (Repo, error) {
+	r := base
+	pos, err := decodeYAML(RepoFileName, data, &r)
+	if err != nil {
+		return base, err
 	}
+	var errs []error
+	r.check(func(path, msg string) {
+		errs = append(errs, &LineError{File: RepoFileName, Line: pos[path], Msg: path + ": " + msg})
+	})
+	if len(errs) > 0 {
+		return base, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+// check reports each invalid value by its key path.
+func (r Repo) check(report func(path, msg string)) {
+	oneOf(report, "severity_threshold", r.SeverityThreshold, severities())
+	oneOf(report, "blocking_severity", r.BlockingSeverity, severities())
+	for i, a := range r.FocusAreas {
+		oneOf(report, fmt.Sprintf("focus_areas[%d]", i), a, focusAreas())
+	}
+	for i, f := range r.PathFilters {
+		glob(report, fmt.Sprintf("path_filters[%d]", i), strings.TrimPrefix(f, "!"))
+	}
+	for i, pi := range r.PathInstructions {
+		glob(report, fmt.Sprintf("path_instructions[%d].path", i), pi.Path)
+		if strings.TrimSpace(pi.Instructions) == "" {
+			report(fmt.Sprintf("path_instructions[%d].instructions", i), "must not be empty")
+		}
+	}
+	for i, b := range r.AutoReview.BaseBranches {
+		glob(report, fmt.Sprintf("auto_review.base_branches[%d]", i), b)
+	}
+	for i, k := range r.AutoReview.IgnoreTitleKeywords {
+		if strings.TrimSpace(k) == "" {
+			report(fmt.Sprintf("auto_review.ignore_title_keywords[%d]", i), "must not be empty (it would match every title)")
+		}
+	}
+	for i, l := range r.AutoReview.SkipLabels {
+		if strings.TrimSpace(l) == "" {
+			report(fmt.Sprintf("auto_review.skip_labels[%d]", i), "must not be empty")
+		}
+	}
+	for i, f := range r.ConventionFiles {
+		if !insideRepo(f) {
+			report(fmt.Sprintf("convention_files[%d]", i), fmt.Sprintf("%q is not a relative path inside the repository", f))
+		}
+	}
+	if r.MaxFiles < 0 {
+		report("max_files", fmt.Sprintf("must not be negative (0 means no limit), got %d", r.MaxFiles))
+	}
+}
+
+func oneOf(report func(path, msg string), path, v string, allowed []string) {
+	if !slices.Contains(allowed, v) {
+		report(path, fmt.Sprintf("%q is not one of %s", v, strings.Join(allowed, ", ")))
+	}
+}
+
+func glob(report func(path, msg string), path, pattern string) {
+	switch {
+	case pattern == "":
+		report(path, "must not be an empty glob")
+	case !doublestar.ValidatePattern(pattern):
+		report(path, fmt.Sprintf("%q is not a valid glob", pattern))
+	}
+}
+
+// insideRepo reports whether p is a non-empty slash-separated relative path
+// that stays inside the repository.
+func insideRepo(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, `\`) {
+		return false
+	}
+	c := path.Clean(p)
+	return c != "." && c != ".." && !strings.HasPrefix(c, "../")
+}
+
+// Reviewable reports whether file (a slash-separated path, relative to
+// the repository root) passes PathFilters: it matches no "!" exclude and, if
+// any include is given, at least one include. Globs follow doublestar: "*"
+// stays within a directory, "**" spans directories, so "**/*.lock" matches
+// lock files anywhere and "*.lock" only at the root.
+func (r Repo) Reviewable(file string) bool {
+	hasIncludes, included := false, false
+	for _, f := range r.PathFilters {
+		if exclude, ok := strings.CutPrefix(f, "!"); ok {
+			if doublestar.MatchUnvalidated(exclude, file) {
+				return false
+			}
+			continue
+		}
+		hasIncludes = true
+		if doublestar.MatchUnvalidated(f, file) {
+			included = true
+		}
+	}
+	return !hasIncludes || included
+}
+
+// InstructionsFor returns the PathInstructions that apply to file, in the
+// order the configuration lists them. The repository-wide
+// Instructions are not included.
+func (r Repo) InstructionsFor(file string) []string {
+	var out []string
+	for _, pi := range r.PathInstructions {
+		if doublestar.MatchUnvalidated(pi.Path, file) {
+			out = append(out, pi.Instructions)
+		}
+	}
+	return out
 }

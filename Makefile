@@ -1,0 +1,44 @@
+# MergeGuard. `make run` runs it, `make test` tests it.
+
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
+.PHONY: run test lint bench build fmt
+
+## run: serve on :8080; without DATABASE_URL, start the dev PostgreSQL in .mergeguard/pg
+run: build
+	@if [ -z "$${DATABASE_URL:-}" ]; then \
+		DATABASE_URL=$$(bash scripts/dev-postgres.sh) || exit 1; \
+		export DATABASE_URL; \
+		echo "DATABASE_URL=$$DATABASE_URL (stop it with: bash scripts/dev-postgres.sh stop)" >&2; \
+	fi; \
+	exec bin/mergeguard serve
+
+## test: go vet, then every test with the race detector against a throwaway PostgreSQL
+test:
+	go vet ./...
+	bash scripts/with-postgres.sh go test -race ./...
+
+## lint: golangci-lint (installed into bin/ on first use)
+lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
+
+$(GOLANGCI_LINT):
+	GOBIN=$(CURDIR)/bin go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv bin/golangci-lint $@
+
+## bench: every benchmark, with allocations
+bench:
+	bash scripts/with-postgres.sh go test -bench . -benchmem -run '^$$' ./...
+
+## build: bin/mergeguard with the version stamped in
+build:
+	go build -ldflags "$(LDFLAGS)" -o bin/mergeguard ./cmd/mergeguard
+
+## fmt: gofmt every Go file
+fmt:
+	go fmt ./...

@@ -1,0 +1,174 @@
+// Command mergeguard is MergeGuard's one binary: the GitHub App server
+// (serve), database migrations (migrate), local reviews (review) and its
+// version. Run `mergeguard help` for the commands and the configuration.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/rs/zerolog"
+
+	"github.com/mergeguard/mergeguard/config"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills at once
+	}()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mergeguard:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// run is the whole program: it dispatches args to a subcommand, which wires
+// what it needs from the configuration. It never exits the process.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		usage(stderr)
+		return usageError{errors.New("no command given")}
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "serve":
+		err = runServe(ctx, rest, getenv, stderr)
+	case "migrate":
+		err = runMigrate(ctx, rest, getenv, stdout, stderr)
+	case "review":
+		err = runReview(ctx, rest, getenv, stdout, stderr)
+	case "version":
+		err = runVersion(rest, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		usage(stdout)
+	default:
+		usage(stderr)
+		err = usageError{fmt.Errorf("unknown command %q", cmd)}
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // -h printed the command's usage
+	}
+	return err
+}
+
+// usage prints the commands and the environment variables.
+func usage(w io.Writer) {
+	fmt.Fprint(w, `MergeGuard reviews pull requests with an LLM, as a GitHub App or locally.
+
+Usage:
+  mergeguard serve [--config FILE]             webhook server, API, web UI and workers
+  mergeguard migrate [--config FILE] up        apply pending database migrations
+  mergeguard migrate [--config FILE] down N    undo the last N migrations
+  mergeguard migrate [--config FILE] version   print the database schema version
+  mergeguard review [flags]                    review local changes or a diff file
+  mergeguard version                           print the version
+  mergeguard help                              print this help
+
+"mergeguard COMMAND -h" describes a command's flags.
+
+Configuration is read from --config FILE (default `+config.DefaultPath+` when it
+exists; see config/mergeguard.example.yml), then overridden by:
+
+`)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, v := range config.EnvVars() {
+		fmt.Fprintf(tw, "  %s\t%s\n", v.Name, v.Key)
+	}
+	_ = tw.Flush()
+}
+
+// usageError is a mistake on the command line; the process exits 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// ExitCode returns 2, the conventional status for bad usage.
+func (e usageError) ExitCode() int { return 2 }
+
+// exitCode returns the status for err: its ExitCode when it has one, else 1.
+func exitCode(err error) int {
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return 1
+}
+
+// newFlagSet returns a FlagSet for a subcommand; its errors and usage go to
+// stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("mergeguard "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// configFlag adds the --config flag to fs.
+func configFlag(fs *flag.FlagSet) *string {
+	return fs.String("config", "", "configuration `file` (default "+config.DefaultPath+" when it exists)")
+}
+
+// parseArgs parses flags wherever they appear among args and returns the
+// other arguments in order. -h prints the FlagSet's usage and returns
+// flag.ErrHelp.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err}
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// loadConfig loads the configuration and validates it with reqs.
+func loadConfig(path string, getenv func(string) string, reqs ...config.Requirement) (config.Config, error) {
+	cfg, err := config.Load(path, getenv)
+	if err != nil {
+		return cfg, fmt.Errorf("load configuration:\n%w", err)
+	}
+	if err := cfg.Validate(reqs...); err != nil {
+		return cfg, fmt.Errorf("invalid configuration:\n%w", err)
+	}
+	return cfg, nil
+}
+
+// newLogger returns the process logger: JSON on w, or human-readable lines
+// when the format is console, or auto and w is a terminal.
+func newLogger(c config.Log, w io.Writer) (*zerolog.Logger, error) {
+	level, err := zerolog.ParseLevel(c.Level)
+	if err != nil {
+		return nil, fmt.Errorf("log level: %w", err)
+	}
+	tty := isTerminal(w)
+	if c.Format == "console" || c.Format == "auto" && tty {
+		w = zerolog.ConsoleWriter{Out: w, NoColor: !tty, TimeFormat: time.TimeOnly}
+	}
+	logger := zerolog.New(w).Level(level).With().Timestamp().Logger()
+	return &logger, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}

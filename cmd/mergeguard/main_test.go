@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/store/storetest"
+)
+
+// env returns a getenv over m.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// runCmd runs the program with args and returns its stdout, stderr and error.
+func runCmd(t *testing.T, getenv func(string) string, args ...string) (string, string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), args, getenv, &stdout, &stderr)
+	return stdout.String(), stderr.String(), err
+}
+
+func TestVersion(t *testing.T) {
+	stdout, _, err := runCmd(t, env(nil), "version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "mergeguard dev (commit unknown, " + runtime.Version() + ")\n"
+	if stdout != want {
+		t.Errorf("version printed %q, want %q", stdout, want)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantErr  string
+		wantCode int
+	}{
+		{"no command", nil, "no command given", 2},
+		{"unknown command", []string{"deploy"}, `unknown command "deploy"`, 2},
+		{"unknown flag", []string{"serve", "--verbose"}, "flag provided but not defined: -verbose", 2},
+		{"serve argument", []string{"serve", "now"}, `serve: unexpected argument "now"`, 2},
+		{"migrate without action", []string{"migrate"}, "migrate: missing action (up, down N or version)", 2},
+		{"migrate unknown action", []string{"migrate", "sideways"}, `migrate: unknown action "sideways" (want up, down N or version)`, 2},
+		{"migrate down without N", []string{"migrate", "down"}, "migrate down: give the number of migrations to undo, e.g. migrate down 1", 2},
+		{"migrate down zero", []string{"migrate", "down", "0"}, `migrate down: N must be a positive integer, got "0"`, 2},
+		{"version argument", []string{"version", "x"}, `version: unexpected argument "x"`, 2},
+		{"review placeholder", []string{"review"}, "review: not built yet", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, env(nil), tt.args...)
+			if err == nil || err.Error() != tt.wantErr {
+				t.Fatalf("run(%q) error = %v, want %q", tt.args, err, tt.wantErr)
+			}
+			if got := exitCode(err); got != tt.wantCode {
+				t.Errorf("exit code = %d, want %d", got, tt.wantCode)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	stdout, _, err := runCmd(t, env(nil), "help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"mergeguard serve", "mergeguard migrate", "mergeguard review", "DATABASE_URL", "MERGEGUARD_API_TOKEN"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("help does not mention %q:\n%s", want, stdout)
+		}
+	}
+	_, stderr, err := runCmd(t, env(nil), "serve", "-h")
+	if err != nil {
+		t.Errorf("serve -h: %v", err)
+	}
+	if !strings.Contains(stderr, "-config file") {
+		t.Errorf("serve -h does not describe --config:\n%s", stderr)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "mergeguard.yml")
+	if err := os.WriteFile(bad, []byte("server:\n  adr: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{
+			name: "serve needs a database",
+			args: []string{"serve"},
+			want: "serve: invalid configuration:\ndatabase.url: required by this command (set DATABASE_URL)",
+		},
+		{
+			name: "migrate needs a database",
+			args: []string{"migrate", "up"},
+			want: "migrate: invalid configuration:\ndatabase.url: required by this command (set DATABASE_URL)",
+		},
+		{
+			name: "every problem at once",
+			args: []string{"serve"},
+			env:  map[string]string{"MERGEGUARD_WORKERS": "-1", "GITHUB_APP_INTEGRATION_ID": "9"},
+			want: "serve: invalid configuration:\n" +
+				"database.url: required by this command (set DATABASE_URL)\n" +
+				"github.app.webhook_secret: required when the GitHub App is configured (set GITHUB_APP_WEBHOOK_SECRET)\n" +
+				"github.app.private_key: required when the GitHub App is configured (set GITHUB_APP_PRIVATE_KEY or MERGEGUARD_GITHUB_PRIVATE_KEY_FILE)\n" +
+				"workers.concurrency: must not be negative (0 runs no workers), got -1",
+		},
+		{
+			name: "unknown key in --config file",
+			args: []string{"serve", "--config", bad},
+			want: "serve: load configuration:\n" + bad + `:2: unknown key "server.adr"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, env(tt.env), tt.args...)
+			if err == nil {
+				t.Fatal("run succeeded")
+			}
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMigrate(t *testing.T) {
+	dbURL := storetest.Empty(t)
+	getenv := env(map[string]string{"DATABASE_URL": dbURL})
+	steps := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"migrate", "version"}, "schema version 0 (no migrations applied)\n"},
+		{[]string{"migrate", "up"}, "schema version 1\n"},
+		{[]string{"migrate", "up"}, "schema version 1\n"}, // nothing to do
+		{[]string{"migrate", "version"}, "schema version 1\n"},
+		{[]string{"migrate", "down", "1"}, "schema version 0 (no migrations applied)\n"},
+		{[]string{"migrate", "up", "--config", ""}, "schema version 1\n"}, // flags after the action
+	}
+	for _, s := range steps {
+		stdout, stderr, err := runCmd(t, getenv, s.args...)
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", s.args, err, stderr)
+		}
+		if stdout != s.want {
+			t.Errorf("%q printed %q, want %q", s.args, stdout, s.want)
+		}
+	}
+}
+
+// logLines collects a JSON log written through a pipe and hands over the
+// first line whose message is msg.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) collect(r io.Reader, msg string, found chan<- map[string]any) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		l.mu.Lock()
+		l.lines = append(l.lines, sc.Text())
+		l.mu.Unlock()
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m["message"] == msg {
+			found <- m
+		}
+	}
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+func TestServe(t *testing.T) {
+	dbURL := storetest.Empty(t) // serve migrates it
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+
+	pr, pw := io.Pipe()
+	var logs logLines
+	listening := make(chan map[string]any, 1)
+	go logs.collect(pr, "listening", listening)
+
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve"}, env(map[string]string{
+			"DATABASE_URL":    dbURL,
+			"MERGEGUARD_ADDR": "127.0.0.1:0",
+		}), io.Discard, pw)
+		_ = pw.Close() // a PipeWriter's Close never fails
+	}()
+
+	var base string
+	select {
+	case m := <-listening:
+		base = "http://" + m["addr"].(string)
+	case err := <-done:
+		t.Fatalf("serve stopped: %v\n%s", err, &logs)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve did not start listening\n%s", &logs)
+	}
+
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if status, body := get(t, base+path); status != http.StatusOK || body != "ok\n" {
+			t.Errorf("GET %s = %d %q, want 200 \"ok\\n\"", path, status, body)
+		}
+	}
+	if v, dirty, err := store.MigrateVersion(t.Context(), dbURL); err != nil || v != 1 || dirty {
+		t.Errorf("after serve started, schema version = %d dirty=%v err=%v; want 1", v, dirty, err)
+	}
+	if !strings.Contains(logs.String(), "GitHub App not configured") {
+		t.Errorf("serve did not say that the GitHub App is not configured:\n%s", &logs)
+	}
+
+	dropDatabase(t, dbURL)
+	status, body := get(t, base+"/readyz")
+	if status != http.StatusServiceUnavailable || !strings.HasPrefix(body, "database: ") {
+		t.Errorf("GET /readyz with the database gone = %d %q, want 503 \"database: ...\"", status, body)
+	}
+	if status, _ := get(t, base+"/healthz"); status != http.StatusOK {
+		t.Errorf("GET /healthz with the database gone = %d, want 200", status)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve returned %v after cancel, want nil\n%s", err, &logs)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop after cancel")
+	}
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err := errors.Join(err, resp.Body.Close()); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+// dropDatabase takes the database at dbURL away from under its users.
+func dropDatabase(t *testing.T, dbURL string) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	u.Path = "/postgres"
+	conn, err := pgx.Connect(t.Context(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(t.Context(), "DROP DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	if err := errors.Join(err, conn.Close(t.Context())); err != nil {
+		t.Fatal(err)
+	}
+}

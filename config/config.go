@@ -1,0 +1,181 @@
+// Package config holds MergeGuard's configuration: the application Config
+// (a YAML file overridden by environment variables, see Load) and the
+// per-repository .mergeguard.yml schema (Repo, see ParseRepo). Both are
+// decoded strictly: an unknown key or a value of the wrong type is an error
+// that names the file, the line and the key. Defaults live in defaults.go.
+package config
+
+import (
+	"time"
+)
+
+// Config is MergeGuard's application configuration. Build it with Load (or
+// Default), then check it with Validate.
+type Config struct {
+	// Server is the HTTP server.
+	Server Server `yaml:"server" json:"server"`
+	// Database is the Postgres database.
+	Database Database `yaml:"database" json:"database"`
+	// GitHub is the GitHub App and the API it talks to.
+	GitHub GitHub `yaml:"github" json:"github"`
+	// LLM is the OpenAI-compatible model server the reviewers call.
+	LLM LLM `yaml:"llm" json:"llm"`
+	// Workers are the review job workers of `mergeguard serve`.
+	Workers Workers `yaml:"workers" json:"workers"`
+	// API is the HTTP review API.
+	API API `yaml:"api" json:"api"`
+	// Review is the repository configuration used where a repository has no
+	// .mergeguard.yml, and for reviews of a bare diff through the API or CLI.
+	Review Repo `yaml:"review" json:"review"`
+	// Budgets cap what reviews may spend.
+	Budgets Budgets `yaml:"budgets" json:"budgets"`
+	// Log is the process log.
+	Log Log `yaml:"log" json:"log"`
+
+	// problems are what Load found wrong in the environment and in files
+	// it read (an integer variable that is not a number, an unreadable
+	// private key file). Validate reports them with everything else.
+	problems []error
+}
+
+// Server configures the HTTP server.
+type Server struct {
+	// Addr is the listen address, e.g. ":8080" (MERGEGUARD_ADDR).
+	Addr string `yaml:"addr" json:"addr"`
+	// PublicURL is the URL people and GitHub reach the server at, used in
+	// links posted on pull requests; empty leaves links out.
+	PublicURL string `yaml:"public_url" json:"public_url"`
+	// ReadHeaderTimeout bounds reading request headers (slow-client guard).
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout" json:"read_header_timeout"`
+	// ReadTimeout bounds reading a whole request; 0 means no limit.
+	ReadTimeout time.Duration `yaml:"read_timeout" json:"read_timeout"`
+	// WriteTimeout bounds writing a response; 0 means no limit. Streaming
+	// handlers (SSE) extend their own deadline.
+	WriteTimeout time.Duration `yaml:"write_timeout" json:"write_timeout"`
+	// IdleTimeout bounds keep-alive connections waiting for a request.
+	IdleTimeout time.Duration `yaml:"idle_timeout" json:"idle_timeout"`
+	// ShutdownTimeout is the grace period for in-flight requests on
+	// SIGTERM/SIGINT.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout" json:"shutdown_timeout"`
+}
+
+// Database configures Postgres.
+type Database struct {
+	// URL is the Postgres connection URL or keyword/value string
+	// (DATABASE_URL). It may carry a password, so it is a Secret.
+	URL Secret `yaml:"url" json:"url"`
+}
+
+// GitHub mirrors go-githubapp's githubapp.Config (same YAML keys and
+// environment variables), plus a private key file.
+type GitHub struct {
+	// WebURL is the GitHub web address (GITHUB_WEB_URL).
+	WebURL string `yaml:"web_url" json:"web_url"`
+	// V3APIURL is the REST API address (GITHUB_V3_API_URL).
+	V3APIURL string `yaml:"v3_api_url" json:"v3_api_url"`
+	// V4APIURL is the GraphQL API address (GITHUB_V4_API_URL).
+	V4APIURL string `yaml:"v4_api_url" json:"v4_api_url"`
+	// App is the GitHub App's identity.
+	App GitHubApp `yaml:"app" json:"app"`
+}
+
+// GitHubApp is the GitHub App's identity. It is all or nothing: either every
+// field is empty (MergeGuard runs without GitHub: API and diff reviews only)
+// or IntegrationID, WebhookSecret and a private key are all set.
+type GitHubApp struct {
+	// IntegrationID is the App ID (GITHUB_APP_INTEGRATION_ID).
+	IntegrationID int64 `yaml:"integration_id" json:"integration_id"`
+	// WebhookSecret checks webhook signatures (GITHUB_APP_WEBHOOK_SECRET).
+	WebhookSecret Secret `yaml:"webhook_secret" json:"webhook_secret"`
+	// PrivateKey is the App's private key as PEM text
+	// (GITHUB_APP_PRIVATE_KEY). Load fills it from PrivateKeyFile.
+	PrivateKey Secret `yaml:"private_key" json:"private_key"`
+	// PrivateKeyFile is a path to the PEM private key
+	// (MERGEGUARD_GITHUB_PRIVATE_KEY_FILE); set it or PrivateKey, not both.
+	PrivateKeyFile string `yaml:"private_key_file" json:"private_key_file"`
+}
+
+// Configured reports whether any part of the GitHub App is set. Validate
+// makes sure that then every part is.
+func (a GitHubApp) Configured() bool {
+	return a.IntegrationID != 0 || a.WebhookSecret.IsSet() || a.PrivateKey.IsSet() || a.PrivateKeyFile != ""
+}
+
+// LLM configures the OpenAI-compatible model server.
+type LLM struct {
+	// BaseURL is the API base, e.g. https://api.openai.com/v1
+	// (OPENAI_BASE_URL).
+	BaseURL string `yaml:"base_url" json:"base_url"`
+	// APIKey is the bearer key (OPENAI_API_KEY); local servers may need none.
+	APIKey Secret `yaml:"api_key" json:"api_key"`
+	// Model is the model name (MERGEGUARD_MODEL).
+	Model string `yaml:"model" json:"model"`
+	// ContextTokens is the model's context window; no prompt exceeds it.
+	ContextTokens int `yaml:"context_tokens" json:"context_tokens"`
+	// MaxOutputTokens caps each completion.
+	MaxOutputTokens int `yaml:"max_output_tokens" json:"max_output_tokens"`
+	// Temperature is the sampling temperature, 0 to 2.
+	Temperature float64 `yaml:"temperature" json:"temperature"`
+	// Timeout bounds one model call.
+	Timeout time.Duration `yaml:"timeout" json:"timeout"`
+	// MaxTurns caps the tool-calling turns of one agent run.
+	MaxTurns int `yaml:"max_turns" json:"max_turns"`
+	// Concurrency caps the model calls in flight per process.
+	Concurrency int `yaml:"concurrency" json:"concurrency"`
+	// Prices are USD prices per model name, used to compute review cost. A
+	// file's entries are added to the built-in table, replacing same names.
+	Prices map[string]Price `yaml:"prices" json:"prices"`
+}
+
+// Price is a model's price in USD per million tokens.
+type Price struct {
+	InputPerMillion  float64 `yaml:"input_per_million" json:"input_per_million"`
+	OutputPerMillion float64 `yaml:"output_per_million" json:"output_per_million"`
+}
+
+// Cost returns the USD cost of the given token counts.
+func (p Price) Cost(inputTokens, outputTokens int) float64 {
+	return (float64(inputTokens)*p.InputPerMillion + float64(outputTokens)*p.OutputPerMillion) / 1e6
+}
+
+// Workers configures the durable review job workers.
+type Workers struct {
+	// Concurrency is the number of jobs this process runs at once
+	// (MERGEGUARD_WORKERS); 0 runs no workers in this process.
+	Concurrency int `yaml:"concurrency" json:"concurrency"`
+	// Lease is how long a taken job stays reserved without renewal; a job
+	// whose worker died is taken again after it.
+	Lease time.Duration `yaml:"lease" json:"lease"`
+	// PollInterval is how often an idle worker looks for jobs (a new job's
+	// notification may wake it sooner).
+	PollInterval time.Duration `yaml:"poll_interval" json:"poll_interval"`
+	// MaxAttempts is how many times a failing job is tried.
+	MaxAttempts int `yaml:"max_attempts" json:"max_attempts"`
+}
+
+// API configures the HTTP review API.
+type API struct {
+	// Token is the bearer token /api/review* and the web UI require
+	// (MERGEGUARD_API_TOKEN); without one only requests from this machine
+	// are let through.
+	Token Secret `yaml:"token" json:"token"`
+}
+
+// Budgets cap spending; 0 means unlimited.
+type Budgets struct {
+	// ReviewMaxTokens caps the tokens (input + output) of one review.
+	ReviewMaxTokens int `yaml:"review_max_tokens" json:"review_max_tokens"`
+	// InstallationDailyMaxCost caps one installation's USD cost per UTC day.
+	InstallationDailyMaxCost float64 `yaml:"installation_daily_max_cost" json:"installation_daily_max_cost"`
+	// InstallationDailyMaxTokens caps one installation's tokens per UTC day.
+	InstallationDailyMaxTokens int `yaml:"installation_daily_max_tokens" json:"installation_daily_max_tokens"`
+}
+
+// Log configures the process log.
+type Log struct {
+	// Level is one of trace, debug, info, warn, error (MERGEGUARD_LOG_LEVEL).
+	Level string `yaml:"level" json:"level"`
+	// Format is auto (console on a terminal, JSON otherwise), json or
+	// console (MERGEGUARD_LOG_FORMAT).
+	Format string `yaml:"format" json:"format"`
+}

@@ -1,0 +1,78 @@
+package config
+
+import "time"
+
+// DefaultPath is the configuration file Load reads when it is given no path
+// and the file exists (relative to the working directory).
+const DefaultPath = "config/mergeguard.yml"
+
+// Default returns the configuration used where neither the file nor the
+// environment says otherwise. Every default of the application lives here.
+func Default() Config {
+	return Config{
+		Server: Server{
+			Addr:              ":8080",
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			WriteTimeout:      60 * time.Second,
+			IdleTimeout:       120 * time.Second,
+			ShutdownTimeout:   30 * time.Second,
+		},
+		GitHub: GitHub{
+			WebURL:   "https://github.com/",
+			V3APIURL: "https://api.github.com/",
+			V4APIURL: "https://api.github.com/graphql",
+		},
+		LLM: LLM{
+			BaseURL:         "https://api.openai.com/v1",
+			Model:           "gpt-4o-mini",
+			ContextTokens:   128000,
+			MaxOutputTokens: 4096,
+			Temperature:     0.2,
+			Timeout:         2 * time.Minute,
+			MaxTurns:        10,
+			Concurrency:     4,
+			Prices:          defaultPrices(),
+		},
+		Workers: Workers{
+			Concurrency:  2,
+			Lease:        2 * time.Minute,
+			PollInterval: 2 * time.Second,
+			MaxAttempts:  3,
+		},
+		Review: DefaultRepo(),
+		Log: Log{
+			Level:  "info",
+			Format: "auto",
+		},
+	}
+}
+
+// defaultPrices is OpenAI's published list price per million tokens for the
+// models MergeGuard is commonly run with. Other models cost nothing until the
+// configuration prices them.
+func defaultPrices() map[string]Price {
+	return map[string]Price{
+		"gpt-4o":       {InputPerMillion: 2.50, OutputPerMillion: 10.00},
+		"gpt-4o-mini":  {InputPerMillion: 0.15, OutputPerMillion: 0.60},
+		"gpt-4.1":      {InputPerMillion: 2.00, OutputPerMillion: 8.00},
+		"gpt-4.1-mini": {InputPerMillion: 0.40, OutputPerMillion: 1.60},
+		"gpt-4.1-nano": {InputPerMillion: 0.10, OutputPerMillion: 0.40},
+	}
+}
+
+// DefaultRepo returns the configuration of a repository without a
+// .mergeguard.yml.
+func DefaultRepo() Repo {
+	return Repo{
+		Enabled: true,
+		AutoReview: AutoReview{
+			Enabled:             true,
+			IgnoreTitleKeywords: []string{"WIP", "[skip review]", "DO NOT MERGE"},
+		},
+		SeverityThreshold: "info",
+		BlockingSeverity:  "critical",
+		MaxFiles:          300,
+		Language:          "en",
+	}
+}

@@ -1,0 +1,198 @@
+package config
+
+import (
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"time"
+)
+
+// Requirement names a part of the configuration that a command cannot run
+// without.
+type Requirement int
+
+const (
+	// RequireDatabase makes database.url (DATABASE_URL) required.
+	RequireDatabase Requirement = iota + 1
+)
+
+// Validate reports every problem in the configuration at once, joined with
+// errors.Join, one line each, naming the key (and the environment variable
+// to set where there is one): those Load found in the environment and the
+// private key file, invalid values, and parts the given requirements make
+// mandatory. The GitHub App is all or nothing: once any of its fields is
+// set, all must be. It returns nil for a valid configuration.
+func (c Config) Validate(reqs ...Requirement) error {
+	v := validation{errs: slices.Clone(c.problems)}
+
+	s := c.Server
+	if s.Addr == "" {
+		v.add("server.addr", "must not be empty (set MERGEGUARD_ADDR)")
+	}
+	if s.PublicURL != "" {
+		v.url("server.public_url", s.PublicURL)
+	}
+	positive(&v, "server.read_header_timeout", s.ReadHeaderTimeout)
+	noLimit(&v, "server.read_timeout", s.ReadTimeout)
+	noLimit(&v, "server.write_timeout", s.WriteTimeout)
+	noLimit(&v, "server.idle_timeout", s.IdleTimeout)
+	positive(&v, "server.shutdown_timeout", s.ShutdownTimeout)
+
+	if slices.Contains(reqs, RequireDatabase) && !c.Database.URL.IsSet() {
+		v.add("database.url", "required by this command (set DATABASE_URL)")
+	}
+
+	c.GitHub.check(&v)
+	c.LLM.check(&v)
+
+	w := c.Workers
+	if w.Concurrency < 0 {
+		v.add("workers.concurrency", fmt.Sprintf("must not be negative (0 runs no workers), got %d", w.Concurrency))
+	}
+	positive(&v, "workers.lease", w.Lease)
+	positive(&v, "workers.poll_interval", w.PollInterval)
+	atLeastOne(&v, "workers.max_attempts", w.MaxAttempts)
+
+	b := c.Budgets
+	unlimited(&v, "budgets.review_max_tokens", b.ReviewMaxTokens)
+	unlimited(&v, "budgets.installation_daily_max_cost", b.InstallationDailyMaxCost)
+	unlimited(&v, "budgets.installation_daily_max_tokens", b.InstallationDailyMaxTokens)
+
+	oneOf(v.add, "log.level", c.Log.Level, []string{"trace", "debug", "info", "warn", "error"})
+	oneOf(v.add, "log.format", c.Log.Format, []string{"auto", "json", "console"})
+
+	c.Review.check(func(path, msg string) { v.add("review."+path, msg) })
+	return errors.Join(v.errs...)
+}
+
+func (g GitHub) check(v *validation) {
+	v.url("github.web_url", g.WebURL)
+	v.url("github.v3_api_url", g.V3APIURL)
+	v.url("github.v4_api_url", g.V4APIURL)
+
+	a := g.App
+	if a.IntegrationID < 0 {
+		v.add("github.app.integration_id", fmt.Sprintf("must be positive, got %d", a.IntegrationID))
+	}
+	if !a.Configured() {
+		return
+	}
+	const why = "required when the GitHub App is configured"
+	if a.IntegrationID == 0 {
+		v.add("github.app.integration_id", why+" (set GITHUB_APP_INTEGRATION_ID)")
+	}
+	if !a.WebhookSecret.IsSet() {
+		v.add("github.app.webhook_secret", why+" (set GITHUB_APP_WEBHOOK_SECRET)")
+	}
+	switch {
+	case a.PrivateKey.IsSet():
+		if err := checkPrivateKey([]byte(a.PrivateKey.Value())); err != nil {
+			key := "github.app.private_key"
+			if a.PrivateKeyFile != "" {
+				key = fmt.Sprintf("github.app.private_key_file %q", a.PrivateKeyFile)
+			}
+			v.add(key, err.Error())
+		}
+	case a.PrivateKeyFile == "": // a key file that could not be read is one of Load's problems
+		v.add("github.app.private_key", why+" (set GITHUB_APP_PRIVATE_KEY or MERGEGUARD_GITHUB_PRIVATE_KEY_FILE)")
+	}
+}
+
+// checkPrivateKey checks that data is a PEM-encoded RSA private key in
+// PKCS#1 or PKCS#8 form, as GitHub issues them and ghinstallation reads them.
+func checkPrivateKey(data []byte) error {
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return errors.New(`not a PEM-encoded private key (expected "-----BEGIN RSA PRIVATE KEY-----")`)
+	}
+	switch block.Type {
+	case "RSA PRIVATE KEY":
+		if _, err := x509.ParsePKCS1PrivateKey(block.Bytes); err != nil {
+			return fmt.Errorf("cannot parse the RSA private key: %w", err)
+		}
+	case "PRIVATE KEY":
+		key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			return fmt.Errorf("cannot parse the private key: %w", err)
+		}
+		if _, ok := key.(*rsa.PrivateKey); !ok {
+			return fmt.Errorf("the private key is a %T, GitHub Apps use RSA keys", key)
+		}
+	default:
+		return fmt.Errorf("PEM block %q is not a private key", block.Type)
+	}
+	return nil
+}
+
+func (l LLM) check(v *validation) {
+	v.url("llm.base_url", l.BaseURL)
+	if l.Model == "" {
+		v.add("llm.model", "must not be empty (set MERGEGUARD_MODEL)")
+	}
+	positive(v, "llm.context_tokens", l.ContextTokens)
+	positive(v, "llm.max_output_tokens", l.MaxOutputTokens)
+	if l.ContextTokens > 0 && l.MaxOutputTokens >= l.ContextTokens {
+		v.add("llm.max_output_tokens", fmt.Sprintf("must be less than llm.context_tokens (%d), got %d", l.ContextTokens, l.MaxOutputTokens))
+	}
+	if l.Temperature < 0 || l.Temperature > 2 {
+		v.add("llm.temperature", fmt.Sprintf("must be between 0 and 2, got %g", l.Temperature))
+	}
+	positive(v, "llm.timeout", l.Timeout)
+	atLeastOne(v, "llm.max_turns", l.MaxTurns)
+	atLeastOne(v, "llm.concurrency", l.Concurrency)
+	for _, model := range slices.Sorted(maps.Keys(l.Prices)) {
+		p := l.Prices[model]
+		if p.InputPerMillion < 0 {
+			v.add("llm.prices."+model+".input_per_million", fmt.Sprintf("must not be negative, got %g", p.InputPerMillion))
+		}
+		if p.OutputPerMillion < 0 {
+			v.add("llm.prices."+model+".output_per_million", fmt.Sprintf("must not be negative, got %g", p.OutputPerMillion))
+		}
+	}
+}
+
+// validation collects problems as "key: message" errors.
+type validation struct {
+	errs []error
+}
+
+func (v *validation) add(key, msg string) {
+	v.errs = append(v.errs, errors.New(key+": "+msg))
+}
+
+// url checks that s is an absolute http or https URL.
+func (v *validation) url(key, s string) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		v.add(key, fmt.Sprintf("%q is not an absolute http(s) URL", s))
+	}
+}
+
+func positive[T int | time.Duration](v *validation, key string, n T) {
+	if n <= 0 {
+		v.add(key, fmt.Sprintf("must be positive, got %v", n))
+	}
+}
+
+func atLeastOne(v *validation, key string, n int) {
+	if n < 1 {
+		v.add(key, fmt.Sprintf("must be at least 1, got %d", n))
+	}
+}
+
+func noLimit(v *validation, key string, d time.Duration) {
+	if d < 0 {
+		v.add(key, fmt.Sprintf("must not be negative (0 means no limit), got %v", d))
+	}
+}
+
+func unlimited[T int | float64](v *validation, key string, n T) {
+	if n < 0 {
+		v.add(key, fmt.Sprintf("must not be negative (0 means unlimited), got %v", n))
+	}
+}
