@@ -35,6 +35,9 @@ type Line struct {
 	Text string
 	// NoNewline marks a line followed by "\ No newline at end of file".
 	NoNewline bool
+	// CRLF marks a line that ended in "\r\n" (a Windows line ending); the
+	// "\r" is not part of Text.
+	CRLF bool
 }
 
 // Hunk is one @@ section of a file's diff.
@@ -59,6 +62,10 @@ type File struct {
 	Hunks      []Hunk
 	Additions  int
 	Deletions  int
+	// DiffBytes is the size of the file's hunks as diff text (headers,
+	// prefixes and line endings included). GitHub refuses review comments on
+	// files whose diff is about 1 MB or more; see MaxCommentableDiffBytes.
+	DiffBytes int
 }
 
 // Path is the file's path on the head side, or the old path of a deleted file.

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+)
+
+// gitCommit writes files into a real repository at dir (created on first
+// use) and commits them, returning the commit's SHA.
+func gitCommit(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
+	git := func(args ...string) string {
+		cmd := exec.CommandContext(t.Context(), "git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=Dev", "GIT_COMMITTER_EMAIL=dev@example.com")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		git("init", "-q", "-b", "main")
+	}
+	for p, c := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "change")
+	return git("rev-parse", "HEAD")
+}
+
+func TestReviewCommand(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	base := gitCommit(t, dir, map[string]string{
+		"main.go":         "package main\n\nfunc main() {}\n",
+		".mergeguard.yml": "severity_threshold: warning\npath_filters: [\"!docs/**\"]\n",
+	})
+	head := gitCommit(t, dir, map[string]string{
+		"cloud/keys.go": "package cloud\n\nconst key = \"AKIAZ7VRSQ5TJN2XMY4W\"\n",
+		"docs/key.md":   "AKIAZ7VRSQ5TJN2XMY4W\n",
+	})
+
+	t.Run("json without LLM fails on changes", func(t *testing.T) {
+		stdout, stderr, err := runCmd(t, env(nil), "review", "--repo", dir, "--base", base, "--head", head, "--format", "json", "--fail-on-changes")
+		if !errors.Is(err, errChangesRequested) || exitCode(err) != 1 {
+			t.Fatalf("err = %v (exit %d), want changes requested (exit 1)", err, exitCode(err))
+		}
+		if !strings.Contains(stderr, "no LLM configured") {
+			t.Errorf("stderr = %q", stderr)
+		}
+		var v review.Verdict
+		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+			t.Fatalf("stdout is not a verdict: %v\n%s", err, stdout)
+		}
+		var got []string
+		for _, f := range v.Findings() {
+			got = append(got, f.FilePath+":"+f.Title)
+		}
+		if diff := cmp.Diff([]string{"cloud/keys.go:Possible secret committed (aws-access-token)"}, got); diff != "" {
+			t.Errorf("findings (-want +got):\n%s", diff)
+		}
+		// The JSON contract's keys.
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(stdout), &raw); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"verdict", "summary", "confidence", "files", "stats", "false_positives", "recommendations", "review_duration_ms"} {
+			if _, ok := raw[k]; !ok {
+				t.Errorf("verdict JSON lacks %q", k)
+			}
+		}
+	})
+
+	t.Run("markdown with an LLM, no failure without the flag", func(t *testing.T) {
+		srv := llmtest.NewQueue(t, llmtest.JSON(map[string]any{"findings": []any{}, "positive_notes": []any{}}))
+		getenv := env(map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test", "MERGEGUARD_MODEL": "gpt-4o"})
+		stdout, stderr, err := runCmd(t, getenv, "review", "--repo", dir, "--base", base, "--head", head, "--format", "markdown")
+		if err != nil {
+			t.Fatalf("err = %v\n%s", err, stderr)
+		}
+		if !strings.HasPrefix(stdout, "## MergeGuard: changes requested") || strings.Contains(stderr, "no LLM") {
+			t.Errorf("stdout = %q\nstderr = %q", stdout, stderr)
+		}
+		if srv.Calls() != 1 {
+			t.Errorf("LLM calls = %d, want 1", srv.Calls())
+		}
+		if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-test" {
+			t.Errorf("Authorization = %q", got)
+		}
+	})
+
+	t.Run("diff file", func(t *testing.T) {
+		patch := filepath.Join(t.TempDir(), "change.diff")
+		text := "diff --git a/a.txt b/a.txt\nnew file mode 100644\n--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+hello\n"
+		if err := os.WriteFile(patch, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, _, err := runCmd(t, env(nil), "review", "--diff", patch, "--repo", t.TempDir(), "--fail-on-changes")
+		if err != nil || !strings.HasPrefix(stdout, "Verdict: COMMENT") {
+			t.Errorf("err = %v, stdout = %q", err, stdout)
+		}
+	})
+
+	t.Run("usage errors", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"review", "--format", "yaml"},
+			{"review", "--diff", "x.diff", "--base", "main"},
+			{"review", "extra"},
+		} {
+			if _, _, err := runCmd(t, env(nil), args...); exitCode(err) != 2 {
+				t.Errorf("%v: err = %v, want a usage error", args, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,407 @@
+// Package agent runs one LLM agent of the review pipeline: a chat with a
+// tool-calling loop bounded in turns, time and context tokens, ending in the
+// structured JSON answer of Output. Every run ends as a review.AgentResult:
+// success, truncated (turn limit reached; partial findings), error or
+// timeout. The package never fails a review: the caller decides what a
+// failed agent means.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/budget"
+	"github.com/mergeguard/mergeguard/review/llm"
+)
+
+// ChatClient sends one chat completion request. The engine's llm.Client
+// (with retries and backoff) implements it.
+type ChatClient interface {
+	Chat(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+}
+
+// Toolbox answers the model's tool calls. The engine's tools.Toolbox
+// implements it.
+type Toolbox interface {
+	// Definitions lists the tools offered to the model.
+	Definitions() []openai.Tool
+	// Call runs a tool with its JSON arguments and returns the text given
+	// back to the model. An error is shown to the model as the tool's answer.
+	Call(ctx context.Context, name, args string) (string, error)
+}
+
+// Counter estimates the number of tokens of a text for the model in use.
+type Counter = budget.Counter
+
+// ResponseFormat selects how the final JSON answer is requested.
+type ResponseFormat string
+
+// Response formats. Whatever the format, the reply is also accepted as plain
+// JSON or a fenced JSON block.
+const (
+	// FormatJSONSchema sends response_format json_schema (strict), for
+	// models with structured outputs.
+	FormatJSONSchema ResponseFormat = "json_schema"
+	// FormatJSONObject sends response_format json_object.
+	FormatJSONObject ResponseFormat = "json_object"
+	// FormatText sends no response_format; the prompt asks for JSON.
+	FormatText ResponseFormat = "text"
+)
+
+// Error types of an AgentResult with status error, besides the llm.Type*
+// types of a failed chat call.
+const (
+	ErrorTypeLLM             = "llm_error"
+	ErrorTypeInvalidOutput   = "invalid_output"
+	ErrorTypeContextOverflow = "context_overflow"
+	ErrorTypeCanceled        = "canceled"
+)
+
+// Config is what every agent run of a review shares.
+type Config struct {
+	Client ChatClient
+	Model  string
+	// ContextTokens is the model's context window. No request's prompt is
+	// allowed to exceed ContextTokens - MaxOutputTokens, counted with
+	// Counter.
+	ContextTokens   int
+	MaxOutputTokens int
+	// MaxTurns bounds the chat calls of a run (not counting the one retry
+	// of an unparsable answer). The last turn is sent without tools.
+	MaxTurns int
+	// Timeout bounds a whole run; zero means none.
+	Timeout        time.Duration
+	ResponseFormat ResponseFormat
+	// Temperature is the sampling temperature; zero leaves the server's
+	// default (go-openai cannot send 0).
+	Temperature float32
+	Counter     Counter
+	// Cost prices the usage of one call of model (as the server named it);
+	// nil counts tokens only.
+	Cost func(model string, usage openai.Usage) review.CostInfo
+}
+
+// Task is one agent run.
+type Task struct {
+	Name   string // agent name, e.g. "reviewer:chunk-1"
+	Stage  string
+	System string
+	User   string
+	// Tools may be nil: the model then answers from the prompt alone.
+	Tools Toolbox
+	// Emit, if set, receives a tool.called event per tool call.
+	Emit func(t review.EventType, data map[string]any)
+}
+
+// Result is the outcome of a run: the agent result (Issues left for the
+// caller to set after verification), the parsed answer and counters.
+type Result struct {
+	review.AgentResult
+	Output    Output
+	LLMCalls  int
+	ToolCalls int
+	// MaxPromptTokens is the largest prompt sent, as Counter counts it.
+	MaxPromptTokens int
+}
+
+// Texts the model reads when the loop steers it.
+const (
+	lastTurnNote  = "Tool calls are no longer available (turn limit reached). Reply now with your final answer: only the JSON object described in the system prompt."
+	budgetNote    = "The context budget is used up, so tool calls are no longer available. Reply now with your final answer: only the JSON object described in the system prompt."
+	droppedNote   = "(Earlier tool calls and their results were removed to stay within the context budget.)"
+	retryTemplate = "Your reply could not be used: %v. Reply again with only the JSON object described in the system prompt, no prose."
+	// resultReserve keeps room after a tool result for the steering notes
+	// and a parse-retry message.
+	resultReserve = 300
+	// minToolResult is the smallest tool answer worth sending; below it the
+	// budget counts as used up.
+	minToolResult = 64
+)
+
+// Run runs task to its end and never returns an error: failures are in the
+// result's status.
+func Run(ctx context.Context, cfg Config, task Task) Result {
+	start := time.Now()
+	r := run(ctx, cfg, task)
+	r.Agent, r.Stage = task.Name, task.Stage
+	r.ElapsedMS = time.Since(start).Milliseconds()
+	r.Issues = len(r.Output.Findings)
+	return r
+}
+
+func run(parent context.Context, cfg Config, task Task) Result {
+	ctx := parent
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(parent, cfg.Timeout)
+		defer cancel()
+	}
+	c := conversation{cfg: cfg, msgs: []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: task.System},
+		{Role: openai.ChatMessageRoleUser, Content: task.User},
+	}}
+	var res Result
+	fail := func(status review.AgentStatus, typ string, err error) Result {
+		res.Status = status
+		if status == review.AgentTimeout {
+			res.TimeoutSeconds = cfg.Timeout.Seconds()
+			return res
+		}
+		res.ErrorType, res.Error = typ, err.Error()
+		return res
+	}
+	var (
+		forced, retried, exhausted bool
+	)
+	for turn := 1; ; turn++ {
+		useTools := task.Tools != nil && turn < cfg.MaxTurns && !exhausted
+		req := c.request(task.Tools, useTools)
+		tokens, err := c.fit(req)
+		if err != nil {
+			return fail(review.AgentError, ErrorTypeContextOverflow, err)
+		}
+		req.Messages = c.msgs
+		res.MaxPromptTokens = max(res.MaxPromptTokens, tokens)
+
+		resp, err := cfg.Client.Chat(ctx, req)
+		res.LLMCalls++
+		res.Turns++
+		res.Cost = res.Cost.Add(cfg.cost(resp.Model, resp.Usage))
+		switch {
+		case err != nil && parent.Err() != nil:
+			return fail(review.AgentError, ErrorTypeCanceled, fmt.Errorf("review canceled: %w", parent.Err()))
+		case err != nil && ctx.Err() != nil:
+			return fail(review.AgentTimeout, "", nil)
+		case err != nil:
+			typ := ErrorTypeLLM
+			if le := (*llm.Error)(nil); errors.As(err, &le) {
+				typ = le.Type
+			}
+			return fail(review.AgentError, typ, err)
+		case len(resp.Choices) == 0:
+			return fail(review.AgentError, ErrorTypeLLM, errors.New("the model returned no choices"))
+		}
+		msg := resp.Choices[0].Message
+
+		if len(msg.ToolCalls) > 0 {
+			if !useTools {
+				// The model asked for tools it was not offered: stop with
+				// what we have (nothing parsed yet).
+				res.Status = review.AgentTruncated
+				return res
+			}
+			c.msgs = append(c.msgs, msg)
+			for _, call := range msg.ToolCalls {
+				res.ToolCalls++
+				answer, ok := c.callTool(ctx, task, turn, call)
+				exhausted = exhausted || !ok
+				c.msgs = append(c.msgs, openai.ChatCompletionMessage{
+					Role: openai.ChatMessageRoleTool, ToolCallID: call.ID, Content: answer,
+				})
+			}
+			switch {
+			case exhausted:
+				c.note(budgetNote)
+				forced = true
+			case turn+1 >= cfg.MaxTurns:
+				c.note(lastTurnNote)
+				forced = true
+			}
+			continue
+		}
+
+		out, err := ParseOutput(msg.Content)
+		if err == nil {
+			res.Output = out
+			res.Status = review.AgentSuccess
+			if forced {
+				res.Status = review.AgentTruncated
+			}
+			return res
+		}
+		if retried {
+			return fail(review.AgentError, ErrorTypeInvalidOutput, fmt.Errorf("unparsable answer after one retry: %w", err))
+		}
+		retried = true
+		msg.Content = clip(msg.Content, 2000)
+		c.msgs = append(c.msgs, msg)
+		c.note(fmt.Sprintf(retryTemplate, err))
+	}
+}
+
+// conversation holds the messages of a run and keeps them within budget.
+type conversation struct {
+	cfg       Config
+	msgs      []openai.ChatCompletionMessage
+	compacted bool
+}
+
+// request builds the next request, with tools when useTools.
+func (c *conversation) request(tb Toolbox, useTools bool) openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{
+		Model:               c.cfg.Model,
+		MaxCompletionTokens: c.cfg.MaxOutputTokens,
+		Temperature:         c.cfg.Temperature,
+	}
+	switch c.cfg.ResponseFormat {
+	case FormatJSONSchema, "":
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name: "review", Schema: json.RawMessage(OutputSchema), Strict: true,
+			},
+		}
+	case FormatJSONObject:
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	if useTools {
+		req.Tools = tb.Definitions()
+		req.ToolChoice = "auto"
+	}
+	return req
+}
+
+// budget is the most prompt tokens a request may carry.
+func (c *conversation) budget() int {
+	return c.cfg.ContextTokens - c.cfg.MaxOutputTokens
+}
+
+// tokens counts the whole prompt of req with the conversation's messages:
+// messages, tool definitions and the response schema.
+func (c *conversation) tokens(req openai.ChatCompletionRequest) int {
+	n := budget.CountMessages(c.cfg.Counter, c.msgs, req.Tools)
+	if req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil {
+		n += c.cfg.Counter.Count(OutputSchema)
+	}
+	return n
+}
+
+// fit makes the prompt of req fit the budget, dropping the oldest tool
+// exchanges first, and returns its size. It fails when even the system and
+// user messages do not fit: that request is never sent.
+func (c *conversation) fit(req openai.ChatCompletionRequest) (int, error) {
+	for {
+		n := c.tokens(req)
+		if n <= c.budget() {
+			return n, nil
+		}
+		if !c.dropOldestExchange() {
+			return n, fmt.Errorf("prompt of %d tokens exceeds the budget of %d (context %d - output %d)",
+				n, c.budget(), c.cfg.ContextTokens, c.cfg.MaxOutputTokens)
+		}
+	}
+}
+
+// dropOldestExchange removes the oldest assistant tool-call message and its
+// tool answers, leaving a note in their place once.
+func (c *conversation) dropOldestExchange() bool {
+	for i := 2; i < len(c.msgs); i++ {
+		if len(c.msgs[i].ToolCalls) == 0 {
+			continue
+		}
+		j := i + 1
+		for j < len(c.msgs) && c.msgs[j].Role == openai.ChatMessageRoleTool {
+			j++
+		}
+		if j == len(c.msgs) {
+			return false // the newest exchange is what the model needs next
+		}
+		rest := append([]openai.ChatCompletionMessage{}, c.msgs[j:]...)
+		c.msgs = c.msgs[:i]
+		if !c.compacted {
+			c.msgs = append(c.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: droppedNote})
+			c.compacted = true
+		}
+		c.msgs = append(c.msgs, rest...)
+		return true
+	}
+	return false
+}
+
+// note appends a user message steering the model.
+func (c *conversation) note(text string) {
+	c.msgs = append(c.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
+}
+
+// callTool runs one tool call and returns the answer for the model, cut to
+// the room left in the budget. ok is false when no useful room was left.
+func (c *conversation) callTool(ctx context.Context, task Task, turn int, call openai.ToolCall) (answer string, ok bool) {
+	name, args := call.Function.Name, call.Function.Arguments
+	out, err := task.Tools.Call(ctx, name, args)
+	if err != nil {
+		out = "error: " + err.Error()
+	}
+	// Room: what the next request (without tools, the worst case being the
+	// current tools kept) may still carry.
+	room := c.budget() - c.tokens(c.request(task.Tools, true)) - 4 - resultReserve
+	ok = room >= minToolResult
+	if !ok {
+		out = "(tool answer omitted: the context budget is used up)"
+	} else {
+		out = c.truncate(out, room)
+	}
+	if task.Emit != nil {
+		data := map[string]any{"tool": name, "args": clip(args, 200), "turn": turn, "result_tokens": c.cfg.Counter.Count(out)}
+		if err != nil {
+			data["error"] = err.Error()
+		}
+		task.Emit(review.EventToolCalled, data)
+	}
+	return out, ok
+}
+
+// truncate cuts text to at most limit tokens, marking the cut.
+func (c *conversation) truncate(text string, limit int) string {
+	const mark = "\n... (cut to fit the context budget)"
+	n := c.cfg.Counter.Count(text)
+	if n <= limit {
+		return text
+	}
+	keep := len(text) * limit / n
+	for keep > 0 {
+		cut := prefix(text, keep) + mark
+		if c.cfg.Counter.Count(cut) <= limit {
+			return cut
+		}
+		keep = keep * 9 / 10
+	}
+	return strings.TrimPrefix(mark, "\n")
+}
+
+// cost prices one call's usage.
+func (cfg Config) cost(model string, u openai.Usage) review.CostInfo {
+	if model == "" {
+		model = cfg.Model
+	}
+	if cfg.Cost != nil {
+		return cfg.Cost(model, u)
+	}
+	return review.CostInfo{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+}
+
+// clip shortens s to at most n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return prefix(s, n) + "…"
+}
+
+// prefix returns at most the first n bytes of s, never splitting a rune.
+func prefix(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,89 @@
+// Package analyzer holds MergeGuard's built-in deterministic checks: secrets
+// (gitleaks), private keys, merge-conflict markers, debugger statements,
+// focused tests and committed .env files. They read only the added lines of a
+// parsed diff, so a review finds these problems even with no LLM configured.
+//
+// Every check is chosen for precision over recall: a finding from here should
+// almost never be wrong. Findings still go through the pipeline's verifier
+// like any other.
+package analyzer
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
+)
+
+// Analyzer is one deterministic check over the changed files of a diff.
+// Implementations are safe for concurrent use.
+type Analyzer interface {
+	// Name is the agent name the findings are reported under, e.g.
+	// "analyzer:secrets".
+	Name() string
+	// Analyze returns the findings of the check on files. Findings are
+	// anchored to new-side (RIGHT) line numbers of added lines.
+	Analyze(ctx context.Context, files []*diff.File) ([]review.Finding, error)
+}
+
+// Builtin returns every built-in analyzer, the secret scanner first.
+func Builtin() []Analyzer {
+	return []Analyzer{
+		NewSecrets(),
+		PrivateKeys{},
+		ConflictMarkers{},
+		DebugStatements{},
+		FocusedTests{},
+		EnvFiles{},
+	}
+}
+
+// addedLine is one added line of a file with its new-side number.
+type addedLine struct {
+	hunk int
+	num  int
+	text string
+}
+
+// addedLines lists the added lines of f in order.
+func addedLines(f *diff.File) []addedLine {
+	var out []addedLine
+	for hi, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == diff.Add {
+				out = append(out, addedLine{hunk: hi, num: l.NewLine, text: l.Text})
+			}
+		}
+	}
+	return out
+}
+
+// scannable reports whether f has added text to scan.
+func scannable(f *diff.File) bool {
+	return !f.Binary && f.Status != diff.Deleted && f.Additions > 0
+}
+
+// finding builds a RIGHT-side finding of agent on lines start..end of f.
+func finding(agent string, f *diff.File, start, end int, sev review.Severity, cat review.Category, conf float64, title, desc, suggestion, snippet string) review.Finding {
+	return review.Finding{
+		FilePath:    f.Path(),
+		LineStart:   start,
+		LineEnd:     end,
+		Side:        review.SideRight,
+		Severity:    sev,
+		Category:    cat,
+		Title:       title,
+		Description: desc,
+		Suggestion:  suggestion,
+		Confidence:  conf,
+		CodeSnippet: snippet,
+		Agent:       agent,
+	}
+}
+
+// ext returns the lower-case extension of p without the dot.
+func ext(p string) string {
+	return strings.TrimPrefix(strings.ToLower(path.Ext(p)), ".")
+}

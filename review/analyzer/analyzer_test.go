@@ -1,0 +1,158 @@
+package analyzer
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
+)
+
+func parse(t *testing.T, text string) []*diff.File {
+	t.Helper()
+	d, err := diff.ParseString(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Files
+}
+
+func readDiff(t *testing.T, name string) []*diff.File {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parse(t, string(b))
+}
+
+// anchor is what the tests compare of a finding.
+type anchor struct {
+	Agent     string
+	Path      string
+	Start     int
+	End       int
+	Severity  review.Severity
+	Category  review.Category
+	RuleTitle string
+}
+
+func anchors(fs []review.Finding) []anchor {
+	var out []anchor
+	for _, f := range fs {
+		out = append(out, anchor{f.Agent, f.FilePath, f.LineStart, f.LineEnd, f.Severity, f.Category, f.Title})
+	}
+	return out
+}
+
+func TestBuiltinOnPlantedDiff(t *testing.T) {
+	files := readDiff(t, "planted.diff")
+	want := map[string][]anchor{
+		"analyzer:secrets": {
+			{"analyzer:secrets", "config/aws.go", 5, 5, review.SeverityCritical, review.CategorySecurity, "Possible secret committed (aws-access-token)"},
+			{"analyzer:secrets", "deploy/id_rsa", 1, 4, review.SeverityCritical, review.CategorySecurity, "Possible secret committed (private-key)"},
+		},
+		"analyzer:private-keys": {
+			{"analyzer:private-keys", "deploy/id_rsa", 1, 1, review.SeverityCritical, review.CategorySecurity, "Private key committed"},
+		},
+		"analyzer:conflict-markers": {
+			{"analyzer:conflict-markers", "main.go", 6, 10, review.SeverityCritical, review.CategoryBug, "Unresolved merge conflict"},
+		},
+		"analyzer:debug-statements": nil,
+		"analyzer:focused-tests":    nil,
+		"analyzer:env-files":        nil,
+	}
+	for _, a := range Builtin() {
+		t.Run(a.Name(), func(t *testing.T) {
+			got, err := a.Analyze(t.Context(), files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range got {
+				// Never echo a secret.
+				for _, s := range []string{"AKIAZ7VRSQ5TJN2XMY4W", "MIIEpAIBAAKCAQEA"} {
+					if strings.Contains(f.Title+f.Description+f.Suggestion+f.CodeSnippet, s) {
+						t.Errorf("finding %q repeats the secret", f.Title)
+					}
+				}
+			}
+			wantA, ok := want[a.Name()]
+			if !ok {
+				t.Fatalf("no expectation for %s", a.Name())
+			}
+			if diff := cmp.Diff(wantA, anchors(got)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// added builds a diff adding lines to a new file at path.
+func added(path string, lines ...string) string {
+	var b strings.Builder
+	b.WriteString("diff --git a/" + path + " b/" + path + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + path + "\n")
+	b.WriteString("@@ -0,0 +1," + strconv.Itoa(len(lines)) + " @@\n")
+	for _, l := range lines {
+		b.WriteString("+" + l + "\n")
+	}
+	return b.String()
+}
+
+func TestChecks(t *testing.T) {
+	tests := map[string]struct {
+		a     Analyzer
+		diff  string
+		lines [][2]int // start, end of each finding
+	}{
+		"debugger in js":          {DebugStatements{}, added("web/app.js", "const a = 1;", "  debugger;", "run();"), [][2]int{{2, 2}}},
+		"debugger word in string": {DebugStatements{}, added("web/app.js", `log("debugger;")`), nil},
+		"debugger in go ignored":  {DebugStatements{}, added("main.go", "debugger;"), nil},
+		"pry in ruby":             {DebugStatements{}, added("app.rb", "def x", "  binding.pry", "end"), [][2]int{{2, 2}}},
+		"python breakpoint":       {DebugStatements{}, added("x.py", "def f():", "    breakpoint()", "    import pdb; pdb.set_trace()"), [][2]int{{2, 2}, {3, 3}}},
+		"it.only in test":         {FocusedTests{}, added("src/a.test.ts", "describe('x', () => {", "  it.only('y', () => {})", "})"), [][2]int{{2, 2}}},
+		"fdescribe in spec":       {FocusedTests{}, added("src/a.spec.js", "fdescribe('x', () => {})"), [][2]int{{1, 1}}},
+		"only outside tests":      {FocusedTests{}, added("src/a.ts", "it.only('y')"), nil},
+		"dotenv":                  {EnvFiles{}, added(".env", "DB_PASSWORD=hunter2"), [][2]int{{1, 1}}},
+		"dotenv local":            {EnvFiles{}, added("app/.env.local", "X=1"), [][2]int{{1, 1}}},
+		"dotenv example":          {EnvFiles{}, added(".env.example", "DB_PASSWORD="), nil},
+		"rst underline":           {ConflictMarkers{}, added("doc.rst", "Title", "======="), nil},
+		"orphan closing marker":   {ConflictMarkers{}, added("a.txt", "x", ">>>>>>> main"), [][2]int{{2, 2}}},
+		"marker needs a space":    {ConflictMarkers{}, added("a.txt", "<<<<<<<<<< not a marker"), nil},
+		"openssh key header":      {PrivateKeys{}, added("k", "-----BEGIN OPENSSH PRIVATE KEY-----"), [][2]int{{1, 1}}},
+		"public key":              {PrivateKeys{}, added("k.pub", "-----BEGIN PUBLIC KEY-----"), nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := tc.a.Analyze(t.Context(), parse(t, tc.diff))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines [][2]int
+			for _, f := range got {
+				lines = append(lines, [2]int{f.LineStart, f.LineEnd})
+				if f.Side != review.SideRight || f.Agent != tc.a.Name() {
+					t.Errorf("finding %+v", f)
+				}
+			}
+			if diff := cmp.Diff(tc.lines, lines); diff != "" {
+				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSecretsOnlyAddedLines(t *testing.T) {
+	// The key is on a deleted line and a context line: nothing is added.
+	text := "diff --git a/c.go b/c.go\n--- a/c.go\n+++ b/c.go\n@@ -1,3 +1,3 @@\n const a = \"AKIAZ7VRSQ5TJN2XMY4W\"\n-const b = \"AKIAZ7VRSQ5TJN2XMY5Q\"\n+const b = 2\n const c = 3\n"
+	got, err := NewSecrets().Analyze(t.Context(), parse(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Errorf("findings on unchanged lines: %+v", got)
+	}
+}

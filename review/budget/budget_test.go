@@ -1,0 +1,350 @@
+package budget_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/budget"
+)
+
+func TestEncodingForModel(t *testing.T) {
+	tests := map[string]string{
+		"gpt-4o":                  budget.O200kBase,
+		"gpt-4o-mini-2024-07-18":  budget.O200kBase,
+		"gpt-4.1":                 budget.O200kBase,
+		"gpt-5-mini":              budget.O200kBase,
+		"o1":                      budget.O200kBase,
+		"o3-mini":                 budget.O200kBase,
+		"o4-mini-2025-04-16":      budget.O200kBase,
+		"openai/gpt-4o":           budget.O200kBase,
+		"gpt-4":                   budget.CL100kBase,
+		"gpt-4-turbo":             budget.CL100kBase,
+		"gpt-3.5-turbo-0125":      budget.CL100kBase,
+		"llama3.1:8b":             "",
+		"mistral-large-latest":    "",
+		"Qwen/Qwen2.5-Coder-32B":  "",
+		"ollama":                  "",
+		"o":                       "",
+		"omni-custom":             "",
+		"":                        "",
+		"meta-llama/Llama-3.3-70": "",
+	}
+	for model, want := range tests {
+		if got := budget.EncodingForModel(model); got != want {
+			t.Errorf("EncodingForModel(%q) = %q, want %q", model, got, want)
+		}
+	}
+}
+
+func TestCounters(t *testing.T) {
+	tk := budget.NewTokenizers()
+	tests := []struct {
+		model, text string
+		want        int
+	}{
+		// Counts from OpenAI's tokenizer.
+		{"gpt-4", "tiktoken is great!", 6},
+		{"gpt-4o", "tiktoken is great!", 6},
+		{"gpt-4o", "Hello, world!", 4},
+		{"gpt-3.5-turbo", "Hello, world!", 4},
+		{"gpt-4o", "", 0},
+		{"gpt-4o", "<|endoftext|>", 7}, // special tokens count as text
+		{"llama3", "12345678", 2},
+		{"llama3", "123456789", 3},
+	}
+	for _, tt := range tests {
+		if got := tk.ForModel(tt.model).Count(tt.text); got != tt.want {
+			t.Errorf("ForModel(%q).Count(%q) = %d, want %d", tt.model, tt.text, got, tt.want)
+		}
+	}
+	if tk.ForModel("gpt-4o") != tk.ForModel("o3") {
+		t.Error("models of one encoding get different counters")
+	}
+}
+
+func TestCounterConcurrentFirstUse(t *testing.T) {
+	c := budget.NewTokenizers().ForModel("gpt-4")
+	var wg sync.WaitGroup
+	counts := make([]int, 8)
+	for i := range counts {
+		wg.Go(func() { counts[i] = c.Count("func main() { fmt.Println(42) }") })
+	}
+	wg.Wait()
+	for i, n := range counts {
+		if n != counts[0] || n == 0 {
+			t.Fatalf("counts = %v (goroutine %d)", counts, i)
+		}
+	}
+}
+
+func numbered(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("l%d", i+1)
+	}
+	return lines
+}
+
+func TestTruncateLines(t *testing.T) {
+	tests := []struct {
+		name     string
+		n        int
+		interest []int
+		radius   int
+		want     []string
+	}{
+		{"one window in the middle", 20, []int{10}, 2, []string{"...", "l8", "l9", "l10", "l11", "l12", "..."}},
+		{"window at the start", 10, []int{1}, 2, []string{"l1", "l2", "l3", "..."}},
+		{"window at the end", 10, []int{10}, 2, []string{"...", "l8", "l9", "l10"}},
+		{"overlapping windows merge", 20, []int{5, 8}, 2, []string{"...", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "l10", "..."}},
+		{"touching windows merge", 20, []int{5, 10}, 2, []string{"...", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "l10", "l11", "l12", "..."}},
+		{"a one-line gap is kept", 20, []int{5, 11}, 2, []string{"...", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "l10", "l11", "l12", "l13", "..."}},
+		{"two windows", 30, []int{5, 20}, 1, []string{"...", "l4", "l5", "l6", "...", "l19", "l20", "l21", "..."}},
+		{"radius zero", 5, []int{3}, 0, []string{"...", "l3", "..."}},
+		{"out of range ignored", 5, []int{0, 9, 3}, 0, []string{"...", "l3", "..."}},
+		{"unsorted duplicates", 9, []int{8, 2, 2}, 0, []string{"...", "l2", "...", "l8", "..."}},
+		{"everything kept", 5, []int{3}, 10, []string{"l1", "l2", "l3", "l4", "l5"}},
+		{"no interest", 5, nil, 10, []string{"..."}},
+		{"no lines", 0, []int{1}, 10, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, n := budget.TruncateLines(numbered(tt.n), tt.interest, tt.radius)
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("kept (-want +got):\n%s", d)
+			}
+			wantN := 0
+			for _, l := range tt.want {
+				if l != budget.Marker {
+					wantN++
+				}
+			}
+			if n != wantN {
+				t.Errorf("keptCount = %d, want %d", n, wantN)
+			}
+		})
+	}
+}
+
+func TestFitUnderBudgetKeepsEverything(t *testing.T) {
+	secs := []budget.Section{{Name: "a", Text: "one\ntwo\n"}, {Name: "b", Text: "three"}}
+	got, tr := budget.Fit(secs, 100, budget.Estimate{})
+	if d := cmp.Diff(secs, got); d != "" {
+		t.Errorf("sections (-want +got):\n%s", d)
+	}
+	want := review.Truncation{OriginalLines: 3, KeptLines: 3, SectionsAffected: []string{}}
+	if d := cmp.Diff(want, tr); d != "" {
+		t.Errorf("truncation (-want +got):\n%s", d)
+	}
+}
+
+func TestFitSharesProportionally(t *testing.T) {
+	// Estimate counts 4 bytes a token; each line "xxx" plus newline is 1 token.
+	lines := func(n int) string { return strings.TrimSuffix(strings.Repeat("xxx\n", n), "\n") }
+	secs := []budget.Section{
+		{Name: "instructions", Text: lines(10), Priority: 2, Min: 1000}, // all or nothing, served first
+		{Name: "small", Text: lines(10)},
+		{Name: "big", Text: lines(200), Interest: []int{100}},
+		{Name: "bigger", Text: lines(400)},
+		{Name: "low", Text: lines(50), Priority: -1},
+	}
+	got, tr := budget.Fit(secs, 160, budget.Estimate{})
+	counts := map[string]int{}
+	for _, s := range got {
+		counts[s.Name] = budget.Estimate{}.Count(s.Text)
+	}
+	// 160 - 10 (instructions) = 150 for priority 0: small keeps its 10,
+	// big and bigger share 140 as 1:2, low gets nothing.
+	if counts["instructions"] != 10 || counts["small"] != 10 {
+		t.Errorf("counts = %v, want instructions and small whole", counts)
+	}
+	// big gets about 140/3 but needs only its window around line 100.
+	if c := counts["big"]; c != 23 {
+		t.Errorf("big got %d tokens, want 23 (21 lines and 2 markers)", c)
+	}
+	if c := counts["bigger"]; c < 85 || c > 94 {
+		t.Errorf("bigger got %d tokens, want about 2*140/3", c)
+	}
+	if _, ok := counts["low"]; ok {
+		t.Errorf("low kept although the budget ran out: %v", counts)
+	}
+	if d := cmp.Diff([]string{"big", "bigger", "low"}, tr.SectionsAffected); d != "" {
+		t.Errorf("affected (-want +got):\n%s", d)
+	}
+	if !tr.Truncated || tr.OriginalLines != 670 || tr.KeptLines >= 670 || tr.KeptLines < 100 {
+		t.Errorf("truncation = %+v", tr)
+	}
+	for _, s := range got {
+		if s.Name == "big" && !strings.Contains(s.Text, "...") {
+			t.Errorf("big was cut without a marker:\n%s", s.Text)
+		}
+	}
+}
+
+func TestFitKeepsLinesOfInterest(t *testing.T) {
+	lines := numbered(500)
+	secs := []budget.Section{{Name: "f.go", Text: strings.Join(lines, "\n"), Interest: []int{250}}}
+	got, tr := budget.Fit(secs, 40, budget.Estimate{})
+	if len(got) != 1 {
+		t.Fatalf("got %d sections", len(got))
+	}
+	text := got[0].Text
+	if !strings.Contains(text, "\nl250\n") || !strings.HasPrefix(text, "...\n") || !strings.HasSuffix(text, "\n...") {
+		t.Errorf("cut text lost the line of interest or its markers:\n%s", text)
+	}
+	if tr.KeptLines != strings.Count(text, "\n")-1 {
+		t.Errorf("KeptLines = %d for text:\n%s", tr.KeptLines, text)
+	}
+}
+
+// TestFitNeverExceedsBudget checks the guarantee on random sections and
+// budgets, with the real tokenizer and the estimate.
+func TestFitNeverExceedsBudget(t *testing.T) {
+	src, err := os.ReadFile("testdata/large.diff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := strings.Split(string(src), "\n")
+	corpus = append(corpus, "日本語のコメント — ünïcödé ✓ 🚀🚀🚀", strings.Repeat("minified();", 400))
+	counters := map[string]budget.Counter{
+		"o200k":    budget.NewTokenizers().ForModel("gpt-4o"),
+		"estimate": budget.Estimate{},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for name, c := range counters {
+		for round := range 60 {
+			var secs []budget.Section
+			for i := range 1 + rng.IntN(6) {
+				n := rng.IntN(300)
+				start := rng.IntN(len(corpus))
+				var lines []string
+				for j := range n {
+					lines = append(lines, corpus[(start+j)%len(corpus)])
+				}
+				var interest []int
+				for range rng.IntN(4) {
+					interest = append(interest, 1+rng.IntN(max(n, 1)))
+				}
+				secs = append(secs, budget.Section{
+					Name: fmt.Sprintf("s%d", i), Text: strings.Join(lines, "\n"),
+					Priority: rng.IntN(3), Min: rng.IntN(50), Interest: interest,
+				})
+			}
+			limit := rng.IntN(3000)
+			got, tr := budget.Fit(secs, limit, c)
+			sum := 0
+			for _, s := range got {
+				sum += c.Count(s.Text)
+			}
+			if sum > limit {
+				t.Errorf("%s round %d: %d tokens for a budget of %d", name, round, sum, limit)
+			}
+			if tr.KeptLines > tr.OriginalLines || (tr.Truncated != (len(tr.SectionsAffected) > 0)) {
+				t.Errorf("%s round %d: inconsistent truncation %+v", name, round, tr)
+			}
+		}
+	}
+}
+
+func TestFitTinyBudgets(t *testing.T) {
+	c := budget.NewTokenizers().ForModel("gpt-4o")
+	long := strings.Repeat("averyveryverylongidentifier", 50)
+	for _, limit := range []int{-5, 0, 1, 2, 3, 10} {
+		got, tr := budget.Fit([]budget.Section{{Name: "x", Text: long}}, limit, c)
+		sum := 0
+		for _, s := range got {
+			sum += c.Count(s.Text)
+		}
+		if sum > max(limit, 0) || !tr.Truncated {
+			t.Errorf("budget %d: %d tokens kept, truncation %+v", limit, sum, tr)
+		}
+		if limit == 10 && (len(got) != 1 || !strings.HasPrefix(got[0].Text, "avery") || !strings.HasSuffix(got[0].Text, " ...")) {
+			t.Errorf("budget 10: want the start of the line and a marker, got %+v", got)
+		}
+	}
+}
+
+func TestFitWithoutInterestKeepsHead(t *testing.T) {
+	secs := []budget.Section{{Name: "f", Text: strings.Join(numbered(100), "\n")}}
+	got, tr := budget.Fit(secs, 10, budget.Estimate{})
+	want := "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\n..." // 38 bytes, 10 tokens
+	if len(got) != 1 || got[0].Text != want || tr.KeptLines != 11 {
+		t.Errorf("got %+v, %+v; want the head:\n%s", got, tr, want)
+	}
+}
+
+func BenchmarkCount5000Lines(b *testing.B) {
+	src, err := os.ReadFile("testdata/large.diff")
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	var sb strings.Builder
+	for i := range 5000 {
+		sb.WriteString(lines[i%len(lines)])
+		sb.WriteByte('\n')
+	}
+	text := sb.String()
+	tk := budget.NewTokenizers()
+	for _, model := range []string{"gpt-4o", "gpt-4", "llama3"} {
+		c := tk.ForModel(model)
+		c.Count("warm up") // load the vocabulary outside the timing
+		b.Run(model, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				c.Count(text)
+			}
+		})
+	}
+}
+
+func BenchmarkFit5000Lines(b *testing.B) {
+	src, err := os.ReadFile("testdata/large.diff")
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	var sb strings.Builder
+	for i := range 5000 {
+		sb.WriteString(lines[i%len(lines)])
+		sb.WriteByte('\n')
+	}
+	c := budget.NewTokenizers().ForModel("gpt-4o")
+	secs := []budget.Section{{Name: "big.go", Text: sb.String(), Interest: []int{100, 2500, 4900}}}
+	c.Count("warm up")
+	for b.Loop() {
+		budget.Fit(secs, 8000, c)
+	}
+}
+
+func TestCountMessages(t *testing.T) {
+	c := budget.NewTokenizers().ForModel("gpt-4o")
+	msgs := []openai.ChatCompletionMessage{
+		{Role: "system", Content: "You review code."},
+		{Role: "user", Content: "Review main.go"},
+	}
+	base := budget.CountMessages(c, msgs, nil)
+	// 3 for the reply, and per message 3 + role + content.
+	want := 3 + (3 + c.Count("system") + c.Count("You review code.")) + (3 + c.Count("user") + c.Count("Review main.go"))
+	if base != want {
+		t.Errorf("CountMessages = %d, want %d", base, want)
+	}
+	msgs = append(msgs, openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{
+		ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "list_files", Arguments: `{"directory":"."}`},
+	}}})
+	tools := []openai.Tool{{Type: "function", Function: &openai.FunctionDefinition{
+		Name: "list_files", Description: "List files.", Parameters: json.RawMessage(`{"type":"object","properties":{}}`),
+	}}}
+	if got := budget.CountMessages(c, msgs, tools); got <= base+10 {
+		t.Errorf("tool calls and definitions add only %d tokens", got-base)
+	}
+}

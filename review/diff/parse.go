@@ -1,0 +1,454 @@
+package diff
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+)
+
+const devNull = "/dev/null"
+
+// ParseError reports malformed diff input at a line of that input.
+type ParseError struct {
+	// Line is the 1-based line of the input the problem was found on.
+	Line int
+	Msg  string
+}
+
+// Error implements error.
+func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// Parse reads a unified diff (git style, as `git diff` and GitHub's
+// application/vnd.github.diff produce it) and parses it with ParseString.
+func Parse(r io.Reader) (*Diff, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("parse diff: read: %w", err)
+	}
+	return ParseString(string(b))
+}
+
+// ParseString parses a unified diff. It understands git's extended headers
+// (renames and copies with their similarity, new and deleted files, mode
+// changes, binary files, C-quoted paths) and plain ---/+++ diffs. Text before
+// the first file header (a commit message, for example) is ignored. An empty
+// input is an empty diff.
+//
+// Malformed input is an error wrapping a *ParseError that names the line:
+// a hunk whose header miscounts its lines, an unknown line in a file header
+// or between hunks, a hunk outside any file. Nothing is silently dropped.
+//
+// A diff whose every line ends in "\r\n" (a git diff converted to Windows
+// line endings by an editor or transport) is read as if converted back;
+// in a normal diff, "\r" before a line's "\n" belongs to the content and is
+// recorded as Line.CRLF.
+func ParseString(s string) (*Diff, error) {
+	if strings.TrimSpace(s) == "" {
+		return &Diff{}, nil
+	}
+	s = normalize(s)
+	gfs, _, err := gitdiff.Parse(strings.NewReader(s))
+	if err != nil {
+		return nil, fmt.Errorf("parse diff: %w", lineError(err, s, 0))
+	}
+	if len(gfs) == 0 {
+		return nil, fmt.Errorf("parse diff: %w", &ParseError{Line: 1, Msg: `no file header ("diff --git" or "---"/"+++" lines) found`})
+	}
+	d := &Diff{Files: make([]*File, len(gfs))}
+	for i, gf := range gfs {
+		if d.Files[i], err = convertFile(gf); err != nil {
+			return nil, fmt.Errorf("parse diff: %w", err)
+		}
+	}
+	if err := checkGitLayout(s, d.Files); err != nil {
+		return nil, fmt.Errorf("parse diff: %w", err)
+	}
+	return d, nil
+}
+
+// ParsePatch parses the hunks of one file without any file header, the form
+// GitHub's pull-request files API returns in files[].patch. The file is
+// returned as Modified with OldPath and NewPath set to path; the caller sets
+// Status, OldPath (empty for added files, the previous name for renames and
+// copies), Similarity and Binary from the file listing. An empty patch gives
+// a file without hunks. Error lines count from the patch's first line.
+func ParsePatch(path, patch string) (*File, error) {
+	if path == "" {
+		return nil, errors.New("parse patch: empty path")
+	}
+	f := &File{OldPath: path, NewPath: path, Status: Modified}
+	if strings.TrimSpace(patch) == "" {
+		return f, nil
+	}
+	// go-gitdiff reads hunks only after a file header: give it a synthetic
+	// one (its name is irrelevant) and shift error lines back.
+	const header = "diff --git a/f b/f\n--- a/f\n+++ b/f\n"
+	const headerLines = 3
+	patch = withFinalNewline(patch)
+	gfs, _, err := gitdiff.Parse(strings.NewReader(header + patch))
+	if err != nil {
+		return nil, fmt.Errorf("parse patch %q: %w", path, lineError(err, header+patch, headerLines))
+	}
+	if len(gfs) != 1 {
+		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: 1, Msg: "not a single file's hunks"})
+	}
+	pf, err := convertFile(gfs[0])
+	if err != nil {
+		return nil, fmt.Errorf("parse patch %q: %w", path, err)
+	}
+	lines := newLineScanner(patch, 0)
+	if err := checkHunkRegion(&lines, pf); err != nil {
+		return nil, fmt.Errorf("parse patch %q: %w", path, err)
+	}
+	if line, ok := lines.nextNonBlank(); ok {
+		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q after the last hunk", clip(line))})
+	}
+	f.Hunks, f.Additions, f.Deletions, f.DiffBytes = pf.Hunks, pf.Additions, pf.Deletions, pf.DiffBytes
+	return f, nil
+}
+
+// normalize undoes a whole-diff CRLF conversion and makes sure the last line
+// ends in "\n", so that a missing final newline is not mistaken for a
+// "\ No newline at end of file" marker.
+func normalize(s string) string {
+	first, rest, _ := strings.Cut(s, "\n")
+	second, _, _ := strings.Cut(rest, "\n")
+	// git never writes "\r" at the end of its header lines, so two leading
+	// lines ending in "\r" mean the whole text was converted.
+	if strings.HasSuffix(first, "\r") && strings.HasSuffix(second, "\r") {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return withFinalNewline(s)
+}
+
+func withFinalNewline(s string) string {
+	if !strings.HasSuffix(s, "\n") {
+		return s + "\n"
+	}
+	return s
+}
+
+// lineError turns go-gitdiff's "gitdiff: line N: msg" errors on input s
+// into a *ParseError, shifting the line by the given number of synthetic
+// lines. Errors about a hunk's counts are moved onto the hunk's header:
+// go-gitdiff reports them on a line after the hunk, past the end of the
+// input when the hunk is the last one.
+func lineError(err error, s string, shift int) error {
+	rest, ok := strings.CutPrefix(err.Error(), "gitdiff: line ")
+	if !ok {
+		return err
+	}
+	num, msg, ok := strings.Cut(rest, ": ")
+	n, convErr := strconv.Atoi(num)
+	if !ok || convErr != nil {
+		return err
+	}
+	if strings.HasPrefix(msg, "fragment header miscounts lines") || strings.HasPrefix(msg, "fragment contains no changes") {
+		n = hunkHeaderBefore(s, n)
+	}
+	return &ParseError{Line: max(n-shift, 1), Msg: msg}
+}
+
+// hunkHeaderBefore returns the number of the last "@@ -" line of s at or
+// before line n, or n when there is none.
+func hunkHeaderBefore(s string, n int) int {
+	lines := newLineScanner(s, 0)
+	found := n
+	for {
+		line, ok := lines.next()
+		if !ok || lines.n > n {
+			return found
+		}
+		if strings.HasPrefix(line, "@@ -") {
+			found = lines.n
+		}
+	}
+}
+
+// convertFile maps a go-gitdiff file onto our types and checks its hunks.
+func convertFile(gf *gitdiff.File) (*File, error) {
+	f := &File{OldPath: gf.OldName, NewPath: gf.NewName, Binary: gf.IsBinary}
+	switch {
+	case gf.IsNew || gf.OldName == devNull:
+		f.Status, f.OldPath = Added, ""
+		f.NewMode = modeString(gf.NewMode)
+	case gf.IsDelete || gf.NewName == devNull:
+		f.Status, f.NewPath = Deleted, ""
+		f.OldMode = modeString(gf.OldMode)
+	case gf.IsRename:
+		f.Status, f.Similarity = Renamed, gf.Score
+	case gf.IsCopy:
+		f.Status, f.Similarity = Copied, gf.Score
+	default:
+		f.Status = Modified
+	}
+	// go-gitdiff also reads the mode of an "index" line into OldMode; a
+	// mode change has both modes and they differ.
+	if f.Status != Added && f.Status != Deleted && gf.NewMode != 0 && gf.OldMode != gf.NewMode {
+		f.OldMode, f.NewMode = modeString(gf.OldMode), modeString(gf.NewMode)
+	}
+	f.Hunks = make([]Hunk, len(gf.TextFragments))
+	for i, frag := range gf.TextFragments {
+		err := convertHunk(f, &f.Hunks[i], frag)
+		if err == nil && i > 0 {
+			err = checkOrder(&f.Hunks[i-1], &f.Hunks[i])
+		}
+		if err != nil {
+			header := hunkHeader(&Hunk{
+				OldStart: int(frag.OldPosition), OldLines: int(frag.OldLines),
+				NewStart: int(frag.NewPosition), NewLines: int(frag.NewLines),
+			})
+			return nil, fmt.Errorf("file %q: hunk %d (%s): %w", f.Path(), i+1, header, err)
+		}
+	}
+	return f, nil
+}
+
+func modeString(m os.FileMode) string {
+	if m == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%06o", uint32(m))
+}
+
+func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment) error {
+	for _, n := range []int64{frag.OldPosition, frag.OldLines, frag.NewPosition, frag.NewLines} {
+		if n < 0 || n > math.MaxInt32 {
+			return fmt.Errorf("line number or count %d out of range", n)
+		}
+	}
+	if (frag.OldPosition == 0 && frag.OldLines > 0) || (frag.NewPosition == 0 && frag.NewLines > 0) {
+		return errors.New("a range starting at line 0 must be empty")
+	}
+	*h = Hunk{
+		OldStart: int(frag.OldPosition), OldLines: int(frag.OldLines),
+		NewStart: int(frag.NewPosition), NewLines: int(frag.NewLines),
+		Section: frag.Comment,
+		Lines:   make([]Line, len(frag.Lines)),
+	}
+	f.DiffBytes += len(hunkHeader(h)) + 1
+	oldN, newN := h.OldStart, h.NewStart
+	for i, gl := range frag.Lines {
+		l := &h.Lines[i]
+		text := gl.Line
+		f.DiffBytes += len(text) + 1
+		if t, ok := strings.CutSuffix(text, "\n"); ok {
+			text = t
+			if t, ok := strings.CutSuffix(text, "\r"); ok {
+				text, l.CRLF = t, true
+			}
+		} else {
+			l.NoNewline = true
+			f.DiffBytes += len(noNewlineMarker) + 1
+		}
+		l.Text = text
+		switch gl.Op {
+		case gitdiff.OpContext:
+			l.Kind, l.OldLine, l.NewLine = Context, oldN, newN
+			oldN++
+			newN++
+		case gitdiff.OpAdd:
+			l.Kind, l.NewLine = Add, newN
+			newN++
+			f.Additions++
+		case gitdiff.OpDelete:
+			l.Kind, l.OldLine = Delete, oldN
+			oldN++
+			f.Deletions++
+		}
+	}
+	return nil
+}
+
+// checkOrder rejects hunks that overlap or go backwards on either side.
+func checkOrder(prev, h *Hunk) error {
+	if rangeFrom(h.OldStart, h.OldLines) < rangeEnd(prev.OldStart, prev.OldLines) ||
+		rangeFrom(h.NewStart, h.NewLines) < rangeEnd(prev.NewStart, prev.NewLines) {
+		return errors.New("overlaps or precedes the previous hunk")
+	}
+	return nil
+}
+
+// rangeFrom is the first line of a hunk range; an empty range "@@ -5,0" sits
+// after line 5.
+func rangeFrom(start, n int) int {
+	if n == 0 {
+		return start + 1
+	}
+	return start
+}
+
+// rangeEnd is one past the last line of a hunk range.
+func rangeEnd(start, n int) int { return rangeFrom(start, n) + n }
+
+// isGitHeaderLine reports whether line is one of the extended header lines
+// git writes between "diff --git" and the first hunk.
+func isGitHeaderLine(line string) bool {
+	for _, p := range [...]string{
+		"--- ", "+++ ", "old mode ", "new mode ", "deleted file mode ", "new file mode ",
+		"copy from ", "copy to ", "rename from ", "rename to ", "rename old ", "rename new ",
+		"similarity index ", "dissimilarity index ", "index ",
+	} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGitLayout walks a git diff a second time, knowing each file's hunks,
+// and rejects any line go-gitdiff skipped silently: text inside a file
+// header, between or after hunks (a hunk header that undercounts its lines
+// leaves some behind), or hunks before the first "diff --git" line. Files
+// are matched to "diff --git" sections in order. Free text is allowed before
+// the first section (a commit message) and after a "-- " line (the signature
+// that ends a git format-patch email). Diffs without "diff --git" lines
+// (plain ---/+++ diffs) are not checked.
+func checkGitLayout(s string, files []*File) error {
+	lines := newLineScanner(s, 0)
+	fileIdx := -1
+	freeText := true
+	for {
+		line, ok := lines.next()
+		switch {
+		case !ok:
+			return nil
+		case strings.HasPrefix(line, "diff --git "):
+			fileIdx++
+			if fileIdx >= len(files) {
+				return &ParseError{Line: lines.n, Msg: "file header that was not parsed as a file"}
+			}
+			if err := checkGitFile(&lines, files[fileIdx]); err != nil {
+				return err
+			}
+			freeText = false
+		case freeText:
+			if strings.HasPrefix(line, "@@ -") {
+				return &ParseError{Line: lines.n, Msg: fmt.Sprintf("hunk %q outside a \"diff --git\" section", clip(line))}
+			}
+		case line == "-- " || line == "--":
+			freeText = true
+		case strings.TrimSpace(line) != "":
+			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q after file %q (does a hunk header miscount its lines?)", clip(line), files[fileIdx].Path())}
+		}
+	}
+}
+
+// checkGitFile checks one file's section after its "diff --git" line and
+// leaves the scanner on the section's last line.
+func checkGitFile(lines *lineScanner, f *File) error {
+	for {
+		line, ok := lines.peek()
+		if !ok || strings.HasPrefix(line, "diff --git ") {
+			return nil
+		}
+		switch {
+		case strings.HasPrefix(line, "@@ -"):
+			return checkHunkRegion(lines, f)
+		case line == "GIT binary patch" || (strings.HasSuffix(line, " differ") &&
+			(strings.HasPrefix(line, "Binary files ") || strings.HasPrefix(line, "Files "))):
+			lines.skipUntil("diff --git ") // go-gitdiff validates binary data
+			return nil
+		case isGitHeaderLine(line):
+			lines.next()
+		default:
+			lines.next()
+			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q in the header of file %q", clip(line), f.Path())}
+		}
+	}
+}
+
+// checkHunkRegion consumes f's hunks from the scanner, checking that each
+// starts where the previous one ended.
+func checkHunkRegion(lines *lineScanner, f *File) error {
+	for i := range f.Hunks {
+		h := &f.Hunks[i]
+		line, ok := lines.next()
+		if !ok || !strings.HasPrefix(line, "@@ -") {
+			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q where hunk %d of file %q should start (does a hunk header miscount its lines?)", clip(line), i+1, f.Path())}
+		}
+		n := len(h.Lines)
+		for _, l := range h.Lines {
+			if l.NoNewline {
+				n++ // its "\ No newline at end of file" marker
+			}
+		}
+		lines.skip(n)
+	}
+	return nil
+}
+
+// clip shortens a line quoted in an error.
+func clip(s string) string {
+	const n = 60
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// lineScanner iterates over the lines of a text without allocating.
+type lineScanner struct {
+	s   string
+	pos int
+	n   int // number of the line last returned, 1-based
+}
+
+func newLineScanner(s string, n int) lineScanner { return lineScanner{s: s, n: n} }
+
+// next returns the next line without its "\n".
+func (l *lineScanner) next() (string, bool) {
+	if l.pos >= len(l.s) {
+		return "", false
+	}
+	end := strings.IndexByte(l.s[l.pos:], '\n')
+	var line string
+	if end < 0 {
+		line, l.pos = l.s[l.pos:], len(l.s)
+	} else {
+		line, l.pos = l.s[l.pos:l.pos+end], l.pos+end+1
+	}
+	l.n++
+	return line, true
+}
+
+// peek returns the next line without consuming it.
+func (l *lineScanner) peek() (string, bool) {
+	c := *l
+	return c.next()
+}
+
+func (l *lineScanner) skip(n int) {
+	for range n {
+		if _, ok := l.next(); !ok {
+			return
+		}
+	}
+}
+
+// skipUntil consumes lines until the next one starts with prefix.
+func (l *lineScanner) skipUntil(prefix string) {
+	for {
+		line, ok := l.peek()
+		if !ok || strings.HasPrefix(line, prefix) {
+			return
+		}
+		l.next()
+	}
+}
+
+// nextNonBlank returns the next line that is not blank.
+func (l *lineScanner) nextNonBlank() (string, bool) {
+	for {
+		line, ok := l.next()
+		if !ok || strings.TrimSpace(line) != "" {
+			return line, ok
+		}
+	}
+}

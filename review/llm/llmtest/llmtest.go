@@ -1,0 +1,246 @@
+// Package llmtest is a fake OpenAI-compatible chat-completions server for
+// tests. It speaks the real wire format at /v1/chat/completions (and
+// /chat/completions): it decodes the request JSON a client sends, rejects
+// what OpenAI rejects (missing model, tool messages answering no tool call,
+// unanswered tool calls, strict schemas that are not strict), records every
+// request, and answers from a script with bodies shaped like OpenAI's:
+// completions, tool calls, usage, and error bodies
+// {"error":{"message","type","param","code"}}.
+//
+// It does not stream: a request with "stream": true is answered 400.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is a running fake. It is closed when the test ends.
+type Server struct {
+	t       testing.TB
+	srv     *httptest.Server
+	answer  func(Request) Response
+	latency time.Duration
+
+	mu       sync.Mutex
+	requests []Request
+	ids      int
+}
+
+// Option adjusts a Server.
+type Option func(*Server)
+
+// WithLatency delays every answer by d (on top of a response's own delay),
+// as a real model would; for benchmarks of concurrent pipelines.
+func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency = d } }
+
+// New starts a fake that answers each valid chat-completion request with
+// answer's response. answer may be called concurrently.
+func New(t testing.TB, answer func(Request) Response, opts ...Option) *Server {
+	t.Helper()
+	s := &Server{t: t, answer: answer}
+	for _, o := range opts {
+		o(s)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/chat/completions", s.serveChat)
+	mux.HandleFunc("/chat/completions", s.serveChat)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "invalid_request_error", "",
+			fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path))
+	})
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// NewQueue starts a fake that answers requests with responses in order. A
+// request past the end fails the test and is answered 500.
+func NewQueue(t testing.TB, responses ...Response) *Server {
+	t.Helper()
+	var mu sync.Mutex
+	next := 0
+	return New(t, func(req Request) Response {
+		mu.Lock()
+		defer mu.Unlock()
+		if next >= len(responses) {
+			t.Errorf("llmtest: request %d beyond the %d scripted responses (last message: %.200q)",
+				next+1, len(responses), req.LastMessage().Content)
+			next++
+			return APIError(http.StatusInternalServerError, "server_error", "", "llmtest: script exhausted")
+		}
+		next++
+		return responses[next-1]
+	})
+}
+
+// URL is the base URL to configure a client with; it ends in /v1.
+func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// Requests returns the chat-completion requests received so far, in order,
+// including those the fake rejected as invalid.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Calls is how many chat-completion requests were received.
+func (s *Server) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
+}
+
+func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "",
+			fmt.Sprintf("Invalid method for URL (%s %s)", r.Method, r.URL.Path))
+		return
+	}
+	req, status, msg := decodeRequest(r)
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	if status != 0 {
+		writeError(w, status, "invalid_request_error", "", msg)
+		return
+	}
+	if msg := validate(req); msg != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "", msg)
+		return
+	}
+
+	resp := s.answer(req)
+	if !sleep(r, s.latency+resp.Delay) {
+		return // the client went away
+	}
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	if resp.Body != "" || resp.Status >= 300 {
+		ct := resp.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		w.Header().Set("Content-Type", ct)
+		w.WriteHeader(cmpOr(resp.Status, http.StatusOK))
+		_, _ = w.Write([]byte(resp.Body))
+		return
+	}
+	s.mu.Lock()
+	s.ids++
+	id := s.ids
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(cmpOr(resp.Status, http.StatusOK))
+	_ = json.NewEncoder(w).Encode(completion(id, req, resp))
+}
+
+// sleep waits d unless the request is canceled first; it reports whether
+// the request is still wanted.
+func sleep(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// writeError answers with OpenAI's error body.
+func writeError(w http.ResponseWriter, status int, typ, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(errorBody(typ, code, msg)))
+}
+
+func errorBody(typ, code, msg string) string {
+	var c any
+	if code != "" {
+		c = code
+	}
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"message": msg, "type": typ, "param": nil, "code": c,
+	}})
+	return string(b)
+}
+
+func cmpOr(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// roughTokens estimates tokens as OpenAI's rule of thumb, 4 bytes each.
+func roughTokens(s string) int { return (len(s) + 3) / 4 }
+
+// promptTokens estimates a request's prompt tokens for the default usage.
+func promptTokens(req Request) int {
+	n := 3
+	for _, m := range req.Messages {
+		n += 4 + roughTokens(m.Content)
+		for _, c := range m.ToolCalls {
+			n += roughTokens(c.Function.Name) + roughTokens(c.Function.Arguments)
+		}
+	}
+	for _, t := range req.Tools {
+		n += roughTokens(t.Function.Name) + roughTokens(t.Function.Description) + roughTokens(string(t.Function.Parameters))
+	}
+	return n
+}
+
+// LastMessage is the request's last message, or a zero Message.
+func (r Request) LastMessage() Message {
+	if len(r.Messages) == 0 {
+		return Message{}
+	}
+	return r.Messages[len(r.Messages)-1]
+}
+
+// ToolResults returns the tool messages of the request, by tool_call_id.
+func (r Request) ToolResults() map[string]string {
+	out := map[string]string{}
+	for _, m := range r.Messages {
+		if m.Role == "tool" {
+			out[m.ToolCallID] = m.Content
+		}
+	}
+	return out
+}
+
+// HasTool reports whether the request offers a function tool named name.
+func (r Request) HasTool(name string) bool {
+	for _, t := range r.Tools {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// joinText joins the text parts of array content.
+func joinText(parts []contentPart) string {
+	var texts []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}

@@ -1,0 +1,450 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/agent"
+	"github.com/mergeguard/mergeguard/review/analyzer"
+	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/llm"
+)
+
+// minChunkTokens is the smallest diff budget worth an LLM call; below it
+// the context is too small and only the analyzers run.
+const minChunkTokens = 256
+
+// prompts is what every chunk agent of a review shares.
+type prompts struct {
+	llm         bool
+	conventions string
+	tools       Toolbox
+}
+
+// planStage runs the planner: budget, conventions, skip rules and chunks.
+func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff) (plan, prompts, []string, error) {
+	const name = "planner"
+	r.emit(ctx, review.EventAgentStarted, review.StagePlanner, name, map[string]any{"files": len(d.Files)})
+	deps := r.p.d
+	pr := prompts{llm: deps.LLM != nil}
+	var notes []string
+	chunkTokens := deps.MaxChunkTokens
+	if pr.llm {
+		if deps.Tools != nil {
+			pr.tools = deps.Tools(r.req.Source, d)
+		}
+		input := deps.ContextTokens - deps.MaxOutputTokens
+		conv, cut, err := conventions(ctx, r.req.Source, r.req.Repo, deps.Counter, min(input/conventionsShare, maxConventionTokens))
+		switch {
+		case err != nil:
+			notes = append(notes, "Repository conventions could not be read: "+err.Error())
+		case cut:
+			notes = append(notes, "Repository conventions were cut to fit the context budget.")
+		}
+		pr.conventions = conv
+		chunkTokens = min(chunkTokens, input-r.overhead(change, pr))
+		if chunkTokens < minChunkTokens {
+			notes = append(notes, fmt.Sprintf("The model's context (%d tokens, %d for output) is too small for a review: built-in analyzers only.",
+				deps.ContextTokens, deps.MaxOutputTokens))
+			pr.llm = false
+		}
+	}
+	pl := planChunks(d, r.req.Repo, deps.Counter, chunkTokens, pr.llm)
+	if pl.truncation != nil {
+		notes = append(notes, fmt.Sprintf("Diffs too large for one prompt were cut (%s); the model was told how to read the rest.",
+			strings.Join(pl.truncation.SectionsAffected, ", ")))
+	}
+	chunks := make([]map[string]any, len(pl.chunks))
+	for i, c := range pl.chunks {
+		chunks[i] = map[string]any{"chunk": c.n, "files": c.paths(), "tokens": c.tokens, "risk": c.risk}
+	}
+	r.emit(ctx, review.EventAgentHandoff, review.StagePlanner, name, map[string]any{
+		"from": review.StagePlanner, "to": review.StageReviewer,
+		"files_changed": len(d.Files), "files_reviewed": len(pl.reviewed), "files_skipped": len(pl.skipped),
+		"skipped": pl.skipped, "chunks": chunks, "chunk_tokens": chunkTokens, "truncated": pl.truncation != nil,
+	})
+	return pl, pr, notes, nil
+}
+
+// overhead is the most tokens a chunk agent's prompt carries besides the
+// chunk's diff: system prompt and conventions, path instructions, tool
+// definitions, response schema, the pull request's title and description,
+// message framing, and room for tool answers and one parse retry.
+func (r *run) overhead(change review.Change, pr prompts) int {
+	deps := r.p.d
+	c := deps.Counter
+	input := deps.ContextTokens - deps.MaxOutputTokens
+	n := c.Count(systemMessage(pr.conventions, "", r.req.Repo.Language)) + maxPathInstrTokens
+	n += c.Count(userMessage(change, chunk{n: 999}, 999, c))
+	n += messageOverheadTokens + retryReserve + input/50 // 2% for tokenizer drift
+	if deps.ResponseFormat == agent.FormatJSONSchema {
+		n += c.Count(agent.OutputSchema)
+	}
+	if pr.tools != nil {
+		b, err := json.Marshal(pr.tools.Definitions())
+		if err == nil {
+			n += c.Count(string(b))
+		}
+		// Room for the answers of tool calls.
+		n += max(input/4, 1500)
+	}
+	return n
+}
+
+// reviewed is what the reviewer stage produced.
+type reviewed struct {
+	findings      []review.Finding
+	agents        []review.AgentResult
+	positiveNotes map[string][]string
+	llmAgents     int
+	llmSucceeded  float64 // successes count 1, truncated runs 0.5
+	llmCalls      int
+	toolCalls     int
+	cost          review.CostInfo
+	maxPrompt     int
+}
+
+// reviewStage runs the chunk agents (at most Concurrency at once) and the
+// analyzers side by side, and collects their findings.
+func (r *run) reviewStage(ctx context.Context, change review.Change, d *diff.Diff, pl plan, pr prompts) reviewed {
+	deps := r.p.d
+	var (
+		llmResults = make([]agent.Result, len(pl.chunks))
+		anResults  = make([]analyzed, len(deps.Analyzers))
+		wg         sync.WaitGroup
+	)
+	if !pr.llm {
+		llmResults = nil
+	}
+	scan := analyzerFiles(d, pl)
+	for i, a := range deps.Analyzers {
+		wg.Go(func() { anResults[i] = r.runAnalyzer(ctx, a, scan) })
+	}
+	if pr.llm {
+		var g errgroup.Group
+		g.SetLimit(deps.Concurrency)
+		for i, c := range pl.chunks {
+			g.Go(func() error {
+				llmResults[i] = r.runChunk(ctx, change, c, len(pl.chunks), pr)
+				return nil
+			})
+		}
+		_ = g.Wait() // chunk agents never return errors: they end in a status
+	}
+	wg.Wait()
+
+	out := reviewed{positiveNotes: map[string][]string{}}
+	for _, res := range llmResults {
+		out.agents = append(out.agents, res.AgentResult)
+		out.findings = append(out.findings, res.Output.Findings...)
+		for _, n := range res.Output.PositiveNotes {
+			out.positiveNotes[n.FilePath] = append(out.positiveNotes[n.FilePath], n.Note)
+		}
+		out.llmAgents++
+		switch res.Status {
+		case review.AgentSuccess:
+			out.llmSucceeded++
+		case review.AgentTruncated:
+			out.llmSucceeded += 0.5
+		}
+		out.llmCalls += res.LLMCalls
+		out.toolCalls += res.ToolCalls
+		out.cost = out.cost.Add(res.Cost)
+		out.maxPrompt = max(out.maxPrompt, res.MaxPromptTokens)
+	}
+	for _, a := range anResults {
+		out.agents = append(out.agents, a.result)
+		out.findings = append(out.findings, a.findings...)
+	}
+	r.emit(ctx, review.EventAgentHandoff, review.StageReviewer, "", map[string]any{
+		"from": review.StageReviewer, "to": review.StageVerifier,
+		"agents": len(out.agents), "findings": len(out.findings), "llm_calls": out.llmCalls, "tool_calls": out.toolCalls,
+	})
+	return out
+}
+
+// analyzerFiles are the files the analyzers scan: every text file of the
+// diff except lock files (integrity hashes look like secrets) and files the
+// repository excluded with path_filters. Generated and vendored files are
+// scanned: a secret there is leaked all the same.
+func analyzerFiles(d *diff.Diff, pl plan) []*diff.File {
+	skip := map[string]bool{}
+	for _, s := range pl.skipped {
+		if s.Reason == skipLockfile || s.Reason == skipFiltered || s.Reason == skipBinary {
+			skip[s.FilePath] = true
+		}
+	}
+	var out []*diff.File
+	for _, f := range d.Files {
+		if !skip[f.Path()] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// runChunk runs the LLM agent of one chunk.
+func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total int, pr prompts) agent.Result {
+	deps := r.p.d
+	name := fmt.Sprintf("reviewer:chunk-%d", c.n)
+	r.emit(ctx, review.EventAgentStarted, review.StageReviewer, name, map[string]any{
+		"chunk": c.n, "files": c.paths(), "tokens": c.tokens, "risk": c.risk,
+	})
+	cfg := agent.Config{
+		Client: deps.LLM, Model: deps.Model, ContextTokens: deps.ContextTokens, MaxOutputTokens: deps.MaxOutputTokens,
+		MaxTurns: deps.MaxTurns, Timeout: deps.AgentTimeout, ResponseFormat: deps.ResponseFormat, Counter: deps.Counter,
+		Temperature: deps.Temperature, Cost: r.cost,
+	}
+	task := agent.Task{
+		Name:   name,
+		Stage:  review.StageReviewer,
+		System: systemMessage(pr.conventions, pathInstructions(r.req.Repo, c.paths(), deps.Counter), r.req.Repo.Language),
+		User:   userMessage(change, c, total, deps.Counter),
+		Tools:  pr.tools,
+		Emit: func(t review.EventType, data map[string]any) {
+			data["chunk"] = c.n
+			r.emit(ctx, t, review.StageReviewer, name, data)
+		},
+	}
+	res := agent.Run(ctx, cfg, task)
+	for i := range res.Output.Findings {
+		res.Output.Findings[i].Agent = name
+		r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, res.Output.Findings[i], nil)
+	}
+	r.emitAgentDone(ctx, res.AgentResult)
+	return res
+}
+
+// cost prices one LLM call.
+func (r *run) cost(model string, u openai.Usage) review.CostInfo {
+	return llm.Cost(r.p.d.Prices, model, u)
+}
+
+// analyzed is the outcome of one analyzer.
+type analyzed struct {
+	result   review.AgentResult
+	findings []review.Finding
+}
+
+// runAnalyzer runs one built-in analyzer as an agent.
+func (r *run) runAnalyzer(ctx context.Context, a analyzer.Analyzer, files []*diff.File) analyzed {
+	name := a.Name()
+	r.emit(ctx, review.EventAgentStarted, review.StageReviewer, name, map[string]any{"files": len(files)})
+	start := time.Now()
+	findings, err := a.Analyze(ctx, files)
+	res := review.AgentResult{Agent: name, Stage: review.StageReviewer, Status: review.AgentSuccess,
+		Issues: len(findings), ElapsedMS: time.Since(start).Milliseconds()}
+	if err != nil {
+		res.Status, res.Error, res.ErrorType = review.AgentError, err.Error(), "analyzer"
+	}
+	for i := range findings {
+		findings[i].Agent = name
+		r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, findings[i], nil)
+	}
+	r.emitAgentDone(ctx, res)
+	return analyzed{result: res, findings: findings}
+}
+
+// emitAgentDone reports the end of an agent as its handoff to the verifier.
+func (r *run) emitAgentDone(ctx context.Context, res review.AgentResult) {
+	r.emit(ctx, review.EventAgentHandoff, res.Stage, res.Agent, map[string]any{
+		"from": res.Agent, "to": review.StageVerifier, "result": res,
+	})
+}
+
+// emitFinding sends a finding event; extra adds fields to its data.
+func (r *run) emitFinding(ctx context.Context, t review.EventType, stage, agentName string, f review.Finding, extra map[string]any) {
+	data := map[string]any{"finding": f}
+	for k, v := range extra {
+		data[k] = v
+	}
+	r.emit(ctx, t, stage, agentName, data)
+}
+
+// verifiedSet is what the verifier stage produced.
+type verifiedSet struct {
+	reported       []review.Finding // not false positives, after filters
+	falsePositives []review.Finding
+	dropped        int // below the threshold or outside the focus areas
+	merged         int // duplicates merged into another finding
+	recheck        review.CostInfo
+	recheckCalls   int
+	notes          []string
+}
+
+// verifyStage verifies every finding, merges duplicates, applies the
+// filters and, when configured, has the LLM re-check critical findings.
+func (r *run) verifyStage(ctx context.Context, d *diff.Diff, idx *diff.Index, findings []review.Finding) verifiedSet {
+	const name = "verifier"
+	r.emit(ctx, review.EventAgentStarted, review.StageVerifier, name, map[string]any{"findings": len(findings)})
+	v := newVerifier(r.req.Source, d, idx)
+	var out verifiedSet
+	var candidates []review.Finding
+	for _, f := range findings {
+		f = v.verify(ctx, f)
+		if f.VerificationStatus == review.FalsePositive {
+			out.falsePositives = append(out.falsePositives, f)
+			continue
+		}
+		candidates = append(candidates, f)
+	}
+	candidates, out.merged = dedupe(candidates)
+	flt := r.filter()
+	for _, f := range candidates {
+		if !flt.keep(f) {
+			out.dropped++
+			continue
+		}
+		out.reported = append(out.reported, f)
+	}
+	if r.p.d.Recheck && r.p.d.LLM != nil {
+		r.recheckAll(ctx, v, &out)
+	}
+	sortFindings(out.reported)
+	sortFindings(out.falsePositives)
+	for _, f := range out.reported {
+		r.emitFinding(ctx, review.EventFindingVerified, review.StageVerifier, name, f, nil)
+	}
+	for _, f := range out.falsePositives {
+		r.emitFinding(ctx, review.EventFindingVerified, review.StageVerifier, name, f, nil)
+	}
+	if out.dropped > 0 {
+		out.notes = append(out.notes, fmt.Sprintf("%d finding(s) below the severity threshold or outside the focus areas were not reported.", out.dropped))
+	}
+	r.emit(ctx, review.EventAgentHandoff, review.StageVerifier, name, map[string]any{
+		"from": review.StageVerifier, "to": review.StageReporter,
+		"reported": len(out.reported), "false_positives": len(out.falsePositives), "dropped": out.dropped, "merged": out.merged,
+	})
+	return out
+}
+
+// statusRank orders verification statuses, best first.
+func statusRank(s review.VerificationStatus) int {
+	switch s {
+	case review.Verified:
+		return 3
+	case review.Likely:
+		return 2
+	case review.Unverified:
+		return 1
+	}
+	return 0
+}
+
+// better reports whether a is the finding to keep over its duplicate b.
+func better(a, b review.Finding) bool {
+	if x, y := statusRank(a.VerificationStatus), statusRank(b.VerificationStatus); x != y {
+		return x > y
+	}
+	if x, y := a.Severity.Rank(), b.Severity.Rank(); x != y {
+		return x > y
+	}
+	// A built-in analyzer's finding is deterministic and never repeats a
+	// secret; it wins over a model's equal one.
+	if x, y := strings.HasPrefix(a.Agent, "analyzer:"), strings.HasPrefix(b.Agent, "analyzer:"); x != y {
+		return x
+	}
+	return a.Confidence > b.Confidence
+}
+
+// dedupe merges findings on the same file, side and category whose line
+// ranges overlap (or that share a fingerprint), keeping the better one, and
+// returns how many were merged away.
+func dedupe(fs []review.Finding) ([]review.Finding, int) {
+	var kept []review.Finding
+	merged := 0
+	for _, f := range fs {
+		dup := -1
+		for i, k := range kept {
+			if k.Fingerprint == f.Fingerprint ||
+				(k.FilePath == f.FilePath && k.Side == f.Side && k.Category == f.Category &&
+					f.LineStart > 0 && k.LineStart > 0 && f.LineStart <= k.LineEnd && k.LineStart <= f.LineEnd) {
+				dup = i
+				break
+			}
+		}
+		if dup < 0 {
+			kept = append(kept, f)
+			continue
+		}
+		merged++
+		other := kept[dup]
+		if better(f, other) {
+			f, other = other, f
+			kept[dup] = other
+		}
+		// kept[dup] is the better finding; note where its twin came from.
+		if f.Agent != "" && f.Agent != kept[dup].Agent && !strings.Contains(kept[dup].Reason, f.Agent) {
+			kept[dup].Reason = strings.TrimPrefix(kept[dup].Reason+"; also reported by "+f.Agent, "; ")
+		}
+	}
+	return kept, merged
+}
+
+// findingFilter is the request's and repository's severity threshold,
+// style switch and focus areas.
+type findingFilter struct {
+	threshold review.Severity
+	style     bool
+	focus     []review.Category
+}
+
+// filter resolves the filter of the run: request options first, then the
+// repository's configuration.
+func (r *run) filter() findingFilter {
+	opts, repo := r.req.Options, r.req.Repo
+	f := findingFilter{threshold: opts.SeverityThreshold, style: opts.IncludeStyle || repo.IncludeStyle, focus: opts.FocusAreas}
+	if f.threshold == "" {
+		f.threshold, _ = review.ParseSeverity(repo.SeverityThreshold)
+	}
+	if f.threshold == "" {
+		f.threshold = review.SeverityInfo
+	}
+	if len(f.focus) == 0 {
+		for _, a := range repo.FocusAreas {
+			if c, err := review.ParseCategory(a); err == nil {
+				f.focus = append(f.focus, c)
+			}
+		}
+	}
+	return f
+}
+
+// keep reports whether a finding passes the filter. Style findings are kept
+// when style is included, whatever the threshold. Critical findings of the
+// built-in analyzers (secrets, conflicts) pass any focus area.
+func (flt findingFilter) keep(f review.Finding) bool {
+	if f.Severity == review.SeverityStyle {
+		if !flt.style {
+			return false
+		}
+	} else if !f.Severity.AtLeast(flt.threshold) {
+		return false
+	}
+	if len(flt.focus) == 0 || slices.Contains(flt.focus, f.Category) {
+		return true
+	}
+	return f.Severity == review.SeverityCritical && strings.HasPrefix(f.Agent, "analyzer:")
+}
+
+// sortFindings orders findings by file, line, then severity.
+func sortFindings(fs []review.Finding) {
+	slices.SortStableFunc(fs, func(a, b review.Finding) int {
+		return cmp.Or(
+			cmp.Compare(a.FilePath, b.FilePath),
+			cmp.Compare(a.LineStart, b.LineStart),
+			cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
+			cmp.Compare(a.Category, b.Category),
+		)
+	})
+}

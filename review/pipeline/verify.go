@@ -1,0 +1,340 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
+)
+
+// snapWithin is how far (in lines) a finding is moved to where its snippet
+// really is, or to the nearest commentable line, and still counts as
+// verified: models often miscount by a line or two.
+const snapWithin = 5
+
+// verifier checks findings deterministically against the diff and, for
+// lines outside it, the file at the cited revision. It is used by one
+// goroutine.
+type verifier struct {
+	src   review.Source
+	d     *diff.Diff
+	idx   *diff.Index
+	files map[string]fileText // path@revision → content
+}
+
+type fileText struct {
+	lines []string
+	err   error
+}
+
+func newVerifier(src review.Source, d *diff.Diff, idx *diff.Index) *verifier {
+	return &verifier{src: src, d: d, idx: idx, files: map[string]fileText{}}
+}
+
+// verify sets the finding's verification status, reason, anchor and
+// fingerprint:
+//   - false_positive: the file is not in the diff, or the cited lines or
+//     code are not in the file;
+//   - verified: the cited code is at (or within a few lines of) the cited
+//     commentable lines; the finding is re-anchored where the code is;
+//   - likely: commentable lines without a snippet to check, or the snippet
+//     found elsewhere in the file's diff;
+//   - unverified: real lines outside the diff (the review body shows it),
+//     or a snippet that cannot be matched.
+func (v *verifier) verify(ctx context.Context, f review.Finding) review.Finding {
+	if f.Side != review.SideLeft {
+		f.Side = review.SideRight
+	}
+	file, path, ok := v.lookup(f.FilePath)
+	if !ok {
+		return v.fingerprint(ctx, mark(f, review.FalsePositive, fmt.Sprintf("file %q is not part of the diff", f.FilePath)), nil)
+	}
+	f.FilePath = path
+	if f.LineEnd < f.LineStart {
+		f.LineEnd = f.LineStart
+	}
+	snippet := snippetLines(f.CodeSnippet)
+	trusted := strings.HasPrefix(f.Agent, "analyzer:")
+
+	if f.LineStart < 1 {
+		if m, ok := v.findSnippet(file, f.Side, snippet, 0, 0); ok {
+			f.LineStart, f.LineEnd = m.start, m.end
+			f = mark(f, review.Likely, "no line cited; anchored where the cited code is")
+		} else {
+			f = mark(f, review.Unverified, "no line cited")
+		}
+		return v.fingerprint(ctx, f, file)
+	}
+
+	if len(snippet) > 0 {
+		if m, ok := v.findSnippet(file, f.Side, snippet, f.LineStart, f.LineEnd); ok {
+			switch {
+			case m.distance == 0:
+				if !v.idx.CommentableRange(path, f.Side, f.LineStart, f.LineEnd) {
+					f.LineStart, f.LineEnd = m.start, m.end
+				}
+				f = mark(f, review.Verified, "")
+			case m.distance <= snapWithin:
+				f = mark(f, review.Verified, fmt.Sprintf("re-anchored from lines %d-%d to where the cited code is", f.LineStart, f.LineEnd))
+				f.LineStart, f.LineEnd = m.start, m.end
+			default:
+				f = mark(f, review.Likely, fmt.Sprintf("the cited code is at lines %d-%d, not %d-%d", m.start, m.end, f.LineStart, f.LineEnd))
+				f.LineStart, f.LineEnd = m.start, m.end
+			}
+			return v.fingerprint(ctx, f, file)
+		}
+	}
+
+	if v.idx.CommentableRange(path, f.Side, f.LineStart, f.LineEnd) {
+		switch {
+		case len(snippet) > 0:
+			f = mark(f, review.Unverified, "the cited code is not at the cited lines of the diff")
+		case trusted:
+			f = mark(f, review.Verified, "")
+		default:
+			f = mark(f, review.Likely, "no code snippet to check")
+		}
+		return v.fingerprint(ctx, f, file)
+	}
+	if len(snippet) == 0 {
+		s, okS := v.idx.NearestCommentable(path, f.Side, f.LineStart, 3)
+		e, okE := v.idx.NearestCommentable(path, f.Side, f.LineEnd, 3)
+		if okS && okE && v.idx.CommentableRange(path, f.Side, s, e) {
+			f = mark(f, review.Likely, fmt.Sprintf("snapped from lines %d-%d to the nearest lines of the diff", f.LineStart, f.LineEnd))
+			f.LineStart, f.LineEnd = s, e
+			return v.fingerprint(ctx, f, file)
+		}
+	}
+	return v.fingerprint(ctx, v.outsideDiff(ctx, f, snippet), file)
+}
+
+// outsideDiff judges a finding whose lines are not commentable, against the
+// file's content at the cited side's revision.
+func (v *verifier) outsideDiff(ctx context.Context, f review.Finding, snippet []string) review.Finding {
+	rev := review.Head
+	if f.Side == review.SideLeft {
+		rev = review.Base
+	}
+	lines, err := v.read(ctx, f.FilePath, rev)
+	switch {
+	case errors.Is(err, review.ErrNotFound):
+		return mark(f, review.FalsePositive, fmt.Sprintf("%s does not exist at the %s revision", f.FilePath, rev))
+	case err != nil:
+		return mark(f, review.Unverified, "lines outside the diff; the file could not be read to check them")
+	case f.LineStart > len(lines):
+		return mark(f, review.FalsePositive, fmt.Sprintf("line %d is past the end of %s (%d lines)", f.LineStart, f.FilePath, len(lines)))
+	}
+	f.LineEnd = min(f.LineEnd, len(lines))
+	if len(snippet) > 0 && !containsSnippet(lines, snippet) {
+		return mark(f, review.FalsePositive, "the cited code is not in the file")
+	}
+	return mark(f, review.Unverified, "the cited lines are outside the diff")
+}
+
+// lookup finds the diff file for a cited path, forgiving a leading "./",
+// "a/" or "b/" and a path cited by a unique suffix.
+func (v *verifier) lookup(path string) (*diff.File, string, bool) {
+	path = strings.TrimPrefix(strings.TrimSpace(path), "./")
+	if f, ok := v.idx.File(path); ok {
+		return f, f.Path(), true
+	}
+	for _, p := range []string{"a/", "b/"} {
+		if rest, ok := strings.CutPrefix(path, p); ok {
+			if f, ok := v.idx.File(rest); ok {
+				return f, f.Path(), true
+			}
+		}
+	}
+	var found *diff.File
+	for _, f := range v.d.Files {
+		if p := f.Path(); path != "" && (strings.HasSuffix(p, "/"+path) || strings.HasSuffix(path, "/"+p)) {
+			if found != nil {
+				return nil, "", false
+			}
+			found = f
+		}
+	}
+	if found == nil {
+		return nil, "", false
+	}
+	return found, found.Path(), true
+}
+
+// read returns the lines of a file at a revision, cached.
+func (v *verifier) read(ctx context.Context, path string, rev review.Revision) ([]string, error) {
+	key := path + "@" + string(rev)
+	if ft, ok := v.files[key]; ok {
+		return ft.lines, ft.err
+	}
+	b, err := v.src.ReadFile(ctx, path, rev)
+	var lines []string
+	if err == nil {
+		lines = strings.Split(strings.TrimSuffix(string(bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))), "\n"), "\n")
+	}
+	v.files[key] = fileText{lines: lines, err: err}
+	return lines, err
+}
+
+// numbered is one line of a file's diff on one side.
+type numbered struct {
+	hunk int
+	num  int
+	norm string // whitespace-normalised text
+}
+
+// sideLines lists the non-blank lines of f's diff on side, in order.
+func sideLines(f *diff.File, side review.Side) []numbered {
+	var out []numbered
+	for hi, h := range f.Hunks {
+		for _, l := range h.Lines {
+			num := l.NewLine
+			if side == review.SideLeft {
+				num = l.OldLine
+			}
+			if num == 0 {
+				continue
+			}
+			if n := normalize(l.Text); n != "" {
+				out = append(out, numbered{hunk: hi, num: num, norm: n})
+			}
+		}
+	}
+	return out
+}
+
+// snippetMatch is where a snippet was found in a file's diff.
+type snippetMatch struct {
+	start, end int
+	// distance is how many lines the match lies outside the cited range.
+	distance int
+}
+
+// findSnippet looks for the snippet in f's diff on side and returns the
+// match closest to lines start..end (any match when start is 0; a unique
+// one when it is far from the cited lines).
+func (v *verifier) findSnippet(f *diff.File, side review.Side, snippet []string, start, end int) (snippetMatch, bool) {
+	if len(snippet) == 0 {
+		return snippetMatch{}, false
+	}
+	lines := sideLines(f, side)
+	var best snippetMatch
+	found := 0
+	for i := 0; i+len(snippet) <= len(lines); i++ {
+		if !matchesAt(lines[i:i+len(snippet)], snippet) {
+			continue
+		}
+		m := snippetMatch{start: lines[i].num, end: lines[i+len(snippet)-1].num}
+		switch {
+		case start == 0:
+		case m.end < start:
+			m.distance = start - m.end
+		case m.start > end:
+			m.distance = m.start - end
+		}
+		if found == 0 || m.distance < best.distance {
+			best = m
+		}
+		found++
+	}
+	if found == 0 || (found > 1 && best.distance > snapWithin) {
+		return snippetMatch{}, false
+	}
+	return best, true
+}
+
+// matchesAt reports whether each snippet line is found in the diff line at
+// the same position, all in one hunk. Models cite partial lines, so a line
+// matches when it contains the snippet's line.
+func matchesAt(lines []numbered, snippet []string) bool {
+	for k, s := range snippet {
+		if lines[k].hunk != lines[0].hunk || !strings.Contains(lines[k].norm, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsSnippet reports whether the snippet's lines appear, in order and
+// consecutively (ignoring blank lines), in a file's lines.
+func containsSnippet(file []string, snippet []string) bool {
+	var lines []numbered
+	for i, l := range file {
+		if n := normalize(l); n != "" {
+			lines = append(lines, numbered{num: i + 1, norm: n})
+		}
+	}
+	for i := 0; i+len(snippet) <= len(lines); i++ {
+		if matchesAt(lines[i:i+len(snippet)], snippet) {
+			return true
+		}
+	}
+	return false
+}
+
+// renderedPrefix matches the line-number column of diff.Render output and a
+// diff's +/- prefix, which models sometimes copy into snippets.
+var renderedPrefix = regexp.MustCompile(`^\s*\d+\s+[+-]?\s|^[+-]\s?`)
+
+// snippetLines splits a cited snippet into normalised non-blank lines,
+// without copied line numbers or diff prefixes.
+func snippetLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		if n := normalize(renderedPrefix.ReplaceAllString(l, "")); n != "" && n != "..." {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// normalize collapses the whitespace of a line.
+func normalize(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// mark sets a finding's status and reason.
+func mark(f review.Finding, s review.VerificationStatus, reason string) review.Finding {
+	f.VerificationStatus, f.Reason = s, reason
+	return f
+}
+
+// fingerprint sets f.Fingerprint from the path, the category and the code
+// at the anchored lines (as the diff shows it, else as the file holds it,
+// else the snippet): never from the model's words, so that a rerun that
+// reports the same problem on the same code gets the same fingerprint even
+// when the lines moved. file is nil for a file not in the diff.
+func (v *verifier) fingerprint(ctx context.Context, f review.Finding, file *diff.File) review.Finding {
+	var (
+		code []string
+		ok   bool
+	)
+	if file != nil {
+		code, ok = diff.Lines(file, f.Side, f.LineStart, f.LineEnd)
+	}
+	if !ok && file != nil && f.LineStart > 0 {
+		rev := review.Head
+		if f.Side == review.SideLeft {
+			rev = review.Base
+		}
+		if lines, err := v.read(ctx, f.FilePath, rev); err == nil && f.LineStart <= len(lines) {
+			code, ok = lines[f.LineStart-1:min(f.LineEnd, len(lines))], true
+		}
+	}
+	if !ok {
+		code = snippetLines(f.CodeSnippet)
+	}
+	h := sha256.New()
+	h.Write([]byte(f.FilePath + "\x00" + string(f.Category) + "\x00"))
+	for _, l := range code {
+		h.Write([]byte(normalize(l) + "\n"))
+	}
+	f.Fingerprint = hex.EncodeToString(h.Sum(nil))[:16]
+	return f
+}

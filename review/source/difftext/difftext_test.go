@@ -1,0 +1,197 @@
+package difftext_test
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/source/difftext"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func fixtures(t *testing.T) []string {
+	t.Helper()
+	names, err := filepath.Glob("testdata/*.diff")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	return names
+}
+
+func load(t *testing.T, name string) (string, *difftext.Source) {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := difftext.New(string(b))
+	if err != nil {
+		t.Fatalf("New(%s): %v", name, err)
+	}
+	return string(b), src
+}
+
+// TestFilesGolden records Files and ListFiles of every fixture.
+func TestFilesGolden(t *testing.T) {
+	for _, name := range fixtures(t) {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			_, src := load(t, name)
+			files, err := src.Files(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := src.ListFiles(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := json.MarshalIndent(map[string]any{"files": files, "list_files": list}, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := strings.TrimSuffix(name, ".diff") + ".files.golden"
+			if *update {
+				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if d := cmp.Diff(string(want), string(got)+"\n"); d != "" {
+				t.Errorf("files (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+var indexLine = regexp.MustCompile(`(?m)^index ([0-9a-f]+)\.\.([0-9a-f]+)`)
+
+// gitBlobHash is the object id git gives content.
+func gitBlobHash(b []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(b))
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestReadFileMatchesGitBlobs rebuilds every added file's head and every
+// deleted file's base and checks them against the blob ids of the diff's
+// index lines: the content is byte for byte what git stored.
+func TestReadFileMatchesGitBlobs(t *testing.T) {
+	checked := 0
+	for _, name := range fixtures(t) {
+		text, src := load(t, name)
+		blocks := strings.Split(text, "\ndiff --git ")
+		files := src.Parsed().Files
+		if len(blocks) != len(files) {
+			t.Fatalf("%s: %d blocks for %d files", name, len(blocks), len(files))
+		}
+		for i, f := range files {
+			m := indexLine.FindStringSubmatch(blocks[i])
+			var path, want string
+			var rev review.Revision
+			switch {
+			case f.Binary || m == nil:
+				continue
+			case f.Status == diff.Added:
+				path, rev, want = f.NewPath, review.Head, m[2]
+			case f.Status == diff.Deleted:
+				path, rev, want = f.OldPath, review.Base, m[1]
+			default:
+				for _, r := range []review.Revision{review.Head, review.Base} {
+					if _, err := src.ReadFile(t.Context(), f.Path(), r); !errors.Is(err, review.ErrNotFound) {
+						t.Errorf("%s: ReadFile(%s, %s) of a %s file: err = %v, want ErrNotFound", name, f.Path(), r, f.Status, err)
+					}
+				}
+				continue
+			}
+			b, err := src.ReadFile(t.Context(), path, rev)
+			if err != nil {
+				t.Errorf("%s: ReadFile(%s, %s): %v", name, path, rev, err)
+				continue
+			}
+			if got := gitBlobHash(b); !strings.HasPrefix(got, want) {
+				t.Errorf("%s: %s at %s hashes to %s, want %s...", name, path, rev, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 8 {
+		t.Errorf("only %d files checked", checked)
+	}
+}
+
+func TestReadFileNotFound(t *testing.T) {
+	_, src := load(t, "testdata/go-reviewdog_binary-png-added_a3f39fd.diff")
+	tests := []struct {
+		path string
+		rev  review.Revision
+	}{
+		{"assets/reviewdog.logo.png", review.Head}, // binary
+		{"assets/reviewdog.logo.png", review.Base}, // added: no base
+		{"README.md", review.Head},                 // modified: partial
+		{"nope.go", review.Head},                   // not in the diff
+	}
+	for _, tt := range tests {
+		if _, err := src.ReadFile(t.Context(), tt.path, tt.rev); !errors.Is(err, review.ErrNotFound) {
+			t.Errorf("ReadFile(%s, %s) err = %v, want ErrNotFound", tt.path, tt.rev, err)
+		}
+	}
+}
+
+func TestCRLFContentKept(t *testing.T) {
+	_, src := load(t, "testdata/ts-anc95-chatgpt-codereview_pr198-crlf-new-file-and-yaml_55767bc.diff")
+	b, err := src.ReadFile(t.Context(), "src/test_bot/main.py", review.Head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "def main():\r\n") || !strings.HasSuffix(string(b), "\r\n    main()") {
+		t.Errorf("content = %q", b)
+	}
+}
+
+func TestUnsupportedAndMetadata(t *testing.T) {
+	text, src := load(t, "testdata/go-reviewdog_rename-with-changes_223ba6c.diff")
+	if _, err := src.Commits(t.Context(), 20); !errors.Is(err, review.ErrUnsupported) {
+		t.Errorf("Commits err = %v, want ErrUnsupported", err)
+	}
+	if _, err := src.Blame(t.Context(), "x", 1); !errors.Is(err, review.ErrUnsupported) {
+		t.Errorf("Blame err = %v, want ErrUnsupported", err)
+	}
+	if c, err := src.Change(t.Context()); err != nil || !cmp.Equal(c, review.Change{}) {
+		t.Errorf("Change = %+v, %v; want empty", c, err)
+	}
+	if d, err := src.Diff(t.Context()); err != nil || d != text {
+		t.Errorf("Diff returned other text (err %v)", err)
+	}
+}
+
+func TestNew(t *testing.T) {
+	if _, err := difftext.New("this is not a diff\n"); err == nil {
+		t.Error("New accepted text without a file header")
+	}
+	if _, err := difftext.New("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n"); err == nil {
+		t.Error("New accepted a hunk shorter than its header")
+	}
+	src, err := difftext.New("")
+	if err != nil {
+		t.Fatalf("New(empty): %v", err)
+	}
+	if files, _ := src.Files(t.Context()); len(files) != 0 {
+		t.Errorf("empty diff has files %v", files)
+	}
+}

@@ -1,0 +1,451 @@
+// Package localgit is a review.Source reading a local git repository
+// through the git command line (the `mergeguard review` CLI). It reviews
+// the committed change between two revisions; uncommitted changes in the
+// working tree are not part of it.
+//
+// git runs without a shell, with `-C <repository>`, isolated from the
+// user's and the system's configuration (GIT_CONFIG_NOSYSTEM=1,
+// GIT_CONFIG_GLOBAL=/dev/null, no HOME), with explicit flags where the
+// repository's own configuration could change the output (prefixes,
+// renames, colours, external diff and textconv drivers, quoted paths).
+package localgit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/source/difftext"
+)
+
+// Output limits: a read past them is an error rather than memory
+// exhaustion.
+const (
+	maxFileBytes = 10 << 20  // one file's content
+	maxDiffBytes = 100 << 20 // the whole diff, commit log or file list
+)
+
+// Source reads a change from a local repository. It caches what it reads
+// and is safe for concurrent use.
+type Source struct {
+	root    string // the repository's top directory
+	env     []string
+	change  review.Change
+	baseRev string // base SHA; an empty-tree id when head is a root commit
+	rootRev bool   // base is the empty tree
+
+	diff *difftext.Source
+
+	mu    sync.Mutex
+	list  []string          // nil until listed
+	files map[string][]byte // "rev\x00path" → content
+}
+
+var _ review.Source = (*Source)(nil)
+
+// New opens the repository containing dir and resolves the change.
+//
+// head is a revision (branch, tag, SHA, "HEAD~2"...), "HEAD" when empty.
+// base is a revision too; when empty it is the merge-base of head and the
+// default branch — origin/HEAD, else the first of main, master,
+// origin/main, origin/master that exists — so that a feature branch is
+// reviewed against where it forked. When head is on the default branch
+// (the merge-base is head itself) or no default branch exists, base is
+// head's first parent: the last commit is reviewed. A root commit is
+// reviewed against the empty tree.
+func New(ctx context.Context, dir, base, head string) (*Source, error) {
+	s := &Source{env: gitEnv(), files: map[string][]byte{}}
+	out, err := s.gitIn(ctx, dir, maxDiffBytes, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("localgit: open %s: %w", dir, err)
+	}
+	s.root = strings.TrimSpace(string(out))
+
+	if head == "" {
+		head = "HEAD"
+	}
+	headSHA, err := s.resolve(ctx, head)
+	if err != nil {
+		return nil, fmt.Errorf("localgit: head %q: %w", head, err)
+	}
+	baseSHA := ""
+	if base != "" {
+		if baseSHA, err = s.resolve(ctx, base); err != nil {
+			return nil, fmt.Errorf("localgit: base %q: %w", base, err)
+		}
+	} else if base, baseSHA, err = s.defaultBase(ctx, head, headSHA); err != nil {
+		return nil, fmt.Errorf("localgit: default base of %s: %w", head, err)
+	}
+	s.change = review.Change{
+		Repository: filepath.Base(s.root),
+		BaseRef:    base,
+		HeadRef:    head,
+		BaseSHA:    baseSHA,
+		HeadSHA:    headSHA,
+	}
+	s.baseRev = baseSHA
+	if baseSHA == "" {
+		if s.baseRev, err = s.emptyTree(ctx); err != nil {
+			return nil, fmt.Errorf("localgit: empty tree: %w", err)
+		}
+		s.rootRev = true
+	}
+	if branch, err := s.git(ctx, maxDiffBytes, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && head == "HEAD" {
+		s.change.HeadRef = strings.TrimSpace(string(branch))
+	}
+	out, err = s.git(ctx, maxDiffBytes, "log", "-1", "--no-show-signature", "--format=%an%x00%s%x00%b", headSHA)
+	if err != nil {
+		return nil, fmt.Errorf("localgit: head commit: %w", err)
+	}
+	if parts := strings.SplitN(string(out), "\x00", 3); len(parts) == 3 {
+		s.change.Author, s.change.Title, s.change.Body = parts[0], parts[1], strings.TrimSpace(parts[2])
+	}
+
+	out, err = s.git(ctx, maxDiffBytes, "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+		"--no-relative", "-M", "--unified=3", "--src-prefix=a/", "--dst-prefix=b/",
+		s.baseRev, headSHA, "--")
+	if err != nil {
+		return nil, fmt.Errorf("localgit: diff: %w", err)
+	}
+	if s.diff, err = difftext.New(string(out)); err != nil {
+		return nil, fmt.Errorf("localgit: %w", err)
+	}
+	return s, nil
+}
+
+// defaultBase finds the base of head as New describes; name and baseSHA
+// are empty when head is a root commit reviewed against the empty tree.
+func (s *Source) defaultBase(ctx context.Context, head, headSHA string) (name, baseSHA string, err error) {
+	candidates := []string{"main", "master", "origin/main", "origin/master"}
+	if ref, err := s.git(ctx, maxDiffBytes, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"); err == nil {
+		candidates = append([]string{strings.TrimPrefix(strings.TrimSpace(string(ref)), "refs/remotes/")}, candidates...)
+	}
+	for _, c := range candidates {
+		if _, err := s.resolve(ctx, c); err != nil {
+			continue
+		}
+		mb, err := s.git(ctx, maxDiffBytes, "merge-base", c, headSHA)
+		if err != nil {
+			continue // unrelated histories
+		}
+		if sha := strings.TrimSpace(string(mb)); sha != headSHA {
+			return c, sha, nil
+		}
+		break
+	}
+	parent, err := s.resolve(ctx, headSHA+"^")
+	if err != nil {
+		return "", "", nil // a root commit
+	}
+	return head + "^", parent, nil
+}
+
+// resolve turns a revision into a commit SHA.
+func (s *Source) resolve(ctx context.Context, rev string) (string, error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("revision %q starts with '-'", rev)
+	}
+	out, err := s.git(ctx, maxDiffBytes, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("not a commit: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// emptyTree is the id of the empty tree in the repository's hash format.
+func (s *Source) emptyTree(ctx context.Context) (string, error) {
+	out, err := s.git(ctx, maxDiffBytes, "hash-object", "-t", "tree", os.DevNull)
+	return strings.TrimSpace(string(out)), err
+}
+
+// Change returns the change's revisions and the head commit's author,
+// subject (as Title) and body. Repository is the directory's name. BaseRef
+// and BaseSHA are empty when a root commit is reviewed.
+func (s *Source) Change(context.Context) (review.Change, error) { return s.change, nil }
+
+// Diff returns `git diff -M base head` with a/ and b/ prefixes and three
+// lines of context, computed by New.
+func (s *Source) Diff(ctx context.Context) (string, error) { return s.diff.Diff(ctx) }
+
+// Files lists the changed files, from the diff.
+func (s *Source) Files(ctx context.Context) ([]review.ChangedFile, error) { return s.diff.Files(ctx) }
+
+// Commits lists up to max commits reachable from head and not from base,
+// the most recent ones, oldest first; max <= 0 lists them all.
+func (s *Source) Commits(ctx context.Context, max int) ([]review.Commit, error) {
+	args := []string{"log", "-z", "--no-show-signature", "--format=%H%n%an%n%aI%n%B"}
+	if max > 0 {
+		args = append(args, "-n", strconv.Itoa(max))
+	}
+	if s.rootRev {
+		args = append(args, s.change.HeadSHA)
+	} else {
+		args = append(args, s.baseRev+".."+s.change.HeadSHA)
+	}
+	out, err := s.git(ctx, maxDiffBytes, append(args, "--")...)
+	if err != nil {
+		return nil, fmt.Errorf("localgit: commits: %w", err)
+	}
+	var commits []review.Commit
+	for _, rec := range strings.Split(string(out), "\x00") {
+		f := strings.SplitN(rec, "\n", 4)
+		if len(f) < 4 {
+			continue
+		}
+		date, err := time.Parse(time.RFC3339, f[2])
+		if err != nil {
+			return nil, fmt.Errorf("localgit: commits: date of %s: %w", f[0], err)
+		}
+		commits = append(commits, review.Commit{SHA: f[0], Author: f[1], Date: date, Message: strings.TrimSpace(f[3])})
+	}
+	slices.Reverse(commits)
+	return commits, nil
+}
+
+// ReadFile returns a file's content at the base or head commit, or
+// review.ErrNotFound when it does not exist there or is not a file.
+// Files over 10 MiB are an error.
+func (s *Source) ReadFile(ctx context.Context, p string, rev review.Revision) ([]byte, error) {
+	if err := checkPath(p); err != nil {
+		return nil, fmt.Errorf("localgit: read %q: %w", p, err)
+	}
+	sha := s.change.HeadSHA
+	switch rev {
+	case review.Head:
+	case review.Base:
+		sha = s.baseRev
+	default:
+		return nil, fmt.Errorf("localgit: read %s: unknown revision %q", p, rev)
+	}
+	key := string(rev) + "\x00" + p
+	s.mu.Lock()
+	b, ok := s.files[key]
+	s.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := s.git(ctx, maxFileBytes, "cat-file", "blob", sha+":"+p)
+	if err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) && ge.notFound() {
+			return nil, fmt.Errorf("localgit: read %s at %s: %w", p, rev, review.ErrNotFound)
+		}
+		return nil, fmt.Errorf("localgit: read %s at %s: %w", p, rev, err)
+	}
+	s.mu.Lock()
+	s.files[key] = b
+	s.mu.Unlock()
+	return b, nil
+}
+
+// Blame tells who last changed a line at the head commit, from
+// `git blame --porcelain`; Message is the commit's subject. A path or line
+// that does not exist is review.ErrNotFound.
+func (s *Source) Blame(ctx context.Context, p string, line int) (review.BlameLine, error) {
+	if err := checkPath(p); err != nil {
+		return review.BlameLine{}, fmt.Errorf("localgit: blame %q: %w", p, err)
+	}
+	if line < 1 {
+		return review.BlameLine{}, fmt.Errorf("localgit: blame %s:%d: %w", p, line, review.ErrNotFound)
+	}
+	n := strconv.Itoa(line)
+	out, err := s.git(ctx, maxFileBytes, "blame", "--porcelain", "--no-textconv", "-L", n+","+n, s.change.HeadSHA, "--", p)
+	if err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) && ge.notFound() {
+			return review.BlameLine{}, fmt.Errorf("localgit: blame %s:%d: %w", p, line, review.ErrNotFound)
+		}
+		return review.BlameLine{}, fmt.Errorf("localgit: blame %s:%d: %w", p, line, err)
+	}
+	bl, err := parsePorcelain(string(out))
+	if err != nil {
+		return review.BlameLine{}, fmt.Errorf("localgit: blame %s:%d: %w", p, line, err)
+	}
+	return bl, nil
+}
+
+// parsePorcelain reads the one-line output of `git blame --porcelain`.
+func parsePorcelain(out string) (review.BlameLine, error) {
+	lines := strings.Split(out, "\n")
+	first := strings.Fields(lines[0])
+	if len(first) < 3 {
+		return review.BlameLine{}, fmt.Errorf("unexpected blame output %q", lines[0])
+	}
+	bl := review.BlameLine{CommitSHA: first[0]}
+	var unix int64
+	tz := "+0000"
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(l, "\t") {
+			break
+		}
+		key, val, _ := strings.Cut(l, " ")
+		switch key {
+		case "author":
+			bl.Author = val
+		case "author-time":
+			unix, _ = strconv.ParseInt(val, 10, 64)
+		case "author-tz":
+			tz = val
+		case "summary":
+			bl.Message = val
+		}
+	}
+	bl.Date = time.Unix(unix, 0).UTC()
+	if zone, err := time.Parse("-0700", tz); err == nil {
+		bl.Date = bl.Date.In(zone.Location())
+	}
+	return bl, nil
+}
+
+// ListFiles lists every file path at the head commit.
+func (s *Source) ListFiles(ctx context.Context) ([]string, error) {
+	s.mu.Lock()
+	list := s.list
+	s.mu.Unlock()
+	if list != nil {
+		return slices.Clone(list), nil
+	}
+	out, err := s.git(ctx, maxDiffBytes, "ls-tree", "-r", "-z", "--name-only", "--full-tree", s.change.HeadSHA)
+	if err != nil {
+		return nil, fmt.Errorf("localgit: list files: %w", err)
+	}
+	list = []string{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			list = append(list, p)
+		}
+	}
+	s.mu.Lock()
+	s.list = list
+	s.mu.Unlock()
+	return slices.Clone(list), nil
+}
+
+// checkPath rejects paths that are not clean, relative, inside the
+// repository.
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty path")
+	case strings.ContainsRune(p, 0):
+		return errors.New("path contains a NUL byte")
+	case path.IsAbs(p) || filepath.IsAbs(p):
+		return errors.New("absolute path")
+	case path.Clean(p) != p:
+		return errors.New("path is not clean")
+	case p == ".." || strings.HasPrefix(p, "../"):
+		return errors.New("path outside the repository")
+	}
+	return nil
+}
+
+// gitEnv is the environment git runs in: PATH, and nothing else that could
+// bring the user's configuration, a pager or a prompt.
+func gitEnv() []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=" + os.DevNull,
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_OPTIONAL_LOCKS=0",
+		"GIT_PAGER=cat",
+		"LC_ALL=C",
+	}
+}
+
+// gitError is a git command that failed, with its stderr.
+type gitError struct {
+	args   []string
+	err    error
+	stderr string
+}
+
+func (e *gitError) Error() string {
+	msg := strings.TrimSpace(e.stderr)
+	if msg == "" {
+		return fmt.Sprintf("git %s: %v", e.args[0], e.err)
+	}
+	return fmt.Sprintf("git %s: %v: %s", e.args[0], e.err, msg)
+}
+
+func (e *gitError) Unwrap() error { return e.err }
+
+// notFound reports whether git failed because an object, path or line
+// does not exist.
+func (e *gitError) notFound() bool {
+	for _, m := range []string{
+		"does not exist", "Not a valid object name", "exists on disk, but not in",
+		"bad file", "no such path", "has only", "not a blob", "invalid object type",
+	} {
+		if strings.Contains(e.stderr, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Source) git(ctx context.Context, limit int64, args ...string) ([]byte, error) {
+	return s.gitIn(ctx, s.root, limit, args...)
+}
+
+// gitIn runs git in dir and returns its stdout, at most limit bytes.
+func (s *Source) gitIn(ctx context.Context, dir string, limit int64, args ...string) ([]byte, error) {
+	full := append([]string{"-C", dir, "-c", "core.quotepath=false", "--no-pager", "--literal-pathspecs"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = s.env
+	cmd.WaitDelay = 5 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %w", args[0], err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("git %s: %w", args[0], err)
+	}
+	out, readErr := io.ReadAll(io.LimitReader(stdout, limit+1))
+	if int64(len(out)) > limit {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("git %s: output larger than %d MiB", args[0], limit>>20)
+	}
+	if err := cmd.Wait(); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, fmt.Errorf("git %s: %w", args[0], ctxErr)
+		}
+		return nil, &gitError{args: args, err: err, stderr: stderr.String()}
+	}
+	if readErr != nil {
+		return nil, fmt.Errorf("git %s: read output: %w", args[0], readErr)
+	}
+	return out, nil
+}
+
+// limitedWriter keeps the first n bytes written to it and drops the rest.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.n -= k
+		if _, err := l.w.Write(p[:k]); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
