@@ -41,7 +41,8 @@ func Text(content string) Response { return Response{Content: content} }
 
 // JSON answers with v marshalled as the assistant message's content, as a
 // model following response_format json_schema would. A string or
-// json.RawMessage is sent as is.
+// json.RawMessage is sent as is. A value that does not marshal (a bug in
+// the test) is answered 500 with the reason.
 func JSON(v any) Response {
 	switch x := v.(type) {
 	case string:
@@ -51,7 +52,7 @@ func JSON(v any) Response {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(fmt.Sprintf("llmtest.JSON: %v", err)) // a bug in the test
+		return APIError(http.StatusInternalServerError, "server_error", "", "llmtest.JSON: "+err.Error())
 	}
 	return Response{Content: string(b)}
 }
@@ -60,13 +61,15 @@ func JSON(v any) Response {
 func ToolCalls(calls ...ToolCall) Response { return Response{ToolCalls: calls} }
 
 // Call builds a function call. args is marshalled to the arguments' JSON
-// text, except a string, which is sent as is (to send malformed JSON).
+// text, except a string, which is sent as is (to send malformed JSON). A
+// value that does not marshal (a bug in the test) gives arguments naming
+// the reason, which are not JSON.
 func Call(id, name string, args any) ToolCall {
 	text, ok := args.(string)
 	if !ok {
 		b, err := json.Marshal(args)
 		if err != nil {
-			panic(fmt.Sprintf("llmtest.Call: %v", err)) // a bug in the test
+			b = []byte("llmtest.Call: " + err.Error())
 		}
 		text = string(b)
 	}
