@@ -64,7 +64,6 @@ func TestUsageErrors(t *testing.T) {
 		{"migrate down without N", []string{"migrate", "down"}, "migrate down: give the number of migrations to undo, e.g. migrate down 1", 2},
 		{"migrate down zero", []string{"migrate", "down", "0"}, `migrate down: N must be a positive integer, got "0"`, 2},
 		{"version argument", []string{"version", "x"}, `version: unexpected argument "x"`, 2},
-		{"review placeholder", []string{"review"}, "review: not built yet", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mergeguard/mergeguard/config"
@@ -179,7 +180,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
 	if sink == nil {
 		sink = review.Discard{}
 	}
-	r := &run{p: p, req: req, sink: sink, start: p.d.Now()}
+	r := &run{p: p, req: req, sink: sink, start: p.d.Now(), counter: &memoCounter{c: p.d.Counter}}
 	r.emit(ctx, review.EventPipelineStarted, "", "", map[string]any{
 		"automatic": req.Automatic, "llm": p.d.LLM != nil, "model": p.d.Model, "concurrency": p.d.Concurrency,
 	})
@@ -202,10 +203,33 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
 
 // run is the state of one review.
 type run struct {
-	p     *Pipeline
-	req   Request
-	sink  review.Sink
-	start time.Time
+	p       *Pipeline
+	req     Request
+	sink    review.Sink
+	start   time.Time
+	counter Counter // the pipeline's, memoised for the run
+}
+
+// memoCounter remembers the count of every text it was asked about: the
+// agents recount their whole prompt (system prompt, conventions, chunk) at
+// every turn, and a tokenizer is slow. It is safe for concurrent use and
+// lives as long as one review.
+type memoCounter struct {
+	c Counter
+	m sync.Map // string → int
+}
+
+// Count implements Counter.
+func (m *memoCounter) Count(text string) int {
+	if len(text) < 64 {
+		return m.c.Count(text) // cheaper than the map
+	}
+	if n, ok := m.m.Load(text); ok {
+		return n.(int)
+	}
+	n := m.c.Count(text)
+	m.m.Store(text, n)
+	return n
 }
 
 // emit sends one event to the sink.

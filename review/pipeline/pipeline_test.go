@@ -1,20 +1,69 @@
 package pipeline
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 )
 
-func TestRunAnalyzersOnlySmoke(t *testing.T) {
-	src := &memSource{change: review.Change{Title: "Add uploader"}, diff: readTestdata(t, "planted.diff"), head: plantedHead()}
+func TestGate(t *testing.T) {
+	pr := review.Change{Title: "Add uploader", Author: "dev", BaseRef: "main"}
+	tests := map[string]struct {
+		change   func(*review.Change)
+		repo     func(*config.Repo)
+		wantSkip bool
+	}{
+		"default reviews":        {},
+		"disabled":               {repo: func(r *config.Repo) { r.Enabled = false }, wantSkip: true},
+		"auto review off":        {repo: func(r *config.Repo) { r.AutoReview.Enabled = false }, wantSkip: true},
+		"draft":                  {change: func(c *review.Change) { c.Draft = true }, wantSkip: true},
+		"draft allowed":          {change: func(c *review.Change) { c.Draft = true }, repo: func(r *config.Repo) { r.AutoReview.Drafts = true }},
+		"bot by suffix":          {change: func(c *review.Change) { c.Author = "dependabot[bot]" }, wantSkip: true},
+		"bot allowed":            {change: func(c *review.Change) { c.AuthorBot = true }, repo: func(r *config.Repo) { r.AutoReview.Bots = true }},
+		"base branch glob":       {change: func(c *review.Change) { c.BaseRef = "release/1.2" }, repo: func(r *config.Repo) { r.AutoReview.BaseBranches = []string{"main", "release/**"} }},
+		"base branch not listed": {change: func(c *review.Change) { c.BaseRef = "dev" }, repo: func(r *config.Repo) { r.AutoReview.BaseBranches = []string{"main"} }, wantSkip: true},
+		"title keyword":          {change: func(c *review.Change) { c.Title = "wip: uploader" }, wantSkip: true},
+		"skip label":             {change: func(c *review.Change) { c.Labels = []string{"No-Review"} }, repo: func(r *config.Repo) { r.AutoReview.SkipLabels = []string{"no-review"} }, wantSkip: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			c, r := pr, config.DefaultRepo()
+			if tc.change != nil {
+				tc.change(&c)
+			}
+			if tc.repo != nil {
+				tc.repo(&r)
+			}
+			skip, reason := Gate(c, r)
+			if skip != tc.wantSkip || (skip && reason == "") {
+				t.Errorf("Gate = %v, %q; want skip %v", skip, reason, tc.wantSkip)
+			}
+		})
+	}
+}
+
+func TestRunSkipsGatedAndOversizedChanges(t *testing.T) {
+	src := &memSource{change: review.Change{Title: "WIP uploader"}, diff: readTestdata(t, "planted.diff"), head: plantedHead()}
 	p := New(Deps{})
-	res, err := p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Automatic: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.MarshalIndent(res.Verdict, "", "  ")
-	t.Logf("%s", b)
+	if !res.Skipped || res.Verdict.Verdict != review.DecisionComment {
+		t.Errorf("automatic WIP review: skipped %v, verdict %s", res.Skipped, res.Verdict.Verdict)
+	}
+	// An explicit request ignores the auto_review gates but not max_files
+	// (which applies to automatic reviews only).
+	res, err = p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	if err != nil || res.Skipped || res.Verdict.Verdict != review.DecisionRequestChanges {
+		t.Fatalf("explicit review: err %v, skipped %v, verdict %s", err, res.Skipped, res.Verdict.Verdict)
+	}
+	repo := config.DefaultRepo()
+	repo.MaxFiles = 3
+	src.change.Title = "Uploader"
+	res, err = p.Run(t.Context(), Request{Source: src, Repo: repo, Automatic: true})
+	if err != nil || !res.Skipped {
+		t.Fatalf("4 files over max_files 3: err %v, skipped %v", err, res.Skipped)
+	}
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
@@ -158,12 +161,22 @@ func planChunks(d *diff.Diff, repo config.Repo, counter Counter, chunkTokens int
 			p.skipped = append(p.skipped, review.SkippedFile{FilePath: f.Path(), Reason: reason})
 			continue
 		}
-		r := rendered{file: f, risk: risk(f)}
-		if chunked {
-			r.text = diff.Render(f, diff.RenderOptions{OldNumbers: f.Deletions > 0})
-			r.tokens = counter.Count(r.text)
+		files = append(files, rendered{file: f})
+	}
+	if chunked {
+		// Tokenizers are slow: render and count the files on every core.
+		var g errgroup.Group
+		g.SetLimit(runtime.GOMAXPROCS(0))
+		for i := range files {
+			g.Go(func() error {
+				r := &files[i]
+				r.risk = risk(r.file)
+				r.text = diff.Render(r.file, diff.RenderOptions{OldNumbers: r.file.Deletions > 0})
+				r.tokens = counter.Count(r.text)
+				return nil
+			})
 		}
-		files = append(files, r)
+		_ = g.Wait() // the functions return no error
 	}
 	slices.SortStableFunc(files, func(a, b rendered) int { return cmp.Compare(b.risk, a.risk) })
 	if !chunked {
@@ -214,7 +227,7 @@ func cutToFit(r rendered, counter Counter, limit int) (string, review.Truncation
 	note := fmt.Sprintf(truncateNote, r.file.Path())
 	var interest []int
 	for i, l := range strings.Split(r.text, "\n") {
-		if strings.HasPrefix(l, "@@") || riskyCode.MatchString(l) {
+		if strings.HasPrefix(l, "@@") || isRisky(l) {
 			interest = append(interest, i+1)
 		}
 	}
@@ -255,20 +268,35 @@ func risk(f *diff.File) int {
 	return score
 }
 
-// hasRiskyCode reports whether an added line of f touches a dangerous API.
+// hasRiskyCode reports whether the added lines of f touch a dangerous API.
+// The whole added text is searched at once: this runs on every file of a
+// pull request.
 func hasRiskyCode(f *diff.File) bool {
+	var b strings.Builder
 	for _, h := range f.Hunks {
 		for _, l := range h.Lines {
-			if l.Kind == diff.Add && riskyCode.MatchString(l.Text) {
-				return true
+			if l.Kind == diff.Add {
+				b.WriteString(l.Text)
+				b.WriteByte('\n')
 			}
+		}
+	}
+	return isRisky(b.String())
+}
+
+// isRisky reports whether code mentions a dangerous API or secret material
+// (case-insensitively; substrings, as this only orders the review).
+func isRisky(code string) bool {
+	lower := strings.ToLower(code)
+	for _, kw := range [...]string{"exec", "eval(", "system(", "popen", "subprocess", "unsafe", "innerhtml",
+		"deserializ", "pickle", "yaml.load", "sql", "query", "password", "secret", "token", "crypto", "md5",
+		"sha1", "rand.", "tls", "insecureskipverify", "chmod", "setuid"} {
+		if strings.Contains(lower, kw) {
+			return true
 		}
 	}
 	return false
 }
-
-// riskyCode matches added code that touches dangerous APIs.
-var riskyCode = regexp.MustCompile(`(?i)\b(exec|eval|system|popen|subprocess|os/exec|unsafe|innerHTML|dangerouslySetInnerHTML|deserializ|pickle|yaml\.load|sql|query|password|secret|token|crypto|md5|sha1|rand\.|tls|InsecureSkipVerify|chmod|setuid)\b`)
 
 // language names a file's programming language from its extension or name,
 // "" when unknown.

@@ -83,7 +83,7 @@ func (r *run) recheck(ctx context.Context, v *verifier, f review.Finding) (bool,
 	user.WriteString("Finding:\n")
 	writeData(&user, "FINDING", string(finding))
 	fmt.Fprintf(&user, "Code of %s at the %s revision:\n", f.FilePath, rev)
-	writeData(&user, "CODE", truncateTokens(deps.Counter, code.String(), (deps.ContextTokens-deps.MaxOutputTokens)/2))
+	writeData(&user, "CODE", truncateTokens(r.counter, code.String(), (deps.ContextTokens-deps.MaxOutputTokens)/2))
 	req := openai.ChatCompletionRequest{
 		Model: deps.Model,
 		Messages: []openai.ChatCompletionMessage{

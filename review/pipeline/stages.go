@@ -44,7 +44,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 			pr.tools = deps.Tools(r.req.Source, d)
 		}
 		input := deps.ContextTokens - deps.MaxOutputTokens
-		conv, cut, err := conventions(ctx, r.req.Source, r.req.Repo, deps.Counter, min(input/conventionsShare, maxConventionTokens))
+		conv, cut, err := conventions(ctx, r.req.Source, r.req.Repo, r.counter, min(input/conventionsShare, maxConventionTokens))
 		switch {
 		case err != nil:
 			notes = append(notes, "Repository conventions could not be read: "+err.Error())
@@ -59,7 +59,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 			pr.llm = false
 		}
 	}
-	pl := planChunks(d, r.req.Repo, deps.Counter, chunkTokens, pr.llm)
+	pl := planChunks(d, r.req.Repo, r.counter, chunkTokens, pr.llm)
 	if pl.truncation != nil {
 		notes = append(notes, fmt.Sprintf("Diffs too large for one prompt were cut (%s); the model was told how to read the rest.",
 			strings.Join(pl.truncation.SectionsAffected, ", ")))
@@ -82,7 +82,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 // message framing, and room for tool answers and one parse retry.
 func (r *run) overhead(change review.Change, pr prompts) int {
 	deps := r.p.d
-	c := deps.Counter
+	c := r.counter
 	input := deps.ContextTokens - deps.MaxOutputTokens
 	n := c.Count(systemMessage(pr.conventions, "", r.req.Repo.Language)) + maxPathInstrTokens
 	n += c.Count(userMessage(change, chunk{n: 999}, 999, c))
@@ -202,14 +202,14 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 	})
 	cfg := agent.Config{
 		Client: deps.LLM, Model: deps.Model, ContextTokens: deps.ContextTokens, MaxOutputTokens: deps.MaxOutputTokens,
-		MaxTurns: deps.MaxTurns, Timeout: deps.AgentTimeout, ResponseFormat: deps.ResponseFormat, Counter: deps.Counter,
+		MaxTurns: deps.MaxTurns, Timeout: deps.AgentTimeout, ResponseFormat: deps.ResponseFormat, Counter: r.counter,
 		Temperature: deps.Temperature, Cost: r.cost,
 	}
 	task := agent.Task{
 		Name:   name,
 		Stage:  review.StageReviewer,
-		System: systemMessage(pr.conventions, pathInstructions(r.req.Repo, c.paths(), deps.Counter), r.req.Repo.Language),
-		User:   userMessage(change, c, total, deps.Counter),
+		System: systemMessage(pr.conventions, pathInstructions(r.req.Repo, c.paths(), r.counter), r.req.Repo.Language),
+		User:   userMessage(change, c, total, r.counter),
 		Tools:  pr.tools,
 		Emit: func(t review.EventType, data map[string]any) {
 			data["chunk"] = c.n
