@@ -57,8 +57,8 @@ const maxErrorBody = 1 << 20
 type rateLimiter struct {
 	policy  RetryPolicy
 	timeout time.Duration // per attempt; 0 means none
-	sleep  func(ctx context.Context, d time.Duration) error
-	now    func() time.Time
+	sleep   func(ctx context.Context, d time.Duration) error
+	now     func() time.Time
 
 	mu    sync.Mutex
 	gates map[int64]*writeGate

@@ -24,7 +24,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,9 +101,12 @@ type Server struct {
 	t   testing.TB
 	srv *httptest.Server
 
+	// callsMu guards calls; handlers write answers while holding mu.
+	callsMu sync.Mutex
+	calls   []*Call
+
 	mu          sync.Mutex
 	repos       map[string]*repo
-	calls       []Call
 	failures    map[string][]Failure
 	nextID      int64
 	bot         User
@@ -134,7 +136,7 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("POST /api/graphql", s.wrap(RouteGraphQL, s.graphql)) // GitHub Enterprise's path
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		s.record(r, "", body, http.StatusNotFound)
+		s.record(r, "", body).status(http.StatusNotFound)
 		writeNotFound(w, "https://docs.github.com/rest")
 	})
 	s.srv = httptest.NewServer(mux)
@@ -220,11 +222,16 @@ func (s *Server) Inject(route string, f Failure) {
 	s.failures[route] = append(s.failures[route], f)
 }
 
-// Calls returns every request received so far, in order.
+// Calls returns every request received so far, in order. A call is
+// recorded before its answer is sent.
 func (s *Server) Calls() []Call {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.calls)
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	out := make([]Call, len(s.calls))
+	for i, c := range s.calls {
+		out[i] = *c
+	}
+	return out
 }
 
 // CallCount returns how many requests route received; an empty route
@@ -252,8 +259,8 @@ func (s *Server) CallsTo(route string) []Call {
 
 // ResetCalls forgets the recorded calls.
 func (s *Server) ResetCalls() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
 	s.calls = nil
 }
 
@@ -270,18 +277,33 @@ func (s *Server) APICallCount() int {
 	return n
 }
 
-func (s *Server) record(r *http.Request, route string, body []byte, status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls = append(s.calls, Call{
+// record stores a call, answered 200 until its recorder says otherwise.
+func (s *Server) record(r *http.Request, route string, body []byte) *recorded {
+	c := &Call{
 		Route:  route,
 		Method: r.Method,
 		Path:   r.URL.Path,
 		Query:  r.URL.Query(),
 		Header: r.Header.Clone(),
 		Body:   body,
-		Status: status,
-	})
+		Status: http.StatusOK,
+	}
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	s.calls = append(s.calls, c)
+	return &recorded{s: s, c: c}
+}
+
+// recorded sets the answered status of a recorded call.
+type recorded struct {
+	s *Server
+	c *Call
+}
+
+func (r *recorded) status(code int) {
+	r.s.callsMu.Lock()
+	defer r.s.callsMu.Unlock()
+	r.c.Status = code
 }
 
 // wrap records the call, applies injected failures and delays, checks
@@ -290,15 +312,14 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		defer func() { s.record(r, route, body, rec.status) }()
+		rec := &statusRecorder{ResponseWriter: w, call: s.record(r, route, body)}
 
 		f, injected := s.nextFailure(route)
 		if injected && f.Delay > 0 {
 			select {
 			case <-time.After(f.Delay):
 			case <-r.Context().Done():
-				rec.status = 499 // the client went away
+				rec.call.status(499) // the client went away
 				return
 			}
 		}
@@ -314,7 +335,7 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		if f.Processed {
-			h(&statusRecorder{ResponseWriter: discard{header: http.Header{}}}, r)
+			h(discard{header: http.Header{}}, r)
 		}
 		writeFailure(rec, f)
 	}
@@ -371,13 +392,14 @@ func writeFailure(w http.ResponseWriter, f Failure) {
 	_, _ = io.WriteString(w, body)
 }
 
+// statusRecorder records the status of an answer before sending it.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	call *recorded
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
-	r.status = code
+	r.call.status(code)
 	r.ResponseWriter.WriteHeader(code)
 }
 
