@@ -46,7 +46,7 @@ func URL(t testing.TB) string {
 // it is dropped when the test ends.
 func Empty(t testing.TB) string {
 	t.Helper()
-	server := serverURL(t)
+	server := serverURL(t, os.Getenv)
 	name := "mergeguard_test_" + strings.ToLower(rand.Text())
 	admin, err := pgx.Connect(t.Context(), server.String())
 	if err != nil {
@@ -80,11 +80,11 @@ func drop(t testing.TB, server, name string) {
 }
 
 // serverURL is the URL of the test server, from the environment.
-func serverURL(t testing.TB) *url.URL {
+func serverURL(t testing.TB, getenv func(string) string) *url.URL {
 	t.Helper()
-	raw := os.Getenv("MERGEGUARD_TEST_DATABASE_URL")
+	raw := getenv("MERGEGUARD_TEST_DATABASE_URL")
 	if raw == "" {
-		raw = os.Getenv("DATABASE_URL")
+		raw = getenv("DATABASE_URL")
 	}
 	if raw == "" {
 		t.Fatal("storetest: no test database: run `make test`, or set MERGEGUARD_TEST_DATABASE_URL " +
