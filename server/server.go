@@ -36,6 +36,9 @@ type Deps struct {
 	Logger *zerolog.Logger
 	// DB is checked by /readyz; nil means there is nothing to check.
 	DB Pinger
+	// Webhook serves POST /api/github/hook (GitHub webhooks); nil when no
+	// GitHub App is configured.
+	Webhook http.Handler
 }
 
 // Server is MergeGuard's HTTP server. Create it with New.
@@ -44,6 +47,8 @@ type Server struct {
 	log *zerolog.Logger
 	db  Pinger
 	mux *http.ServeMux
+
+	webhook http.Handler
 }
 
 // New returns a server with its routes registered. A nil Logger logs
@@ -54,7 +59,7 @@ func New(deps Deps) *Server {
 		nop := zerolog.Nop()
 		logger = &nop
 	}
-	s := &Server{cfg: deps.Config, log: logger, db: deps.DB, mux: http.NewServeMux()}
+	s := &Server{cfg: deps.Config, log: logger, db: deps.DB, mux: http.NewServeMux(), webhook: deps.Webhook}
 	s.routes()
 	return s
 }
@@ -62,6 +67,9 @@ func New(deps Deps) *Server {
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
+	if s.webhook != nil {
+		s.mux.Handle("POST /api/github/hook", s.webhook)
+	}
 }
 
 // Handler returns the server's routes, each request's context carrying the
