@@ -258,6 +258,24 @@ func (s *Server) listReviewComments(w http.ResponseWriter, r *http.Request) {
 	paginate(w, r, out)
 }
 
+func (s *Server) listCommentsOfReview(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp, p, ok := s.requestPull(w, r)
+	if !ok {
+		return
+	}
+	rv, ok := s.requestReview(w, r, p)
+	if !ok {
+		return
+	}
+	out := make([]map[string]any, 0, len(rv.Comments))
+	for i := range rv.Comments {
+		out = append(out, s.reviewCommentJSON(rp, p, &rv.Comments[i]))
+	}
+	paginate(w, r, out)
+}
+
 // draftComment is one comments[] element of pulls/create-review.
 type draftComment struct {
 	Path      string `json:"path"`

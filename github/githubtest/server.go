@@ -46,6 +46,7 @@ const (
 	RouteDeleteReview       = "DELETE /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
 	RouteDismissReview      = "PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals"
 	RouteReviewComments     = "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments"
+	RouteCommentsOfReview   = "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments"
 	RouteTree               = "GET /repos/{owner}/{repo}/git/trees/{tree_sha}"
 	RouteBlob               = "GET /repos/{owner}/{repo}/git/blobs/{file_sha}"
 	RouteContents           = "GET /repos/{owner}/{repo}/contents/{path...}"
@@ -156,6 +157,7 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 		RouteDeleteReview:       s.deleteReview,
 		RouteDismissReview:      s.dismissReview,
 		RouteReviewComments:     s.listReviewComments,
+		RouteCommentsOfReview:   s.listCommentsOfReview,
 		RouteTree:               s.tree,
 		RouteBlob:               s.blob,
 		RouteContents:           s.contents,
