@@ -7,14 +7,18 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 	"github.com/palantir/go-githubapp/githubapp"
+
+	"github.com/mergeguard/mergeguard/github"
 )
 
-// NewGitHub returns the GitHub that comment commands use: calls through
-// each installation's client from cc.
+// NewGitHub returns the GitHub that comment commands use: package github's
+// calls through each installation's client from cc.
 func NewGitHub(cc githubapp.ClientCreator) GitHub { return installationGitHub{cc: cc} }
 
 type installationGitHub struct{ cc githubapp.ClientCreator }
 
+// client returns the installation's client and repo split into owner and
+// name.
 func (g installationGitHub) client(installationID int64, repo string) (*gh.Client, string, string, error) {
 	client, err := g.cc.NewInstallationClient(installationID)
 	if err != nil {
@@ -29,18 +33,11 @@ func (g installationGitHub) CanWrite(ctx context.Context, installationID int64, 
 	if err != nil {
 		return false, err
 	}
-	p, resp, err := client.Repositories.GetPermissionLevel(ctx, owner, name, user)
-	if resp != nil && resp.StatusCode == 404 {
-		return false, nil // not a collaborator
-	}
+	level, err := github.Permission(ctx, client, owner, name, user)
 	if err != nil {
-		return false, fmt.Errorf("get permission of %s on %s: %w", user, repo, err)
+		return false, err
 	}
-	switch p.GetPermission() {
-	case "admin", "maintain", "write":
-		return true, nil
-	}
-	return false, nil
+	return github.CanWrite(level), nil
 }
 
 func (g installationGitHub) React(ctx context.Context, installationID int64, repo string, commentID int64, reaction string) error {
@@ -48,10 +45,7 @@ func (g installationGitHub) React(ctx context.Context, installationID int64, rep
 	if err != nil {
 		return err
 	}
-	if _, _, err := client.Reactions.CreateIssueCommentReaction(ctx, owner, name, commentID, reaction); err != nil {
-		return fmt.Errorf("react %s to comment %d: %w", reaction, commentID, err)
-	}
-	return nil
+	return github.React(ctx, client, owner, name, commentID, reaction)
 }
 
 func (g installationGitHub) Comment(ctx context.Context, installationID int64, repo string, number int, body string) error {
@@ -59,8 +53,6 @@ func (g installationGitHub) Comment(ctx context.Context, installationID int64, r
 	if err != nil {
 		return err
 	}
-	if _, _, err := client.Issues.CreateComment(ctx, owner, name, number, &gh.IssueComment{Body: &body}); err != nil {
-		return fmt.Errorf("comment on %s#%d: %w", repo, number, err)
-	}
-	return nil
+	_, err = github.Comment(ctx, client, owner, name, number, body)
+	return err
 }

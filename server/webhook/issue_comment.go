@@ -153,7 +153,7 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 		if res.Duplicate {
 			return nil
 		}
-		reaction = "eyes"
+		reaction = github.ReactionSeen
 	case github.CommandPause, github.CommandResume:
 		paused := cmd.Name == github.CommandPause
 		if err := h.store.SetPaused(ctx, d.Repository, number, paused, user); err != nil {
@@ -168,7 +168,7 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 		if res.Duplicate {
 			return nil
 		}
-		reaction = "+1"
+		reaction = github.ReactionOK
 		reply = "Automatic reviews of this pull request are resumed."
 		if paused {
 			reply = "Automatic reviews of this pull request are paused; `/mergeguard resume` restarts them, `/mergeguard rerun` still reviews on request."
@@ -183,7 +183,7 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 		if res.Duplicate {
 			return nil
 		}
-		reaction, reply = "+1", github.HelpText
+		reaction, reply = github.ReactionOK, github.HelpText
 	}
 	if err := h.github.React(ctx, d.InstallationID, d.Repository, event.GetComment().GetID(), reaction); err != nil {
 		log.Warn().Err(err).Str("reaction", reaction).Msg("acknowledge the command")
