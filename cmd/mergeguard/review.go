@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
@@ -64,15 +62,8 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	deps := pipeline.Deps{
-		Model: cfg.LLM.Model, ContextTokens: cfg.LLM.ContextTokens, MaxOutputTokens: cfg.LLM.MaxOutputTokens,
-		Concurrency: cfg.LLM.Concurrency, MaxTurns: cfg.LLM.MaxTurns, Prices: prices(cfg.LLM.Prices),
-		Temperature: float32(cfg.LLM.Temperature),
-	}
-	if cfg.LLM.APIKey.IsSet() || strings.TrimRight(cfg.LLM.BaseURL, "/") != defaultOpenAIURL {
-		deps.LLM = llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey.Value(), Model: cfg.LLM.Model,
-			Timeout: cfg.LLM.Timeout, MaxRetries: 3}, &http.Client{})
-	} else {
+	deps, llmConfigured := pipelineDeps(cfg)
+	if !llmConfigured {
 		fmt.Fprintln(stderr, "mergeguard: no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
 	}
 	var sink review.Sink = review.Discard{}

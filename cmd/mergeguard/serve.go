@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/server"
@@ -47,8 +48,23 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer st.Close()
 
-	srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st})
-	if err := srv.Run(ctx); err != nil {
+	app, err := newGitHubApp(cfg, st, log, v.version)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st, Webhook: app.webhook})
+
+	// The workers stop with the server: on a signal, or when it fails.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var workers sync.WaitGroup
+	if app.workers != nil {
+		workers.Go(func() { app.workers.Run(ctx) })
+	}
+	err = srv.Run(ctx)
+	cancel()
+	workers.Wait()
+	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info().Msg("stopped")
