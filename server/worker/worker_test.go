@@ -3,6 +3,7 @@ package worker_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -524,4 +525,75 @@ func TestShutdown(t *testing.T) {
 			t.Errorf("run: %s with %d reviews, want succeeded with one review", run.Status, len(e.reviews()))
 		}
 	})
+}
+
+// twentyFiles is a pull request adding 20 files, one with the SQL
+// injection.
+func twentyFiles() githubtest.PR {
+	added := map[string]string{"store/users.go": usersGo}
+	for i := range 19 {
+		added[fmt.Sprintf("pkg/f%02d.go", i)] = fmt.Sprintf("package pkg\n\n// F%02d returns %d.\nfunc F%02d() int { return %d }\n", i, i, i, i)
+	}
+	return pr(fixtureSHA, map[string]string{"README.md": "Hello\n"}, added)
+}
+
+// apiCalls counts the GitHub API calls of the fake's log by route, without
+// installation tokens.
+func apiCalls(gh *githubtest.Server) (int, map[string]int) {
+	by := map[string]int{}
+	n := 0
+	for _, c := range gh.Calls() {
+		if c.Route == githubtest.RouteAccessToken {
+			continue
+		}
+		by[c.Route]++
+		n++
+	}
+	return n, by
+}
+
+// TestAPICallsPerReview counts the GitHub API calls of the review of a
+// 20-file pull request, from the webhook to the posted review: 8 (the pull
+// request, its diff, the base tree for .mergeguard.yml and conventions, the
+// head re-read before posting, and Publish's reviews, comments, create and
+// created comments), plus, when tools read head files, the head tree once
+// and one blob per file.
+func TestAPICallsPerReview(t *testing.T) {
+	tests := []struct {
+		name  string
+		reads []string // files the model reads with read_file_part
+	}{
+		{name: "no tool calls"},
+		{name: "model reads two files", reads: []string{"pkg/f01.go", "pkg/f02.go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked atomic.Bool
+			e := newEnv(t, func(req llmtest.Request) llmtest.Response {
+				if len(tt.reads) > 0 && len(req.ToolResults()) == 0 && asked.CompareAndSwap(false, true) {
+					var calls []llmtest.ToolCall
+					for i, p := range tt.reads {
+						calls = append(calls, llmtest.Call(fmt.Sprintf("call_%d", i), "read_file_part", map[string]string{"file_path": p}))
+					}
+					return llmtest.ToolCalls(calls...)
+				}
+				return reviewer(req)
+			})
+			e.gh.AddPR(twentyFiles())
+			e.opened("d-1", fixtureSHA)
+			e.start(e.store, e.options(), nil)
+			if run := e.waitDone(1)[0]; run.Status != store.StatusSucceeded {
+				t.Fatalf("run %s (%s), want succeeded", run.Status, run.Error)
+			}
+			n, by := apiCalls(e.gh)
+			t.Logf("%d API calls: %v", n, by)
+			limit := 8
+			if len(tt.reads) > 0 {
+				limit += 1 + len(tt.reads)
+			}
+			if n > limit {
+				t.Errorf("%d API calls, want at most %d: %v", n, limit, by)
+			}
+		})
+	}
 }
