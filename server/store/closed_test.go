@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,5 +69,38 @@ func TestDeliverySeen(t *testing.T) {
 		if got != want {
 			t.Errorf("DeliverySeen(%q) = %t, want %t", id, got, want)
 		}
+	}
+}
+
+func TestReleaseRun(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	r := prRun("o/r", 1, "a")
+	r.MaxAttempts = 1
+	run := enqueue(t, s, r)
+	if got := claim(t, s, "w1"); got == nil || got.ID != run.ID {
+		t.Fatalf("claimed %+v, want run %s", got, run.ID)
+	}
+	if err := s.ReleaseRun(t.Context(), run.ID, "w2"); !errors.Is(err, store.ErrLeaseLost) {
+		t.Errorf("release by another worker: %v, want ErrLeaseLost", err)
+	}
+	if err := s.ReleaseRun(t.Context(), run.ID, "w1"); err != nil {
+		t.Fatal(err)
+	}
+	got := getRun(t, s, run.ID)
+	if got.Status != store.StatusQueued || got.Attempts != 0 || got.LockedBy != "" {
+		t.Errorf("released run: %s, %d attempts, held by %q; want queued with its only attempt back", got.Status, got.Attempts, got.LockedBy)
+	}
+	if again := claim(t, s, "w3"); again == nil || again.ID != run.ID || again.Attempts != 1 {
+		t.Errorf("claim after release: %+v, want the run on attempt 1", again)
+	}
+
+	// A run a newer head cancelled ends superseded.
+	enqueue(t, s, prRun("o/r", 1, "b"))
+	if err := s.ReleaseRun(t.Context(), run.ID, "w3"); err != nil {
+		t.Fatal(err)
+	}
+	if got := getRun(t, s, run.ID); got.Status != store.StatusSuperseded || got.FinishedAt == nil {
+		t.Errorf("released cancelled run: %s, want superseded and finished", got.Status)
 	}
 }
