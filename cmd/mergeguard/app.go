@@ -109,6 +109,7 @@ func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, versi
 		Store:       st,
 		GitHub:      cc,
 		Reviewer:    pipeline.New(deps),
+		PublicURL:   cfg.Server.PublicURL,
 		DefaultRepo: cfg.Review,
 		Model:       deps.Model,
 		Logger:      log,

@@ -64,15 +64,12 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 		InstallationID: installationID,
 		Repository:     event.GetRepo().GetFullName(),
 	}
-	cmd, ignore := command(&event)
-	if ignore != "" {
-		d.Outcome, d.Detail = outcomeIgnored, ignore
-		res, err := h.store.RecordDelivery(ctx, d, nil)
-		if err != nil {
-			return err
-		}
-		logRecorded(&log, res, ignore)
-		return nil
+	cmd, why := command(&event)
+	if why == "" && installationID == 0 {
+		why = noInstallation
+	}
+	if why != "" {
+		return ignore(ctx, h.store, &log, d, why)
 	}
 
 	if seen, err := h.store.DeliverySeen(ctx, deliveryID); err != nil || seen {
@@ -92,13 +89,7 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 		return fmt.Errorf("check the permission of %s on %s: %w", user, d.Repository, err)
 	}
 	if !allowed {
-		d.Outcome, d.Detail = outcomeIgnored, user+" has no write permission"
-		res, err := h.store.RecordDelivery(ctx, d, nil)
-		if err != nil {
-			return err
-		}
-		logRecorded(&log, res, d.Detail)
-		return nil
+		return ignore(ctx, h.store, &log, d, user+" has no write permission")
 	}
 	return h.run(cctx, &log, d, &event, cmd)
 }

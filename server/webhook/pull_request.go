@@ -74,6 +74,9 @@ func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 	}
 	switch event.Action {
 	case "opened", "reopened", "synchronize", "ready_for_review":
+		if installationID == 0 {
+			return ignore(ctx, h.store, &log, d, noInstallation)
+		}
 		run := &store.NewRun{
 			Mode:           store.ModePR,
 			Trigger:        store.TriggerWebhook,
@@ -97,13 +100,24 @@ func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		}
 		logRecorded(&log, res, "pull request closed; its runs are stopped")
 	default:
-		d.Outcome, d.Detail = outcomeIgnored, "action "+event.Action+" does not ask for a review"
-		res, err := h.store.RecordDelivery(ctx, d, nil)
-		if err != nil {
-			return err
-		}
-		logRecorded(&log, res, d.Detail)
+		return ignore(ctx, h.store, &log, d, "action "+event.Action+" does not ask for a review")
 	}
+	return nil
+}
+
+// noInstallation is why a delivery without an installation is ignored: it
+// comes from a repository webhook, not the App, and nothing could be read
+// or posted for it.
+const noInstallation = "delivery without an installation (not from the GitHub App)"
+
+// ignore records a delivery that asks for nothing, saying why.
+func ignore(ctx context.Context, s Store, log *zerolog.Logger, d store.Delivery, why string) error {
+	d.Outcome, d.Detail = outcomeIgnored, why
+	res, err := s.RecordDelivery(ctx, d, nil)
+	if err != nil {
+		return err
+	}
+	logRecorded(log, res, why)
 	return nil
 }
 

@@ -391,3 +391,17 @@ func TestInstallationEvents(t *testing.T) {
 		t.Errorf("after a redelivery (-want +got):\n%s", diff)
 	}
 }
+
+func TestDeliveryWithoutInstallationIsIgnored(t *testing.T) {
+	in := newIntake(t)
+	payload := githubtest.SetFields(t, githubtest.Payload(t, "pull_request/opened.payload.json"), map[string]any{"installation": nil})
+	if got := in.send(githubtest.Delivery{Event: "pull_request", ID: "repo-hook", Payload: payload}); got != http.StatusOK {
+		t.Fatalf("status %d, want 200", got)
+	}
+	if got := in.delivery("repo-hook").Outcome; got != "ignored" {
+		t.Errorf("outcome %q, want ignored", got)
+	}
+	if n := len(in.runs()); n != 0 {
+		t.Errorf("%d runs queued, want 0", n)
+	}
+}

@@ -18,7 +18,8 @@ import (
 //   - A job whose lease was lost is left alone: the worker that took the
 //     run over records it.
 //   - A job cancelled for a newer head is recorded superseded.
-//   - A job stopped by shutdown is handed back to the queue at once.
+//   - A job stopped by shutdown is handed back to the queue at once, its
+//     attempt not counted.
 //   - A transient failure is retried with backoff while attempts remain.
 //   - Anything else is recorded failed and the pull request is told.
 func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause error) {
@@ -36,7 +37,7 @@ func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause
 		p.finish(ctx, j, superseded("a newer head was pushed or the pull request was closed"))
 		return
 	case errors.Is(cause, errShutdown):
-		if err := p.deps.Store.RetryRun(ctx, run.ID, j.workerID, 0, "interrupted by a worker shutdown"); err != nil {
+		if err := p.deps.Store.ReleaseRun(ctx, run.ID, j.workerID); err != nil {
 			log.Error().Err(err).Msg("hand back the run at shutdown; it is taken again when its lease expires")
 			return
 		}

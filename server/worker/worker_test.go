@@ -203,6 +203,13 @@ func (s *severable) RetryRun(ctx context.Context, runID, workerID string, after 
 	return s.Store.RetryRun(ctx, runID, workerID, after, msg)
 }
 
+func (s *severable) ReleaseRun(ctx context.Context, runID, workerID string) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	return s.Store.ReleaseRun(ctx, runID, workerID)
+}
+
 func (s *severable) FinishRun(ctx context.Context, runID, workerID string, res store.Result) error {
 	if err := s.check(); err != nil {
 		return err
@@ -516,8 +523,8 @@ func TestShutdown(t *testing.T) {
 		stop := e.start(e.store, cfg, nil)
 		g.waitEntered(t)
 		stop()
-		if run := e.runs()[0]; run.Status != store.StatusQueued || run.LockedBy != "" {
-			t.Fatalf("run after shutdown: %s held by %q, want queued again", run.Status, run.LockedBy)
+		if run := e.runs()[0]; run.Status != store.StatusQueued || run.LockedBy != "" || run.Attempts != 0 {
+			t.Fatalf("run after shutdown: %s held by %q after %d attempts, want queued again, the attempt not counted", run.Status, run.LockedBy, run.Attempts)
 		}
 		g.Open()
 		e.start(e.store, e.options(), nil)
@@ -595,5 +602,32 @@ func TestAPICallsPerReview(t *testing.T) {
 				t.Errorf("%d API calls, want at most %d: %v", n, limit, by)
 			}
 		})
+	}
+}
+
+func TestReviewsADiffRun(t *testing.T) {
+	e := newEnv(t, reviewer)
+	diffText := addedFileDiff("mathx/div.go", divGo) + addedFileDiff("store/users.go", usersGo)
+	queued, err := e.store.EnqueueRun(t.Context(), store.NewRun{
+		Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &diffText,
+		Options: []byte(`{"severity_threshold": "critical", "focus_areas": ["security"]}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(e.store, e.options(), nil)
+	run := e.waitDone(1)[0]
+	if run.ID != queued.ID || run.Status != store.StatusSucceeded || run.Verdict != review.DecisionRequestChanges {
+		t.Fatalf("run: %s verdict %q (%s), want succeeded with request_changes", run.Status, run.Verdict, run.Error)
+	}
+	reported := map[string]string{}
+	for _, f := range run.Result.Findings() {
+		reported[f.Title] = string(f.Severity)
+	}
+	if diff := cmp.Diff(map[string]string{"SQL injection": "critical"}, reported); diff != "" {
+		t.Errorf("reported findings under the run's options (-want +got):\n%s", diff)
+	}
+	if n, _ := apiCalls(e.gh); n != 0 {
+		t.Errorf("%d GitHub API calls for a diff run, want 0", n)
 	}
 }
