@@ -6,6 +6,6 @@
 // reactions, permission checks and the parser of /mergeguard comment
 // commands.
 //
-// The package imports review, review/diff and config only; the webhook
-// server and the workers build on it.
+// The package imports review and review/diff only; the webhook server and
+// the workers build on it. Its fake GitHub API for tests is githubtest.
 package github

@@ -106,6 +106,7 @@ func NewSource(client *gh.Client, v4 *githubv4.Client, owner, repo string, numbe
 	return &Source{client: client, v4: v4, owner: owner, repo: repo, number: number, opts: opts.withDefaults()}
 }
 
+// String names the pull request, "owner/repo#number".
 func (s *Source) String() string { return fmt.Sprintf("%s/%s#%d", s.owner, s.repo, s.number) }
 
 // pull returns the pull request, fetched once.

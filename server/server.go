@@ -36,9 +36,16 @@ type Deps struct {
 	Logger *zerolog.Logger
 	// DB is checked by /readyz; nil means there is nothing to check.
 	DB Pinger
-	// Webhook serves POST /api/github/hook (GitHub webhooks); nil when no
-	// GitHub App is configured.
-	Webhook http.Handler
+	// Metrics serves /metrics when set.
+	Metrics http.Handler
+	// Routes add their handlers to the server's mux: the webhook intake,
+	// the review API and the web UI.
+	Routes []Registrar
+}
+
+// Registrar adds routes to a mux.
+type Registrar interface {
+	Register(mux *http.ServeMux)
 }
 
 // Server is MergeGuard's HTTP server. Create it with New.
@@ -47,8 +54,6 @@ type Server struct {
 	log *zerolog.Logger
 	db  Pinger
 	mux *http.ServeMux
-
-	webhook http.Handler
 }
 
 // New returns a server with its routes registered. A nil Logger logs
@@ -59,17 +64,16 @@ func New(deps Deps) *Server {
 		nop := zerolog.Nop()
 		logger = &nop
 	}
-	s := &Server{cfg: deps.Config, log: logger, db: deps.DB, mux: http.NewServeMux(), webhook: deps.Webhook}
-	s.routes()
-	return s
-}
-
-func (s *Server) routes() {
+	s := &Server{cfg: deps.Config, log: logger, db: deps.DB, mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
-	if s.webhook != nil {
-		s.mux.Handle("POST /api/github/hook", s.webhook)
+	if deps.Metrics != nil {
+		s.mux.Handle("GET /metrics", deps.Metrics)
 	}
+	for _, r := range deps.Routes {
+		r.Register(s.mux)
+	}
+	return s
 }
 
 // Handler returns the server's routes, each request's context carrying the

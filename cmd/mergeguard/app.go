@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
@@ -12,11 +13,9 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
-	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/diff"
-	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/pipeline"
-	"github.com/mergeguard/mergeguard/review/tools"
+	"github.com/mergeguard/mergeguard/server/api"
+	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/webhook"
 	"github.com/mergeguard/mergeguard/server/worker"
@@ -31,31 +30,12 @@ const (
 	retryMax  = 10 * time.Minute
 )
 
-// pipelineDeps builds the review pipeline's dependencies from the
-// configuration, with the reviewer's tools. llmConfigured is false when
-// neither an API key nor a non-default server is set: only the built-in
-// analyzers review then.
-func pipelineDeps(cfg config.Config) (deps pipeline.Deps, llmConfigured bool) {
-	deps = pipeline.Deps{
-		Model: cfg.LLM.Model, ContextTokens: cfg.LLM.ContextTokens, MaxOutputTokens: cfg.LLM.MaxOutputTokens,
-		Concurrency: cfg.LLM.Concurrency, MaxTurns: cfg.LLM.MaxTurns, Prices: prices(cfg.LLM.Prices),
-		Temperature: float32(cfg.LLM.Temperature),
-		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
-			return tools.New(src, d, tools.Options{})
-		},
-	}
-	if cfg.LLM.APIKey.IsSet() || strings.TrimRight(cfg.LLM.BaseURL, "/") != defaultOpenAIURL {
-		deps.LLM = llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey.Value(), Model: cfg.LLM.Model,
-			Timeout: cfg.LLM.Timeout, MaxRetries: 3}, &http.Client{})
-		return deps, true
-	}
-	return deps, false
-}
-
 // githubApp is the GitHub App half of `mergeguard serve`.
 type githubApp struct {
-	// webhook is the handler of POST /api/github/hook, nil without an App.
-	webhook http.Handler
+	// webhook is the intake of POST /api/github/hook, nil without an App.
+	webhook *webhook.Handler
+	// pulls resolves github_url reviews of the API, nil without an App.
+	pulls api.PullRequests
 	// workers review queued runs, nil when the configuration runs none in
 	// this process.
 	workers *worker.Pool
@@ -63,7 +43,7 @@ type githubApp struct {
 
 // newGitHubApp builds the webhook intake (when the GitHub App is configured)
 // and the review workers on st.
-func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, version string) (githubApp, error) {
+func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, version string, mx *metrics.Metrics) (githubApp, error) {
 	var (
 		app githubApp
 		cc  githubapp.ClientCreator
@@ -74,7 +54,11 @@ func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, versi
 		ghc.App.IntegrationID = cfg.GitHub.App.IntegrationID
 		ghc.App.PrivateKey = cfg.GitHub.App.PrivateKey.Value()
 		var err error
-		cc, err = github.NewClientCreator(ghc, github.ClientOptions{Version: version, Timeout: githubTimeout})
+		cc, err = github.NewClientCreator(ghc, github.ClientOptions{
+			Version: version, Timeout: githubTimeout,
+			// One client creator serves every installation.
+			Middleware: []githubapp.ClientMiddleware{mx.GitHubMiddleware("all")},
+		})
 		if err != nil {
 			return githubApp{}, err
 		}
@@ -83,19 +67,21 @@ func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, versi
 			Store:       st,
 			GitHub:      webhook.NewGitHub(cc),
 			MaxAttempts: cfg.Workers.MaxAttempts,
+			Metrics:     mx,
 			Logger:      log,
 		})
 		if err != nil {
 			return githubApp{}, err
 		}
+		app.pulls = pullResolver{store: st, cc: cc}
 	}
 	if cfg.Workers.Concurrency == 0 {
 		log.Info().Msg("workers.concurrency is 0: this process reviews nothing")
 		return app, nil
 	}
 
-	deps, llmConfigured := pipelineDeps(cfg)
-	if llmConfigured {
+	deps, hasLLM := pipelineDeps(cfg.LLM, mx.LLMTransport(nil))
+	if hasLLM {
 		deps.LLM = worker.BudgetedLLM(deps.LLM)
 	} else {
 		log.Warn().Msg("no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
@@ -112,6 +98,7 @@ func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, versi
 		PublicURL:   cfg.Server.PublicURL,
 		DefaultRepo: cfg.Review,
 		Model:       deps.Model,
+		Metrics:     mx,
 		Logger:      log,
 	}, worker.Config{
 		ID:            fmt.Sprintf("%s-%d", host, os.Getpid()),
@@ -130,4 +117,39 @@ func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, versi
 		return githubApp{}, err
 	}
 	return app, nil
+}
+
+// pullResolver resolves the pull requests of github_url reviews: the
+// installation covering the repository from the store, the head and base
+// from GitHub.
+type pullResolver struct {
+	store *store.Store
+	cc    githubapp.ClientCreator
+}
+
+func (r pullResolver) Resolve(ctx context.Context, owner, repo string, number int) (api.PullRequest, error) {
+	id, err := r.store.InstallationForRepo(ctx, owner+"/"+repo)
+	if errors.Is(err, store.ErrNotFound) {
+		return api.PullRequest{}, api.ErrNotInstalled
+	}
+	if err != nil {
+		return api.PullRequest{}, err
+	}
+	client, err := r.cc.NewInstallationClient(id)
+	if err != nil {
+		return api.PullRequest{}, fmt.Errorf("installation client: %w", err)
+	}
+	pr, resp, err := client.PullRequests.Get(ctx, owner, repo, number)
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
+		return api.PullRequest{}, fmt.Errorf("pull request %s/%s#%d: %w", owner, repo, number, store.ErrNotFound)
+	}
+	if err != nil {
+		return api.PullRequest{}, fmt.Errorf("get pull request %s/%s#%d: %w", owner, repo, number, err)
+	}
+	return api.PullRequest{
+		InstallationID: id,
+		HeadSHA:        pr.GetHead().GetSHA(),
+		BaseSHA:        pr.GetBase().GetSHA(),
+		Branch:         pr.GetHead().GetRef(),
+	}, nil
 }

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/report"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
@@ -21,10 +21,6 @@ import (
 // errChangesRequested is returned by `mergeguard review --fail-on-changes`
 // when the verdict is request_changes; the process exits 1.
 var errChangesRequested = errors.New("changes requested")
-
-// defaultOpenAIURL is config's default LLM base URL: with it and no API key
-// no LLM is configured.
-const defaultOpenAIURL = "https://api.openai.com/v1"
 
 // runReview is `mergeguard review`: it reviews the commits base..head of a
 // local repository, or a diff file, and prints the verdict.
@@ -62,8 +58,8 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	deps, llmConfigured := pipelineDeps(cfg)
-	if !llmConfigured {
+	deps, hasLLM := pipelineDeps(cfg.LLM, http.DefaultTransport)
+	if !hasLLM {
 		fmt.Fprintln(stderr, "mergeguard: no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
 	}
 	var sink review.Sink = review.Discard{}
@@ -137,13 +133,6 @@ func openSource(ctx context.Context, dir, diffFile, base, head string, fallback 
 }
 
 // prices converts the configured prices for the LLM client.
-func prices(in map[string]config.Price) map[string]llm.Price {
-	out := make(map[string]llm.Price, len(in))
-	for k, p := range in {
-		out[k] = llm.Price{InputPerMillion: p.InputPerMillion, OutputPerMillion: p.OutputPerMillion}
-	}
-	return out
-}
 
 // writeJSON writes the verdict as the API's ReviewVerdict JSON.
 func writeJSON(w io.Writer, v review.Verdict) error {

@@ -4,11 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/server"
+	"github.com/mergeguard/mergeguard/server/access"
+	"github.com/mergeguard/mergeguard/server/api"
+	"github.com/mergeguard/mergeguard/server/events"
+	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/web"
 )
 
 // runServe is `mergeguard serve`: it migrates the database, opens the store
@@ -48,23 +54,49 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer st.Close()
 
-	app, err := newGitHubApp(cfg, st, log, v.version)
+	mx := metrics.New()
+	mx.WatchQueue(st.QueueStats)
+	hub := events.NewHub()
+	mx.WatchGauge("mergeguard_stream_clients", "Open live event streams on this replica.",
+		func() float64 { return float64(hub.Subscribers()) })
+	policy := access.Policy{Token: cfg.API.Token.Value()}
+	if policy.Token == "" {
+		log.Warn().Msg("MERGEGUARD_API_TOKEN is not set: the review API and web UI answer requests from this machine only")
+	}
+	ui, err := web.New(web.Deps{Runs: st, Access: policy, Logger: *log, GitHubURL: cfg.GitHub.WebURL})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st, Webhook: app.webhook})
-
-	// The workers stop with the server: on a signal, or when it fails.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var workers sync.WaitGroup
-	if app.workers != nil {
-		workers.Go(func() { app.workers.Run(ctx) })
-	}
-	err = srv.Run(ctx)
-	cancel()
-	workers.Wait()
+	app, err := newGitHubApp(cfg, st, log, v.version, mx)
 	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.pulls, Hub: hub, Access: policy, Logger: *log})
+	routes := []server.Registrar{reviewAPI, ui}
+	if app.webhook != nil {
+		routes = append(routes, app.webhook)
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := hub.Run(gctx, st); err != nil && gctx.Err() == nil {
+			return fmt.Errorf("listen for review events: %w", err)
+		}
+		return nil
+	})
+	if app.workers != nil {
+		// The workers stop with the server; running reviews get the
+		// shutdown grace period.
+		g.Go(func() error {
+			app.workers.Run(gctx)
+			return nil
+		})
+	}
+	g.Go(func() error {
+		srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st, Metrics: mx.Handler(), Routes: routes})
+		return srv.Run(gctx)
+	})
+	if err := g.Wait(); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info().Msg("stopped")

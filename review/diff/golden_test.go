@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mergeguard/mergeguard/review"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// fixtures returns the paths of the real diffs in testdata/ (see SOURCES.md
-// in the shared fixtures for where each comes from).
+// fixtures returns the paths of the real diffs in testdata/ (testdata/SOURCES.md
+// says where each comes from).
 func fixtures(t testing.TB) []string {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.diff"))

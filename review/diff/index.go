@@ -8,18 +8,20 @@ import (
 
 // MaxCommentableDiffBytes is the size of a file's diff above which the index
 // treats none of its lines as commentable. GitHub rejects review comments on
-// files whose diff is about 1 MB (measured by a third party, acknowledged by
-// GitHub support; REVIEW_RULES.md §2.6), and a single rejected comment fails
-// the whole review. The bound is kept a little under 1 MiB.
+// files whose diff is about 1 MB (measured by a third party, ReviewNB, and
+// called a known limitation by GitHub support), and a single rejected
+// comment fails the whole review. The bound is kept a little under 1 MiB.
 const MaxCommentableDiffBytes = 1_000_000
 
-// Index answers where GitHub accepts review comments on a diff, following
-// REVIEW_RULES.md:
+// Index answers where GitHub accepts review comments (pulls/create-review
+// with line, side, start_line, start_side) on a diff:
 //
 //   - a comment's path is the file's head path (Path), the new name of a
 //     renamed file;
 //   - RIGHT lines are added and context lines, numbered in the new file;
-//   - LEFT lines are deleted and context lines, numbered in the old file;
+//   - LEFT lines are deleted and context lines, numbered in the old file
+//     (GitHub documents LEFT for deleted lines; a context line shows on both
+//     sides of the split view, but RIGHT is the side to anchor it on);
 //   - lines outside every hunk (between hunks, past the last one) are not
 //     commentable, nor is any line of a binary file, a mode-only change, a
 //     rename without changes, or a file whose diff is too large
@@ -137,7 +139,7 @@ func (x *Index) Commentable(path string, side review.Side, line int) bool {
 // through end of path, both on side: both ends commentable and in the same
 // hunk, start <= end. When start == end it is a single-line comment, and
 // the review must then leave start_line and start_side out: GitHub rejects
-// start_line == line (REVIEW_RULES.md §2.2).
+// start_line == line ("start line must precede the end line").
 func (x *Index) CommentableRange(path string, side review.Side, start, end int) bool {
 	if start > end {
 		return false

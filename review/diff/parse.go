@@ -102,12 +102,16 @@ func ParsePatch(path, patch string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse patch %q: %w", path, err)
 	}
-	lines := newLineScanner(patch, 0)
+	lines := newLineScanner(patch)
 	if err := checkHunkRegion(&lines, pf); err != nil {
 		return nil, fmt.Errorf("parse patch %q: %w", path, err)
 	}
 	if line, ok := lines.nextNonBlank(); ok {
-		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q after the last hunk", clip(line))})
+		msg := fmt.Sprintf("unexpected line %q after the last hunk", clip(line))
+		if len(pf.Hunks) == 0 {
+			msg = fmt.Sprintf("unexpected line %q: a patch starts with a hunk header (@@ -a,b +c,d @@)", clip(line))
+		}
+		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: lines.n, Msg: msg})
 	}
 	f.Hunks, f.Additions, f.Deletions, f.DiffBytes = pf.Hunks, pf.Additions, pf.Deletions, pf.DiffBytes
 	return f, nil
@@ -149,7 +153,8 @@ func lineError(err error, s string, shift int) error {
 	if !ok || convErr != nil {
 		return err
 	}
-	if strings.HasPrefix(msg, "fragment header miscounts lines") || strings.HasPrefix(msg, "fragment contains no changes") {
+	if strings.HasPrefix(msg, "fragment header miscounts lines") || strings.HasPrefix(msg, "fragment contains no changes") ||
+		strings.HasPrefix(msg, "no content following fragment header") {
 		n = hunkHeaderBefore(s, n)
 	}
 	return &ParseError{Line: max(n-shift, 1), Msg: msg}
@@ -158,7 +163,7 @@ func lineError(err error, s string, shift int) error {
 // hunkHeaderBefore returns the number of the last "@@ -" line of s at or
 // before line n, or n when there is none.
 func hunkHeaderBefore(s string, n int) int {
-	lines := newLineScanner(s, 0)
+	lines := newLineScanner(s)
 	found := n
 	for {
 		line, ok := lines.next()
@@ -187,13 +192,18 @@ func convertFile(gf *gitdiff.File) (*File, error) {
 		f.Status, f.Similarity = Copied, gf.Score
 	default:
 		f.Status = Modified
+		if f.OldPath != f.NewPath {
+			return nil, fmt.Errorf("file %q: the old name %q differs but the header shows no rename or copy", f.NewPath, f.OldPath)
+		}
 	}
 	// go-gitdiff also reads the mode of an "index" line into OldMode; a
-	// mode change has both modes and they differ.
-	if f.Status != Added && f.Status != Deleted && gf.NewMode != 0 && gf.OldMode != gf.NewMode {
+	// mode change has both modes ("old mode", "new mode") and they differ.
+	if f.Status != Added && f.Status != Deleted && gf.OldMode != 0 && gf.NewMode != 0 && gf.OldMode != gf.NewMode {
 		f.OldMode, f.NewMode = modeString(gf.OldMode), modeString(gf.NewMode)
 	}
-	f.Hunks = make([]Hunk, len(gf.TextFragments))
+	if len(gf.TextFragments) > 0 {
+		f.Hunks = make([]Hunk, len(gf.TextFragments))
+	}
 	for i, frag := range gf.TextFragments {
 		err := convertHunk(f, &f.Hunks[i], frag)
 		if err == nil && i > 0 {
@@ -245,7 +255,7 @@ func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment) error {
 			}
 		} else {
 			l.NoNewline = true
-			f.DiffBytes += len(noNewlineMarker) + 1
+			f.DiffBytes += 1 + len(noNewlineMarker) + 1
 		}
 		l.Text = text
 		switch gl.Op {
@@ -311,7 +321,7 @@ func isGitHeaderLine(line string) bool {
 // that ends a git format-patch email). Diffs without "diff --git" lines
 // (plain ---/+++ diffs) are not checked.
 func checkGitLayout(s string, files []*File) error {
-	lines := newLineScanner(s, 0)
+	lines := newLineScanner(s)
 	fileIdx := -1
 	freeText := true
 	for {
@@ -400,7 +410,7 @@ type lineScanner struct {
 	n   int // number of the line last returned, 1-based
 }
 
-func newLineScanner(s string, n int) lineScanner { return lineScanner{s: s, n: n} }
+func newLineScanner(s string) lineScanner { return lineScanner{s: s} }
 
 // next returns the next line without its "\n".
 func (l *lineScanner) next() (string, bool) {

@@ -29,12 +29,12 @@ func fileGot(f *File) fileWant {
 }
 
 // TestParseFixtures checks, for every case the fixtures cover, the files
-// that make the case (numbers read off the raw diffs and SOURCES.md).
+// that make the case (numbers read off the raw diffs and testdata/SOURCES.md).
 func TestParseFixtures(t *testing.T) {
 	tests := map[string]struct {
 		fixture string
 		files   int
-		// Totals over the whole diff (SOURCES.md gives git numstat totals).
+		// Totals over the whole diff (testdata/SOURCES.md gives git numstat totals).
 		hunks, additions, deletions int
 		// want holds the files checked one by one, by index in the diff.
 		want map[int]fileWant
@@ -156,7 +156,7 @@ func TestParseFixtures(t *testing.T) {
 	}
 }
 
-// TestParseLockfileSize checks the lock file rewrite against SOURCES.md:
+// TestParseLockfileSize checks the lock file rewrite against testdata/SOURCES.md:
 // 7088 changed lines in all, 7048 of them in package-lock.json.
 func TestParseLockfileSize(t *testing.T) {
 	d := parseFixture(t, filepath.Join("testdata", "ts-octokit-webhooks_lockfile-large-7088-lines_715f783.diff"))
@@ -173,7 +173,7 @@ func TestParseLockfileSize(t *testing.T) {
 }
 
 // TestParseNoNewlineMarkers counts "\ No newline at end of file" markers
-// against SOURCES.md and against a count of the raw text.
+// against testdata/SOURCES.md and against a count of the raw text.
 func TestParseNoNewlineMarkers(t *testing.T) {
 	tests := map[string]int{
 		"py-pr-agent_pr1316-124-files-no-trailing-newline-fixes_dfb3d80.diff":        44,
@@ -429,6 +429,9 @@ func TestParseErrors(t *testing.T) {
 		},
 		"range from line 0 with lines": {
 			in: head + "@@ -0,1 +1 @@\n-a\n+b\n", wantMsg: "a range starting at line 0 must be empty",
+		},
+		"names differ without a rename": {
+			in: "diff --git a/x b/y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n", wantMsg: `file "y": the old name "x" differs but the header shows no rename or copy`,
 		},
 		"line number out of range": {
 			in: head + "@@ -99999999999 +1 @@\n-a\n+b\n", wantMsg: "out of range",

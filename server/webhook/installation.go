@@ -54,10 +54,7 @@ func (h *installationHandler) Handle(ctx context.Context, eventType, deliveryID 
 	log := zerolog.Ctx(ctx).With().Int64(githubapp.LogKeyInstallationID, inst.GetID()).Logger()
 	ctx = log.WithContext(ctx)
 
-	if seen, err := h.store.DeliverySeen(ctx, deliveryID); err != nil || seen {
-		if seen {
-			log.Info().Msg("redelivery of a recorded delivery; nothing to do")
-		}
+	if seen, err := redelivered(ctx, h.store, &log, deliveryID); err != nil || seen {
 		return err
 	}
 	d := store.Delivery{ID: deliveryID, Event: eventType, Action: action, InstallationID: inst.GetID()}
@@ -69,10 +66,11 @@ func (h *installationHandler) Handle(ctx context.Context, eventType, deliveryID 
 		}
 		d.Outcome = outcomeApplied
 	}
-	if _, err := h.store.RecordDelivery(ctx, d, nil); err != nil {
+	res, err := h.store.RecordDelivery(ctx, d, nil)
+	if err != nil {
 		return err
 	}
-	log.Info().Str("action", action).Str("outcome", d.Outcome).Msg("installation updated")
+	logRecorded(ctx, &log, d, res, "installation "+action)
 	return nil
 }
 

@@ -72,10 +72,7 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 		return ignore(ctx, h.store, &log, d, why)
 	}
 
-	if seen, err := h.store.DeliverySeen(ctx, deliveryID); err != nil || seen {
-		if seen {
-			log.Info().Msg("redelivery of a recorded delivery; nothing to do")
-		}
+	if seen, err := redelivered(ctx, h.store, &log, deliveryID); err != nil || seen {
 		return err
 	}
 	user := event.GetComment().GetUser().GetLogin()
@@ -140,7 +137,7 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 		if err != nil {
 			return err
 		}
-		logRecorded(log, res, "queued a review requested by "+user)
+		logRecorded(ctx, log, d, res, "queued a review requested by "+user)
 		if res.Duplicate {
 			return nil
 		}
@@ -155,7 +152,7 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 		if err != nil {
 			return err
 		}
-		logRecorded(log, res, d.Detail)
+		logRecorded(ctx, log, d, res, d.Detail)
 		if res.Duplicate {
 			return nil
 		}
@@ -170,7 +167,7 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 		if err != nil {
 			return err
 		}
-		logRecorded(log, res, d.Detail)
+		logRecorded(ctx, log, d, res, d.Detail)
 		if res.Duplicate {
 			return nil
 		}

@@ -92,13 +92,14 @@ func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		if err != nil {
 			return err
 		}
-		logRecorded(&log, res, "queued a review of head "+run.HeadSHA)
+		logRecorded(ctx, &log, d, res, "queued a review of head "+run.HeadSHA)
 	case "closed":
+		d.Outcome = store.OutcomeClosed
 		res, err := h.store.ClosePullRequest(ctx, d, event.Number)
 		if err != nil {
 			return err
 		}
-		logRecorded(&log, res, "pull request closed; its runs are stopped")
+		logRecorded(ctx, &log, d, res, "pull request closed; its runs are stopped")
 	default:
 		return ignore(ctx, h.store, &log, d, "action "+event.Action+" does not ask for a review")
 	}
@@ -117,15 +118,24 @@ func ignore(ctx context.Context, s Store, log *zerolog.Logger, d store.Delivery,
 	if err != nil {
 		return err
 	}
-	logRecorded(log, res, why)
+	logRecorded(ctx, log, d, res, why)
 	return nil
 }
 
-// logRecorded logs what intake did with a delivery.
-func logRecorded(log *zerolog.Logger, res store.DeliveryResult, what string) {
-	if res.Duplicate {
+// logRecorded logs what intake did with a delivery and sets its outcome
+// for the deliveries metric.
+func logRecorded(ctx context.Context, log *zerolog.Logger, d store.Delivery, res store.DeliveryResult, what string) {
+	switch {
+	case res.Duplicate:
+		setOutcome(ctx, "duplicate")
 		log.Info().Msg("redelivery of a recorded delivery; nothing to do")
 		return
+	case res.Run != nil && res.Reused:
+		setOutcome(ctx, store.OutcomeDeduplicated)
+	case res.Run != nil:
+		setOutcome(ctx, "enqueued")
+	default:
+		setOutcome(ctx, d.Outcome)
 	}
 	e := log.Info()
 	if res.Run != nil {

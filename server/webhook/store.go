@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -46,4 +48,15 @@ func recordMalformed(ctx context.Context, s Store, event, deliveryID string, err
 		ID: deliveryID, Event: event, Outcome: outcomeMalformed, Detail: bad.Error(),
 	}, nil)
 	return errors.Join(bad, recErr)
+}
+
+// redelivered reports whether a delivery is already recorded, for changes
+// made before the delivery is recorded: a redelivery must change nothing.
+func redelivered(ctx context.Context, s Store, log *zerolog.Logger, id string) (bool, error) {
+	seen, err := s.DeliverySeen(ctx, id)
+	if seen {
+		setOutcome(ctx, "duplicate")
+		log.Info().Msg("redelivery of a recorded delivery; nothing to do")
+	}
+	return seen, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -59,6 +60,9 @@ type Deps struct {
 	DefaultRepo config.Repo
 	// Model names the LLM reviews are billed to, "" without one.
 	Model string
+	// Metrics records finished reviews, stage times, retries and posting
+	// failures; nil records nothing.
+	Metrics *metrics.Metrics
 	// Logger is the base logger.
 	Logger *zerolog.Logger
 }

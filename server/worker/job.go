@@ -29,7 +29,7 @@ func (e panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
 // work runs one claimed run to its recorded end.
 func (p *Pool) work(jobs context.Context, workerID string, run *store.Run, claimedAt time.Time) {
 	log := p.runLogger(run, workerID)
-	j := &job{run: run, workerID: workerID, log: &log}
+	j := &job{run: run, workerID: workerID, log: &log, claimedAt: claimedAt}
 	ctx := log.WithContext(jobs)
 
 	jobCtx, stop := context.WithCancelCause(ctx)

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/server/metrics"
 )
 
 // Causes that stop a running job; read with context.Cause.
@@ -79,6 +80,9 @@ func New(deps Deps, cfg Config) (*Pool, error) {
 	}
 	if deps.Publisher == nil {
 		deps.Publisher = github.NewPublisher(github.PublisherOptions{})
+	}
+	if deps.Metrics == nil {
+		deps.Metrics = metrics.New() // recorded nowhere
 	}
 	return &Pool{cfg: cfg, deps: deps, log: deps.Logger, wake: newBroadcast()}, nil
 }

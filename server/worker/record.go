@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -52,6 +53,7 @@ func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause
 				log.Error().Err(rerr).AnErr("run_error", err).Msg("retry run")
 				return
 			}
+			p.deps.Metrics.JobRetried()
 			log.Warn().Err(err).Dur("retry_in", delay).Int("attempt", run.Attempts).Msg("transient failure; run queued again")
 			return
 		}
@@ -72,6 +74,7 @@ func (p *Pool) finish(ctx context.Context, j *job, out outcome) {
 		log.Error().Err(err).Str("status", string(out.result.Status)).Msg("record the run's end")
 		return
 	}
+	p.deps.Metrics.ReviewFinished(string(out.result.Status), out.result.Model, time.Since(j.claimedAt), out.result.Verdict)
 	e := log.Info().Str("status", string(out.result.Status))
 	if out.result.Reason != "" {
 		e = e.Str("reason", out.result.Reason)
@@ -95,6 +98,7 @@ func (p *Pool) comment(ctx context.Context, j *job, body string) {
 		_, err = github.Comment(ctx, client, owner, name, run.PRNumber, body)
 	}
 	if err != nil {
+		p.deps.Metrics.PostFailure("comment")
 		j.log.Error().Err(err).Msg("tell the pull request how the run ended")
 	}
 }

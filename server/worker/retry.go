@@ -90,3 +90,24 @@ func retryableStatus(code int, h http.Header) (time.Duration, bool) {
 	}
 	return 0, true
 }
+
+// failureReason names why posting to GitHub failed, for the post failures
+// metric.
+func failureReason(err error) string {
+	var rate *gh.RateLimitError
+	var abuse *gh.AbuseRateLimitError
+	var ghErr *gh.ErrorResponse
+	switch {
+	case errors.As(err, &rate), errors.As(err, &abuse):
+		return "rate_limited"
+	case errors.As(err, &ghErr) && ghErr.Response != nil:
+		if ghErr.Response.StatusCode == http.StatusTooManyRequests {
+			return "rate_limited"
+		}
+		return strconv.Itoa(ghErr.Response.StatusCode)
+	}
+	if _, ok := transient(err); ok {
+		return "network"
+	}
+	return "other"
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -27,9 +28,10 @@ const postTimeout = 2 * time.Minute
 
 // job is one claimed run being worked on.
 type job struct {
-	run      *store.Run
-	workerID string
-	log      *zerolog.Logger
+	run       *store.Run
+	workerID  string
+	log       *zerolog.Logger
+	claimedAt time.Time
 }
 
 // outcome is how a job ended without error.
@@ -181,6 +183,7 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	case errors.Is(err, github.ErrDismiss):
 		j.log.Warn().Err(err).Msg("review posted; an earlier review could not be dismissed")
 	case err != nil:
+		p.deps.Metrics.PostFailure(failureReason(err))
 		return outcome{}, err
 	}
 	out.result.Posted = &store.Posting{ReviewID: posted.ReviewID, Placements: placements(j, post.Findings, posted)}
@@ -291,10 +294,16 @@ func llmUnavailable(res *pipeline.Result) error {
 // transientLLMErrors are the agent error types that pass with time.
 var transientLLMErrors = []string{llm.TypeRateLimited, llm.TypeServer, llm.TypeTimeout, llm.TypeTransport}
 
-// sink appends the pipeline's events to the run's event log. An event that
-// cannot be stored is logged and dropped: the review goes on.
+// sink appends the pipeline's events to the run's event log and times the
+// stages. An event that cannot be stored is logged and dropped: the review
+// goes on.
 func (p *Pool) sink(j *job) review.Sink {
+	var mu sync.Mutex
+	stages := p.deps.Metrics.NewStageTimer(nil)
 	return review.SinkFunc(func(ctx context.Context, e review.Event) {
+		mu.Lock()
+		stages.Observe(e)
+		mu.Unlock()
 		if _, err := p.deps.Store.AppendEvent(ctx, j.run.ID, e); err != nil && ctx.Err() == nil {
 			j.log.Warn().Err(err).Str("event", string(e.Type)).Msg("store review event")
 		}

@@ -52,7 +52,7 @@ func Empty(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("storetest: connect to the test server: %v", err)
 	}
-	defer admin.Close(context.WithoutCancel(t.Context()))
+	defer func() { _ = admin.Close(context.WithoutCancel(t.Context())) }()
 	if _, err := admin.Exec(t.Context(), "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("storetest: create database %s: %v", name, err)
 	}
@@ -73,7 +73,7 @@ func drop(t testing.TB, server, name string) {
 		t.Errorf("storetest: drop database %s: %v", name, err)
 		return
 	}
-	defer admin.Close(ctx)
+	defer func() { _ = admin.Close(ctx) }()
 	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
 		t.Errorf("storetest: drop database %s: %v", name, err)
 	}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/llm"
+	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/tools"
+)
+
+// defaultOpenAIURL is config's default LLM base URL: with it and no API key
+// no LLM is configured.
+const defaultOpenAIURL = "https://api.openai.com/v1"
+
+// pipelineDeps builds the review pipeline's dependencies from the LLM
+// configuration, for `review` and `serve` alike. transport carries the LLM
+// calls (serve wraps it with metrics). hasLLM is false when no LLM is
+// configured: the pipeline then runs the built-in analyzers only.
+func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.Deps, hasLLM bool) {
+	deps = pipeline.Deps{
+		Model: cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
+		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: prices(cfg.Prices),
+		Temperature: float32(cfg.Temperature),
+		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
+			return tools.New(src, d, tools.Options{})
+		},
+	}
+	if !cfg.APIKey.IsSet() && strings.TrimRight(cfg.BaseURL, "/") == defaultOpenAIURL {
+		return deps, false
+	}
+	// Each attempt has its own timeout (llm.Config.Timeout); the client
+	// itself has none so retries are not cut short.
+	deps.LLM = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey.Value(), Model: cfg.Model,
+		Timeout: cfg.Timeout, MaxRetries: 3}, &http.Client{Transport: transport})
+	return deps, true
+}
+
+func prices(in map[string]config.Price) map[string]llm.Price {
+	out := make(map[string]llm.Price, len(in))
+	for k, p := range in {
+		out[k] = llm.Price{InputPerMillion: p.InputPerMillion, OutputPerMillion: p.OutputPerMillion}
+	}
+	return out
+}

@@ -1,0 +1,431 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/server/access"
+	"github.com/mergeguard/mergeguard/server/events"
+	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/store/storetest"
+)
+
+const sampleDiff = `diff --git a/main.go b/main.go
+index 1111111..2222222 100644
+--- a/main.go
++++ b/main.go
+@@ -1,3 +1,4 @@
+ package main
+ 
++// added
+ func main() {}
+`
+
+type fixture struct {
+	srv   *httptest.Server
+	store *store.Store
+	hub   *events.Hub
+}
+
+func newFixture(t *testing.T, token string) *fixture {
+	t.Helper()
+	st := storetest.New(t)
+	hub := events.NewHub()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = hub.Run(ctx, st) // ends with ctx
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	a := New(Deps{Store: st, Hub: hub, Access: access.Policy{Token: token}, Logger: zerolog.Nop(),
+		Heartbeat: 50 * time.Millisecond, Poll: 200 * time.Millisecond})
+	mux := http.NewServeMux()
+	a.Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return &fixture{srv: srv, store: st, hub: hub}
+}
+
+func (f *fixture) do(t *testing.T, method, path, body string, header map[string]string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, f.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		t.Fatalf("%s %s: decode answer: %v", method, path, err)
+	}
+	return res.StatusCode, out
+}
+
+func TestCreateThenGet(t *testing.T) {
+	f := newFixture(t, "")
+	body, _ := json.Marshal(map[string]any{"diff_text": sampleDiff, "options": map[string]any{"focus_areas": []string{"security"}, "severity_threshold": "warning"}})
+	code, out := f.do(t, http.MethodPost, "/api/review", string(body), nil)
+	if code != http.StatusAccepted {
+		t.Fatalf("POST /api/review = %d %v, want 202", code, out)
+	}
+	id, _ := out["review_id"].(string)
+	if id == "" || out["status"] != "queued" || out["stream_url"] != "/api/review/"+id+"/stream" || out["created_at"] == nil {
+		t.Fatalf("unexpected answer %v", out)
+	}
+	run, err := f.store.GetRun(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Mode != store.ModeDiff || run.DiffText == nil || *run.DiffText != sampleDiff {
+		t.Errorf("stored run mode=%s diff=%v, want diff mode with the posted text", run.Mode, run.DiffText)
+	}
+	var opts Options
+	if err := json.Unmarshal(run.Options, &opts); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Options{FocusAreas: []string{"security"}, SeverityThreshold: "warning"}, opts); diff != "" {
+		t.Errorf("stored options (-want +got):\n%s", diff)
+	}
+
+	code, out = f.do(t, http.MethodGet, "/api/review/"+id, "", nil)
+	if code != http.StatusOK || out["status"] != "queued" || out["review_id"] != id {
+		t.Fatalf("GET = %d %v, want 200 queued", code, out)
+	}
+	for _, bad := range []string{"00000000-0000-0000-0000-000000000000", "not-a-uuid"} {
+		if code, _ := f.do(t, http.MethodGet, "/api/review/"+bad, "", nil); code != http.StatusNotFound {
+			t.Errorf("GET unknown %q = %d, want 404", bad, code)
+		}
+	}
+}
+
+func TestGetFinishedRunAnswersVerdict(t *testing.T) {
+	f := newFixture(t, "")
+	ctx := t.Context()
+	text := sampleDiff
+	run, err := f.store.EnqueueRun(ctx, store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := f.store.ClaimRun(ctx, "w1", time.Minute)
+	if err != nil || claimed == nil {
+		t.Fatalf("claim: %v %v", claimed, err)
+	}
+	v := review.Verdict{Verdict: review.DecisionComment, Summary: "One nit.", Confidence: 0.8,
+		Files: []review.FileReview{}, FalsePositives: []review.Finding{}, Recommendations: []string{}}
+	if err := f.store.FinishRun(ctx, run.ID, "w1", store.Result{Status: store.StatusSucceeded, Verdict: &v}); err != nil {
+		t.Fatal(err)
+	}
+	code, out := f.do(t, http.MethodGet, "/api/review/"+run.ID, "", nil)
+	if code != http.StatusOK {
+		t.Fatalf("GET = %d", code)
+	}
+	for k, want := range map[string]any{"verdict": "comment", "summary": "One nit.", "status": "succeeded", "review_id": run.ID} {
+		if out[k] != want {
+			t.Errorf("%s = %v, want %v", k, out[k], want)
+		}
+	}
+	for _, k := range []string{"confidence", "files", "stats", "false_positives", "recommendations", "review_duration_ms"} {
+		if _, ok := out[k]; !ok {
+			t.Errorf("ReviewVerdict field %q missing from %v", k, out)
+		}
+	}
+}
+
+func TestCreateRejectsBadInput(t *testing.T) {
+	f := newFixture(t, "")
+	big := `{"diff_text":"` + strings.Repeat("a", MaxBodyBytes) + `"}`
+	tests := []struct {
+		name, body string
+		code       int
+		errHas     string
+	}{
+		{"not json", `{`, 400, "invalid JSON"},
+		{"unknown field", `{"diff":"x"}`, 400, `unknown field "diff"`},
+		{"nothing to review", `{}`, 400, "give diff_text or github_url"},
+		{"both", `{"diff_text":"x","github_url":"https://github.com/o/r/pull/1"}`, 400, "not both"},
+		{"not a diff", `{"diff_text":"hello world"}`, 400, "diff_text"},
+		{"bad focus area", `{"diff_text":"x","options":{"focus_areas":["security","vibes"]}}`, 400, `"vibes"`},
+		{"bad severity", `{"diff_text":"x","options":{"severity_threshold":"urgent"}}`, 400, `"urgent"`},
+		{"bad url", `{"github_url":"https://github.com/o/r/issues/1"}`, 400, "not a pull request URL"},
+		{"no app", `{"github_url":"https://github.com/o/r/pull/1"}`, 422, "not configured"},
+		{"too large", big, 413, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := f.do(t, http.MethodPost, "/api/review", tt.body, nil)
+			msg, _ := out["error"].(string)
+			if code != tt.code || !strings.Contains(msg, tt.errHas) {
+				t.Errorf("got %d %q, want %d containing %q", code, msg, tt.code, tt.errHas)
+			}
+		})
+	}
+	runs, err := f.store.ListRuns(t.Context(), store.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 0 {
+		t.Errorf("%d runs stored from bad requests, want 0", len(runs))
+	}
+}
+
+type fakePRs struct{ err error }
+
+func (p fakePRs) Resolve(context.Context, string, string, int) (PullRequest, error) {
+	if p.err != nil {
+		return PullRequest{}, p.err
+	}
+	return PullRequest{InstallationID: 7, HeadSHA: "abc", BaseSHA: "def", Branch: "feature"}, nil
+}
+
+func TestCreateFromGitHubURL(t *testing.T) {
+	tests := []struct {
+		name string
+		prs  fakePRs
+		code int
+	}{
+		{"installed", fakePRs{}, http.StatusAccepted},
+		{"not installed", fakePRs{err: ErrNotInstalled}, http.StatusUnprocessableEntity},
+		{"no such PR", fakePRs{err: fmt.Errorf("get: %w", store.ErrNotFound)}, http.StatusNotFound},
+		{"GitHub down", fakePRs{err: io.ErrUnexpectedEOF}, http.StatusBadGateway},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := storetest.New(t)
+			a := New(Deps{Store: st, PullRequests: tt.prs, Hub: events.NewHub(), Logger: zerolog.Nop()})
+			mux := http.NewServeMux()
+			a.Register(mux)
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			res, err := http.Post(srv.URL+"/api/review", "application/json",
+				strings.NewReader(`{"github_url":"https://github.com/octo/hello/pull/12"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != tt.code {
+				t.Fatalf("status %d, want %d", res.StatusCode, tt.code)
+			}
+			if tt.code != http.StatusAccepted {
+				return
+			}
+			runs, err := st.ListRuns(t.Context(), store.RunFilter{Repository: "octo/hello"})
+			if err != nil || len(runs) != 1 {
+				t.Fatalf("runs %v %v, want one", runs, err)
+			}
+			r := runs[0]
+			if r.Mode != store.ModePR || r.PRNumber != 12 || r.InstallationID != 7 || r.HeadSHA != "abc" {
+				t.Errorf("stored run %+v", r)
+			}
+		})
+	}
+}
+
+func TestAuth(t *testing.T) {
+	f := newFixture(t, "s3cret")
+	remote := map[string]string{"X-Forwarded-For": "203.0.113.7"}
+	withToken := map[string]string{"X-Forwarded-For": "203.0.113.7", "Authorization": "Bearer s3cret"}
+	wrong := map[string]string{"X-Forwarded-For": "203.0.113.7", "Authorization": "Bearer nope"}
+	body := `{"diff_text":` + jsonString(sampleDiff) + `}`
+	if code, _ := f.do(t, http.MethodPost, "/api/review", body, remote); code != http.StatusUnauthorized {
+		t.Errorf("remote without token: %d, want 401", code)
+	}
+	if code, _ := f.do(t, http.MethodPost, "/api/review", body, wrong); code != http.StatusUnauthorized {
+		t.Errorf("remote with wrong token: %d, want 401", code)
+	}
+	code, out := f.do(t, http.MethodPost, "/api/review", body, withToken)
+	if code != http.StatusAccepted {
+		t.Fatalf("remote with token: %d, want 202", code)
+	}
+	id := out["review_id"].(string)
+	if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", remote); code != http.StatusUnauthorized {
+		t.Errorf("GET remote without token: %d, want 401", code)
+	}
+	if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", withToken); code != http.StatusOK {
+		t.Errorf("GET remote with token: %d, want 200", code)
+	}
+	if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", nil); code != http.StatusOK {
+		t.Errorf("GET local without token: %d, want 200", code)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+type sseEvent struct {
+	ID, Type string
+	Data     store.StoredEvent
+}
+
+// readSSE reads events until the stream ends or max events arrived.
+func readSSE(t *testing.T, r io.Reader, max int) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var cur sseEvent
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "id: "):
+			cur.ID = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "event: "):
+			cur.Type = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &cur.Data); err != nil {
+				t.Fatalf("bad data line %q: %v", line, err)
+			}
+		case line == "" && cur.Type != "":
+			out = append(out, cur)
+			cur = sseEvent{}
+			if len(out) == max {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+func (f *fixture) stream(t *testing.T, id, lastID string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, f.srv.URL+"/api/review/"+id+"/stream", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("stream answered %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	return res
+}
+
+func types(evs []sseEvent) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.ID+":"+e.Type)
+	}
+	return out
+}
+
+func TestStreamReplaysResumesAndFollowsLive(t *testing.T) {
+	f := newFixture(t, "")
+	ctx := t.Context()
+	text := sampleDiff
+	run, err := f.store.EnqueueRun(ctx, store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendEv := func(typ review.EventType, stage string) {
+		t.Helper()
+		if _, err := f.store.AppendEvent(ctx, run.ID, review.Event{Type: typ, Stage: stage, Data: map[string]any{"n": 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendEv(review.EventPipelineStarted, review.StagePlanner)
+	appendEv(review.EventAgentStarted, review.StagePlanner)
+
+	// A late subscriber gets the past first, then live events.
+	res := f.stream(t, run.ID, "")
+	got := readSSE(t, res.Body, 2)
+	if diff := cmp.Diff([]string{"1:pipeline.started", "2:agent.started"}, types(got)); diff != "" {
+		t.Fatalf("replayed events (-want +got):\n%s", diff)
+	}
+	if got[0].Data.Stage != review.StagePlanner || got[0].Data.RunID != run.ID {
+		t.Errorf("event data %+v", got[0].Data)
+	}
+	appendEv(review.EventAgentHandoff, review.StageReviewer)
+	appendEv(review.EventPipelineCompleted, review.StageReporter)
+	rest := readSSE(t, res.Body, 10) // ends after pipeline.completed
+	if diff := cmp.Diff([]string{"3:agent.handoff", "4:pipeline.completed"}, types(rest)); diff != "" {
+		t.Fatalf("live events (-want +got):\n%s", diff)
+	}
+
+	// Resuming after event 2 replays only 3 and 4, then ends.
+	resumed := readSSE(t, f.stream(t, run.ID, "2").Body, 10)
+	if diff := cmp.Diff([]string{"3:agent.handoff", "4:pipeline.completed"}, types(resumed)); diff != "" {
+		t.Fatalf("resumed events (-want +got):\n%s", diff)
+	}
+}
+
+func TestStreamEndsForRunWithoutPipeline(t *testing.T) {
+	f := newFixture(t, "")
+	run, err := f.store.SkipRun(t.Context(), store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
+		Repository: "o/r", PRNumber: 3, HeadSHA: "abc"}, "draft pull request")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []sseEvent)
+	go func() { done <- readSSE(t, f.stream(t, run.ID, "").Body, 10) }()
+	select {
+	case evs := <-done:
+		if len(evs) != 0 {
+			t.Errorf("events %v, want none", types(evs))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("stream of a skipped run did not end")
+	}
+}
+
+func TestStreamUnknownRun(t *testing.T) {
+	f := newFixture(t, "")
+	res, err := http.Get(f.srv.URL + "/api/review/00000000-0000-0000-0000-000000000000/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound {
+		t.Errorf("status %d, want 404", res.StatusCode)
+	}
+}
+
+func TestParsePullURL(t *testing.T) {
+	tests := []struct {
+		in          string
+		owner, repo string
+		n           int
+		ok          bool
+	}{
+		{"https://github.com/octo/hello/pull/12", "octo", "hello", 12, true},
+		{"https://github.com/octo/hello/pull/12/files", "octo", "hello", 12, true},
+		{"https://ghe.example.com/team/svc/pull/3", "team", "svc", 3, true},
+		{"https://github.com/octo/hello/issues/12", "", "", 0, false},
+		{"https://github.com/octo/hello/pull/zero", "", "", 0, false},
+		{"https://github.com/octo/hello/pull/-1", "", "", 0, false},
+		{"ftp://github.com/octo/hello/pull/1", "", "", 0, false},
+		{"octo/hello#1", "", "", 0, false},
+	}
+	for _, tt := range tests {
+		o, r, n, err := ParsePullURL(tt.in)
+		if (err == nil) != tt.ok || o != tt.owner || r != tt.repo || n != tt.n {
+			t.Errorf("ParsePullURL(%q) = %q %q %d %v", tt.in, o, r, n, err)
+		}
+	}
+}

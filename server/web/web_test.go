@@ -1,0 +1,128 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/server/access"
+	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/store/storetest"
+)
+
+func newServer(t *testing.T, token string) (*httptest.Server, *store.Store) {
+	t.Helper()
+	st := storetest.New(t)
+	ui, err := New(Deps{Runs: st, Access: access.Policy{Token: token}, Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	ui.Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv, st
+}
+
+func get(t *testing.T, url string, header map[string]string, cookie string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: access.CookieName, Value: cookie})
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(b)
+}
+
+func TestPages(t *testing.T) {
+	srv, st := newServer(t, "")
+	ctx := t.Context()
+	run, err := st.EnqueueRun(ctx, store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
+		InstallationID: 1, Repository: "octo/hello", PRNumber: 7, HeadSHA: "0123456789abcdef"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ClaimRun(ctx, "w", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	v := review.Verdict{Verdict: review.DecisionRequestChanges, Summary: "s", Stats: review.Stats{Critical: 2, Warning: 1}}
+	if err := st.FinishRun(ctx, run.ID, "w", store.Result{Status: store.StatusSucceeded, Verdict: &v}); err != nil {
+		t.Fatal(err)
+	}
+	text := "diff --git a/x b/x\n"
+	if _, err := st.EnqueueRun(ctx, store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text}); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		path string
+		code int
+		has  []string
+		not  []string
+	}{
+		{"/", 200, []string{"octo/hello", `href="https://github.com/octo/hello/pull/7"`, "01234567", "request_changes",
+			`<span class="badge sev-critical">2</span>`, "status-queued", ">diff<"}, nil},
+		{"/?repo=octo/hello", 200, []string{"octo/hello"}, []string{"status-queued"}},
+		{"/?status=queued", 200, []string{"status-queued"}, []string{"octo/hello"}},
+		{"/reviews/" + run.ID, 200, []string{`data-id="` + run.ID + `"`, `data-stage="planner"`, `data-stage="reporter"`, "#7"}, nil},
+		{"/reviews/00000000-0000-0000-0000-000000000000", 404, nil, nil},
+		{"/new", 200, []string{`name="diff_text"`, `value="security"`, `<option value="info" selected>`}, nil},
+		{"/static/app.js", 200, []string{"/api/review/"}, nil},
+		{"/static/app.css", 200, []string{".stages"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			code, body := get(t, srv.URL+tt.path, nil, "")
+			if code != tt.code {
+				t.Fatalf("status %d, want %d", code, tt.code)
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(body, s) {
+					t.Errorf("page lacks %q", s)
+				}
+			}
+			for _, s := range tt.not {
+				if strings.Contains(body, s) {
+					t.Errorf("page has %q", s)
+				}
+			}
+		})
+	}
+}
+
+func TestPagesNeedTokenFromAfar(t *testing.T) {
+	srv, _ := newServer(t, "s3cret")
+	remote := map[string]string{"X-Forwarded-For": "198.51.100.4"}
+	if code, _ := get(t, srv.URL+"/", remote, ""); code != http.StatusUnauthorized {
+		t.Errorf("remote without cookie: %d, want 401", code)
+	}
+	if code, _ := get(t, srv.URL+"/", remote, "wrong"); code != http.StatusUnauthorized {
+		t.Errorf("remote with wrong cookie: %d, want 401", code)
+	}
+	if code, _ := get(t, srv.URL+"/", remote, "s3cret"); code != http.StatusOK {
+		t.Errorf("remote with cookie: %d, want 200", code)
+	}
+	if code, _ := get(t, srv.URL+"/", nil, ""); code != http.StatusOK {
+		t.Errorf("local: %d, want 200", code)
+	}
+}
