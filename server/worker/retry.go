@@ -36,7 +36,7 @@ func (r Retry) delay(attempt int, asked time.Duration) time.Duration {
 	}
 	d = min(d, r.Max)
 	if d > 0 {
-		d += time.Duration((rand.Float64()*0.4 - 0.2) * float64(d))
+		d += time.Duration((rand.Float64()*0.4 - 0.2) * float64(d)) //nolint:gosec // backoff jitter needs no cryptographic randomness
 	}
 	return max(d, asked)
 }
