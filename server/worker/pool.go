@@ -18,6 +18,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/server/metrics"
+	"github.com/mergeguard/mergeguard/server/store"
 )
 
 // Causes that stop a running job; read with context.Cause.
@@ -126,7 +127,7 @@ func (p *Pool) loop(ctx, jobs context.Context, workerID string) {
 	for ctx.Err() == nil {
 		woken := p.wake.Wait()
 		claimedAt := time.Now()
-		run, err := p.deps.Store.ClaimRun(ctx, workerID, p.cfg.Lease)
+		run, err := p.claim(ctx, workerID)
 		if err != nil {
 			if ctx.Err() == nil {
 				p.log.Error().Err(err).Str("worker", workerID).Msg("claim run")
@@ -144,6 +145,17 @@ func (p *Pool) loop(ctx, jobs context.Context, workerID string) {
 		}
 		p.work(jobs, workerID, run, claimedAt)
 	}
+}
+
+// claimTimeout bounds one claim.
+const claimTimeout = 10 * time.Second
+
+// claim takes the next run. A claim under way is not cancelled with ctx: a
+// run claimed whose answer was lost would wait for its lease to expire.
+func (p *Pool) claim(ctx context.Context, workerID string) (*store.Run, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
+	defer cancel()
+	return p.deps.Store.ClaimRun(cctx, workerID, p.cfg.Lease)
 }
 
 func sleep(ctx context.Context, d time.Duration) {

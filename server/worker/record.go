@@ -108,6 +108,11 @@ func (p *Pool) comment(ctx context.Context, j *job, body string) {
 // pointer to the run (internal errors are for the operators' logs).
 func failureNotice(run *store.Run, err error) string {
 	var ue userError
+	if errors.Is(err, errLLMUnavailable) {
+		return fmt.Sprintf("MergeGuard could not complete the review of this pull request (run `%s`): "+
+			"the language model kept failing (rate limits or server errors) over %d attempts. "+
+			"Comment `/mergeguard rerun` to try again later.", run.ID, run.Attempts)
+	}
 	if errors.As(err, &ue) {
 		return "MergeGuard could not review this pull request:\n\n```\n" + ue.Error() +
 			"\n```\n\nFix the file on the base branch, then comment `/mergeguard rerun`."

@@ -332,19 +332,34 @@ func (p *Pool) overDailyBudget(ctx context.Context, installationID int64) (strin
 }
 
 // runOptions decodes the review options stored with a run, the options
-// object of POST /api/review.
+// object of POST /api/review; names are accepted in any case.
 func runOptions(run *store.Run) (pipeline.Options, error) {
-	var o struct {
-		FocusAreas        []review.Category `json:"focus_areas"`
-		SeverityThreshold review.Severity   `json:"severity_threshold"`
-		IncludeStyle      bool              `json:"include_style"`
+	var raw struct {
+		FocusAreas        []string `json:"focus_areas"`
+		SeverityThreshold string   `json:"severity_threshold"`
+		IncludeStyle      bool     `json:"include_style"`
 	}
 	if len(run.Options) > 0 {
-		if err := json.Unmarshal(run.Options, &o); err != nil {
+		if err := json.Unmarshal(run.Options, &raw); err != nil {
 			return pipeline.Options{}, fmt.Errorf("decode run options: %w", err)
 		}
 	}
-	return pipeline.Options{FocusAreas: o.FocusAreas, SeverityThreshold: o.SeverityThreshold, IncludeStyle: o.IncludeStyle}, nil
+	opts := pipeline.Options{IncludeStyle: raw.IncludeStyle}
+	for _, f := range raw.FocusAreas {
+		c, err := review.ParseCategory(f)
+		if err != nil {
+			return pipeline.Options{}, userError{fmt.Errorf("run options: focus_areas: %w", err)}
+		}
+		opts.FocusAreas = append(opts.FocusAreas, c)
+	}
+	if raw.SeverityThreshold != "" {
+		sev, err := review.ParseSeverity(raw.SeverityThreshold)
+		if err != nil {
+			return pipeline.Options{}, userError{fmt.Errorf("run options: severity_threshold: %w", err)}
+		}
+		opts.SeverityThreshold = sev
+	}
+	return opts, nil
 }
 
 // short abbreviates a commit SHA.

@@ -610,7 +610,7 @@ func TestReviewsADiffRun(t *testing.T) {
 	diffText := addedFileDiff("mathx/div.go", divGo) + addedFileDiff("store/users.go", usersGo)
 	queued, err := e.store.EnqueueRun(t.Context(), store.NewRun{
 		Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &diffText,
-		Options: []byte(`{"severity_threshold": "critical", "focus_areas": ["security"]}`),
+		Options: []byte(`{"severity_threshold": "CRITICAL", "focus_areas": ["Security"]}`),
 	})
 	if err != nil {
 		t.Fatal(err)
