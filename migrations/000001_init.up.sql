@@ -114,6 +114,8 @@ CREATE UNIQUE INDEX review_runs_one_running_per_pr ON review_runs (repository, p
 CREATE UNIQUE INDEX review_runs_delivery_key ON review_runs (delivery_id) WHERE delivery_id IS NOT NULL;
 CREATE UNIQUE INDEX review_runs_posted_review_key ON review_runs (posted_review_id) WHERE posted_review_id IS NOT NULL;
 CREATE INDEX review_runs_queue_idx ON review_runs (run_after, created_at) WHERE status = 'queued';
+-- Enqueue looks up the queued runs of a pull request to supersede them.
+CREATE INDEX review_runs_queued_pr_idx ON review_runs (repository, pr_number) WHERE status = 'queued';
 CREATE INDEX review_runs_lease_idx ON review_runs (lease_expires_at) WHERE status = 'running';
 CREATE INDEX review_runs_pr_idx ON review_runs (repository, pr_number, created_at DESC);
 CREATE INDEX review_runs_created_idx ON review_runs (created_at DESC);

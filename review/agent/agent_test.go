@@ -53,7 +53,7 @@ func reply(content string) func(openai.ChatCompletionRequest) (*openai.ChatCompl
 }
 
 func toolCall(name, args string) func(openai.ChatCompletionRequest) (*openai.ChatCompletionResponse, error) {
-	return func(req openai.ChatCompletionRequest) (*openai.ChatCompletionResponse, error) {
+	return func(openai.ChatCompletionRequest) (*openai.ChatCompletionResponse, error) {
 		return &openai.ChatCompletionResponse{
 			Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{
 				Role: "assistant",

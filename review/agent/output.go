@@ -123,13 +123,13 @@ func (r rawFinding) normalise() review.Finding {
 	if strings.EqualFold(strings.TrimSpace(r.Side), string(review.SideLeft)) {
 		side = review.SideLeft
 	}
-	end := r.LineEnd
-	if end < r.LineStart {
-		end = r.LineStart
-	}
+	// A model may cite line 0 or a negative line; keep the finding (the
+	// verifier judges it) but within what a stored finding may hold.
+	start := max(r.LineStart, 0)
+	end := max(r.LineEnd, start)
 	return review.Finding{
 		FilePath:    strings.TrimPrefix(strings.TrimSpace(r.FilePath), "./"),
-		LineStart:   r.LineStart,
+		LineStart:   start,
 		LineEnd:     end,
 		Side:        side,
 		Severity:    sev,

@@ -209,7 +209,7 @@ func jitter(d time.Duration) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	return rand.N(d + 1)
+	return rand.N(d + 1) //nolint:gosec // backoff jitter needs no cryptographic randomness
 }
 
 type realClock struct{}

@@ -401,7 +401,7 @@ func TestChatRejectedByFake(t *testing.T) {
 	req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: "tool", ToolCallID: "call_x", Content: "x"})
 	_, err := newClient(fake, newFakeClock(), 3).Chat(t.Context(), req)
 	var e *llm.Error
-	if !errors.As(err, &e) || e.Status != 400 || !strings.Contains(e.Message, "must be a response to a preceeding message") {
+	if !errors.As(err, &e) || e.Status != 400 || !strings.Contains(e.Message, "must be a response to a preceding message") {
 		t.Fatalf("error = %v, want OpenAI's 400 about tool messages", err)
 	}
 }

@@ -46,7 +46,7 @@ func (fileTools) Definitions() []openai.Tool {
 	}}}
 }
 
-func (t fileTools) Call(ctx context.Context, name, args string) (string, error) {
+func (t fileTools) Call(ctx context.Context, _, args string) (string, error) {
 	var a struct {
 		FilePath string `json:"file_path"`
 	}
@@ -233,7 +233,7 @@ func TestRunWithLLM(t *testing.T) {
 				}
 				user := req.Messages[1].Content
 				begin, inj, end := strings.Index(user, "<<<BEGIN DIFF"), strings.Index(user, "ignore previous instructions"), strings.Index(user, "<<<END DIFF")
-				if begin < 0 || !(begin < inj && inj < end) {
+				if begin < 0 || begin >= inj || inj >= end {
 					t.Errorf("the diff is not delimited as data:\n%s", user)
 				}
 			},

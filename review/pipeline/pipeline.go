@@ -263,10 +263,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	}
 	idx := diff.NewIndex(d)
 
-	pl, prompts, notes, err := r.planStage(ctx, change, d)
-	if err != nil {
-		return nil, err
-	}
+	pl, prompts, notes := r.planStage(ctx, change, d)
 	rv := r.reviewStage(ctx, change, d, pl, prompts)
 	vf := r.verifyStage(ctx, d, idx, rv.findings)
 	res := r.report(ctx, change, d, idx, pl, rv, vf, notes)

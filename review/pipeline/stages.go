@@ -32,7 +32,7 @@ type prompts struct {
 }
 
 // planStage runs the planner: budget, conventions, skip rules and chunks.
-func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff) (plan, prompts, []string, error) {
+func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff) (plan, prompts, []string) {
 	const name = "planner"
 	r.emit(ctx, review.EventAgentStarted, review.StagePlanner, name, map[string]any{"files": len(d.Files)})
 	deps := r.p.d
@@ -73,7 +73,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 		"files_changed": len(d.Files), "files_reviewed": len(pl.reviewed), "files_skipped": len(pl.skipped),
 		"skipped": pl.skipped, "chunks": chunks, "chunk_tokens": chunkTokens, "truncated": pl.truncation != nil,
 	})
-	return pl, pr, notes, nil
+	return pl, pr, notes
 }
 
 // overhead is the most tokens a chunk agent's prompt carries besides the
@@ -219,7 +219,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 	res := agent.Run(ctx, cfg, task)
 	for i := range res.Output.Findings {
 		res.Output.Findings[i].Agent = name
-		r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, res.Output.Findings[i], nil)
+		r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, res.Output.Findings[i])
 	}
 	r.emitAgentDone(ctx, res.AgentResult)
 	return res
@@ -249,7 +249,7 @@ func (r *run) runAnalyzer(ctx context.Context, a analyzer.Analyzer, files []*dif
 	}
 	for i := range findings {
 		findings[i].Agent = name
-		r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, findings[i], nil)
+		r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, findings[i])
 	}
 	r.emitAgentDone(ctx, res)
 	return analyzed{result: res, findings: findings}
@@ -262,13 +262,9 @@ func (r *run) emitAgentDone(ctx context.Context, res review.AgentResult) {
 	})
 }
 
-// emitFinding sends a finding event; extra adds fields to its data.
-func (r *run) emitFinding(ctx context.Context, t review.EventType, stage, agentName string, f review.Finding, extra map[string]any) {
-	data := map[string]any{"finding": f}
-	for k, v := range extra {
-		data[k] = v
-	}
-	r.emit(ctx, t, stage, agentName, data)
+// emitFinding sends a finding event.
+func (r *run) emitFinding(ctx context.Context, t review.EventType, stage, agentName string, f review.Finding) {
+	r.emit(ctx, t, stage, agentName, map[string]any{"finding": f})
 }
 
 // verifiedSet is what the verifier stage produced.
@@ -313,10 +309,10 @@ func (r *run) verifyStage(ctx context.Context, d *diff.Diff, idx *diff.Index, fi
 	sortFindings(out.reported)
 	sortFindings(out.falsePositives)
 	for _, f := range out.reported {
-		r.emitFinding(ctx, review.EventFindingVerified, review.StageVerifier, name, f, nil)
+		r.emitFinding(ctx, review.EventFindingVerified, review.StageVerifier, name, f)
 	}
 	for _, f := range out.falsePositives {
-		r.emitFinding(ctx, review.EventFindingVerified, review.StageVerifier, name, f, nil)
+		r.emitFinding(ctx, review.EventFindingVerified, review.StageVerifier, name, f)
 	}
 	if out.dropped > 0 {
 		out.notes = append(out.notes, fmt.Sprintf("%d finding(s) below the severity threshold or outside the focus areas were not reported.", out.dropped))

@@ -203,7 +203,7 @@ func (t *Toolbox) search(ctx context.Context, a args) (string, string, error) {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return "", "", fmt.Errorf("invalid regular expression (RE2 syntax): %v", err)
+		return "", "", fmt.Errorf("invalid regular expression (RE2 syntax): %w", err)
 	}
 	glob, err := a.text("file_pattern", "", false)
 	if err != nil {

@@ -234,7 +234,7 @@ func sourceError(what string, err error) error {
 	if errors.Is(err, review.ErrUnsupported) {
 		return fmt.Errorf("%s is not available for this review (only the diff is known)", what)
 	}
-	return fmt.Errorf("%s failed: %v", what, err)
+	return fmt.Errorf("%s failed: %w", what, err)
 }
 
 func firstLine(s string) string {

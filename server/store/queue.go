@@ -117,6 +117,9 @@ func (s *Store) RenewLease(ctx context.Context, runID, workerID string, lease ti
 	if !validID(runID) {
 		return false, fmt.Errorf("renew lease of run %q: %w", runID, ErrNotFound)
 	}
+	if lease <= 0 {
+		return false, fmt.Errorf("renew lease of run %s: lease must be positive, got %v", runID, lease)
+	}
 	err = s.pool.QueryRow(ctx, renewLease, runID, workerID, lease.Milliseconds()).Scan(&cancelRequested)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, fmt.Errorf("renew lease of run %s: %w", runID, ErrLeaseLost)

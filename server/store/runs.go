@@ -134,6 +134,22 @@ const runColumns = `
 	post_started_at, COALESCE(posted_review_id, 0) AS posted_review_id, posted_at,
 	created_at, started_at, finished_at, COALESCE(duration_ms, 0) AS duration_ms`
 
+// insertArgs are the values of insertRun's parameters, with defaults
+// applied.
+func (r NewRun) insertArgs() []any {
+	if r.MaxAttempts == 0 {
+		r.MaxAttempts = DefaultMaxAttempts
+	}
+	if r.Options == nil {
+		r.Options = json.RawMessage(`{}`)
+	}
+	return []any{
+		r.Mode, r.Trigger, nullIfZero(r.InstallationID), nullIfEmpty(r.Repository), nullIfZero(r.PRNumber),
+		r.HeadSHA, r.BaseSHA, r.Branch, nullIfEmpty(r.DeliveryID), r.RequestedBy, r.Options, r.DiffText,
+		r.MaxAttempts,
+	}
+}
+
 // querier is what the run queries need: a pool or a transaction.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
@@ -197,12 +213,6 @@ const (
 // enqueue is EnqueueRun inside tx; reused is true when an identical queued
 // run was returned instead of a new one.
 func enqueue(ctx context.Context, tx pgx.Tx, r NewRun) (run Run, reused bool, err error) {
-	if r.MaxAttempts == 0 {
-		r.MaxAttempts = DefaultMaxAttempts
-	}
-	if r.Options == nil {
-		r.Options = json.RawMessage(`{}`)
-	}
 	pr := r.Mode == ModePR
 	if pr {
 		if _, err := tx.Exec(ctx, lockPullRequest, r.Repository, r.PRNumber); err != nil {
@@ -218,10 +228,7 @@ func enqueue(ctx context.Context, tx pgx.Tx, r NewRun) (run Run, reused bool, er
 			}
 		}
 	}
-	run, err = queryRun(ctx, tx, insertRun,
-		r.Mode, r.Trigger, nullIfZero(r.InstallationID), nullIfEmpty(r.Repository), nullIfZero(r.PRNumber),
-		r.HeadSHA, r.BaseSHA, r.Branch, nullIfEmpty(r.DeliveryID), r.RequestedBy, r.Options, r.DiffText,
-		r.MaxAttempts)
+	run, err = queryRun(ctx, tx, insertRun, r.insertArgs()...)
 	if err != nil {
 		return Run{}, false, err
 	}
@@ -247,16 +254,7 @@ const insertSkippedRun = `INSERT INTO review_runs
 // a push to a paused pull request. It does not touch the pull request's
 // other runs.
 func (s *Store) SkipRun(ctx context.Context, r NewRun, reason string) (Run, error) {
-	if r.MaxAttempts == 0 {
-		r.MaxAttempts = DefaultMaxAttempts
-	}
-	if r.Options == nil {
-		r.Options = json.RawMessage(`{}`)
-	}
-	run, err := queryRun(ctx, s.pool, insertSkippedRun,
-		r.Mode, r.Trigger, nullIfZero(r.InstallationID), nullIfEmpty(r.Repository), nullIfZero(r.PRNumber),
-		r.HeadSHA, r.BaseSHA, r.Branch, nullIfEmpty(r.DeliveryID), r.RequestedBy, r.Options, r.DiffText,
-		r.MaxAttempts, reason)
+	run, err := queryRun(ctx, s.pool, insertSkippedRun, append(r.insertArgs(), reason)...)
 	if err != nil {
 		return Run{}, fmt.Errorf("record skipped %s run: %w", r.Mode, err)
 	}

@@ -86,15 +86,6 @@ func validID(id string) bool {
 	return err == nil
 }
 
-// pgCode returns the SQLSTATE of a Postgres error, or "".
-func pgCode(err error) string {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Code
-	}
-	return ""
-}
-
 // isViolation reports whether err is a violation of the named constraint.
 func isViolation(err error, constraint string) bool {
 	var pgErr *pgconn.PgError

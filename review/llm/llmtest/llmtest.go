@@ -52,7 +52,7 @@ func New(t testing.TB, answer func(Request) Response, opts ...Option) *Server {
 	mux.HandleFunc("/v1/chat/completions", s.serveChat)
 	mux.HandleFunc("/chat/completions", s.serveChat)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "invalid_request_error", "",
+		writeError(w, http.StatusNotFound,
 			fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path))
 	})
 	s.srv = httptest.NewServer(mux)
@@ -101,7 +101,7 @@ func (s *Server) Calls() int {
 func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "",
+		writeError(w, http.StatusMethodNotAllowed,
 			fmt.Sprintf("Invalid method for URL (%s %s)", r.Method, r.URL.Path))
 		return
 	}
@@ -110,11 +110,11 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
 	if status != 0 {
-		writeError(w, status, "invalid_request_error", "", msg)
+		writeError(w, status, msg)
 		return
 	}
 	if msg := validate(req); msg != "" {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "", msg)
+		writeError(w, http.StatusBadRequest, msg)
 		return
 	}
 
@@ -163,10 +163,10 @@ func sleep(r *http.Request, d time.Duration) bool {
 }
 
 // writeError answers with OpenAI's error body.
-func writeError(w http.ResponseWriter, status int, typ, code, msg string) {
+func writeError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(errorBody(typ, code, msg)))
+	_, _ = w.Write([]byte(errorBody("invalid_request_error", "", msg)))
 }
 
 func errorBody(typ, code, msg string) string {

@@ -94,7 +94,7 @@ func TestRejectsWhatOpenAIRejects(t *testing.T) {
 		{"no model", `{"messages":[{"role":"user","content":"x"}]}`, "you must provide a model parameter"},
 		{"no messages", `{"model":"m","messages":[]}`, "too short"},
 		{"tool message without call", `{"model":"m","messages":[{"role":"user","content":"x"},` +
-			`{"role":"tool","tool_call_id":"c1","content":"r"}]}`, "must be a response to a preceeding message"},
+			`{"role":"tool","tool_call_id":"c1","content":"r"}]}`, "must be a response to a preceding message"},
 		{"unanswered tool call", `{"model":"m","messages":[{"role":"user","content":"x"},` +
 			`{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
 			`{"role":"user","content":"y"}]}`, "did not have response messages: c1"},

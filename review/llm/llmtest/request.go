@@ -188,7 +188,7 @@ func validate(req Request) string {
 			}
 		case "tool":
 			if !pending[m.ToolCallID] {
-				return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+				return "Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'."
 			}
 			if !m.HasContent {
 				return fmt.Sprintf("Invalid value for 'messages[%d].content': expected a string, got null.", i)

@@ -147,7 +147,8 @@ func (s *Source) defaultBase(ctx context.Context, head, headSHA string) (name, b
 	}
 	parent, err := s.resolve(ctx, headSHA+"^")
 	if err != nil {
-		return "", "", nil // a root commit
+		// A root commit, unless the lookups failed because ctx ended.
+		return "", "", ctx.Err()
 	}
 	return head + "^", parent, nil
 }
@@ -403,7 +404,7 @@ func (s *Source) git(ctx context.Context, limit int64, args ...string) ([]byte, 
 // gitIn runs git in dir and returns its stdout, at most limit bytes.
 func (s *Source) gitIn(ctx context.Context, dir string, limit int64, args ...string) ([]byte, error) {
 	full := append([]string{"-C", dir, "-c", "core.quotepath=false", "--no-pager", "--literal-pathspecs"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd := exec.CommandContext(ctx, "git", full...) //nolint:gosec // fixed binary, arguments passed without a shell
 	cmd.Env = s.env
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer

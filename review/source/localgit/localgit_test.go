@@ -220,9 +220,9 @@ func TestReadFile(t *testing.T) {
 			t.Errorf("ReadFile(%q, %s): %v", tt.path, tt.rev, err)
 		case tt.err == nil && !strings.Contains(string(b), tt.contains):
 			t.Errorf("ReadFile(%q, %s) = %q, want it to contain %q", tt.path, tt.rev, b, tt.contains)
-		case tt.err == errAny && (err == nil || errors.Is(err, review.ErrNotFound)):
+		case errors.Is(tt.err, errAny) && (err == nil || errors.Is(err, review.ErrNotFound)):
 			t.Errorf("ReadFile(%q, %s) err = %v, want a rejection", tt.path, tt.rev, err)
-		case tt.err == review.ErrNotFound && !errors.Is(err, review.ErrNotFound):
+		case errors.Is(tt.err, review.ErrNotFound) && !errors.Is(err, review.ErrNotFound):
 			t.Errorf("ReadFile(%q, %s) err = %v, want ErrNotFound", tt.path, tt.rev, err)
 		}
 	}
@@ -276,9 +276,9 @@ func TestBlame(t *testing.T) {
 			} else if d := cmp.Diff(tt.want, got, cmp.Comparer(time.Time.Equal)); d != "" {
 				t.Errorf("Blame(%s, %d) (-want +got):\n%s", tt.path, tt.line, d)
 			}
-		case tt.err == errAny && (err == nil || errors.Is(err, review.ErrNotFound)):
+		case errors.Is(tt.err, errAny) && (err == nil || errors.Is(err, review.ErrNotFound)):
 			t.Errorf("Blame(%s, %d) err = %v, want a rejection", tt.path, tt.line, err)
-		case tt.err == review.ErrNotFound && !errors.Is(err, review.ErrNotFound):
+		case errors.Is(tt.err, review.ErrNotFound) && !errors.Is(err, review.ErrNotFound):
 			t.Errorf("Blame(%s, %d) err = %v, want ErrNotFound", tt.path, tt.line, err)
 		}
 	}

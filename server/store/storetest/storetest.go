@@ -46,13 +46,13 @@ func URL(t testing.TB) string {
 // it is dropped when the test ends.
 func Empty(t testing.TB) string {
 	t.Helper()
-	server := serverURL(t)
+	server := serverURL(t, os.Getenv)
 	name := "mergeguard_test_" + strings.ToLower(rand.Text())
 	admin, err := pgx.Connect(t.Context(), server.String())
 	if err != nil {
 		t.Fatalf("storetest: connect to the test server: %v", err)
 	}
-	defer admin.Close(context.WithoutCancel(t.Context()))
+	defer func() { _ = admin.Close(context.WithoutCancel(t.Context())) }()
 	if _, err := admin.Exec(t.Context(), "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("storetest: create database %s: %v", name, err)
 	}
@@ -73,18 +73,18 @@ func drop(t testing.TB, server, name string) {
 		t.Errorf("storetest: drop database %s: %v", name, err)
 		return
 	}
-	defer admin.Close(ctx)
+	defer func() { _ = admin.Close(ctx) }()
 	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
 		t.Errorf("storetest: drop database %s: %v", name, err)
 	}
 }
 
 // serverURL is the URL of the test server, from the environment.
-func serverURL(t testing.TB) *url.URL {
+func serverURL(t testing.TB, getenv func(string) string) *url.URL {
 	t.Helper()
-	raw := os.Getenv("MERGEGUARD_TEST_DATABASE_URL")
+	raw := getenv("MERGEGUARD_TEST_DATABASE_URL")
 	if raw == "" {
-		raw = os.Getenv("DATABASE_URL")
+		raw = getenv("DATABASE_URL")
 	}
 	if raw == "" {
 		t.Fatal("storetest: no test database: run `make test`, or set MERGEGUARD_TEST_DATABASE_URL " +

@@ -1,0 +1,214 @@
+package validate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// objects holds the Kubernetes objects of one rendering of the chart, by type.
+type objects struct {
+	deployments     []*appsv1.Deployment
+	services        []*corev1.Service
+	configMaps      []*corev1.ConfigMap
+	secrets         []*corev1.Secret
+	serviceAccounts []*corev1.ServiceAccount
+	ingresses       []*networkingv1.Ingress
+	hpas            []*autoscalingv2.HorizontalPodAutoscaler
+	pdbs            []*policyv1.PodDisruptionBudget
+}
+
+// decodeManifest decodes one YAML document strictly into the Kubernetes type
+// its apiVersion and kind name: unknown or duplicate fields and wrong value
+// types are errors, as are kinds the chart is not expected to render.
+func decodeManifest(doc string) (any, error) {
+	var tm metav1.TypeMeta
+	if err := yaml.Unmarshal([]byte(doc), &tm); err != nil {
+		return nil, fmt.Errorf("read apiVersion and kind: %w", err)
+	}
+	var obj any
+	switch tm.APIVersion + " " + tm.Kind {
+	case "apps/v1 Deployment":
+		obj = &appsv1.Deployment{}
+	case "v1 Service":
+		obj = &corev1.Service{}
+	case "v1 ConfigMap":
+		obj = &corev1.ConfigMap{}
+	case "v1 Secret":
+		obj = &corev1.Secret{}
+	case "v1 ServiceAccount":
+		obj = &corev1.ServiceAccount{}
+	case "v1 Pod":
+		obj = &corev1.Pod{}
+	case "networking.k8s.io/v1 Ingress":
+		obj = &networkingv1.Ingress{}
+	case "autoscaling/v2 HorizontalPodAutoscaler":
+		obj = &autoscalingv2.HorizontalPodAutoscaler{}
+	case "policy/v1 PodDisruptionBudget":
+		obj = &policyv1.PodDisruptionBudget{}
+	default:
+		return nil, fmt.Errorf("unexpected object apiVersion %q kind %q", tm.APIVersion, tm.Kind)
+	}
+	if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
+		return nil, fmt.Errorf("decode %s %s: %w", tm.APIVersion, tm.Kind, err)
+	}
+	return obj, nil
+}
+
+// add files a decoded object under its type.
+func (o *objects) add(obj any) {
+	switch v := obj.(type) {
+	case *appsv1.Deployment:
+		o.deployments = append(o.deployments, v)
+	case *corev1.Service:
+		o.services = append(o.services, v)
+	case *corev1.ConfigMap:
+		o.configMaps = append(o.configMaps, v)
+	case *corev1.Secret:
+		o.secrets = append(o.secrets, v)
+	case *corev1.ServiceAccount:
+		o.serviceAccounts = append(o.serviceAccounts, v)
+	case *networkingv1.Ingress:
+		o.ingresses = append(o.ingresses, v)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		o.hpas = append(o.hpas, v)
+	case *policyv1.PodDisruptionBudget:
+		o.pdbs = append(o.pdbs, v)
+	}
+}
+
+// kinds lists the objects as sorted "Kind" entries, one per object.
+func (o *objects) kinds() []string {
+	var ks []string
+	for kind, n := range map[string]int{
+		"Deployment":              len(o.deployments),
+		"Service":                 len(o.services),
+		"ConfigMap":               len(o.configMaps),
+		"Secret":                  len(o.secrets),
+		"ServiceAccount":          len(o.serviceAccounts),
+		"Ingress":                 len(o.ingresses),
+		"HorizontalPodAutoscaler": len(o.hpas),
+		"PodDisruptionBudget":     len(o.pdbs),
+	} {
+		for range n {
+			ks = append(ks, kind)
+		}
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// deepCopy returns an independent copy, for tests that break one object.
+func (o *objects) deepCopy() *objects {
+	c := &objects{}
+	for _, v := range o.deployments {
+		c.add(v.DeepCopy())
+	}
+	for _, v := range o.services {
+		c.add(v.DeepCopy())
+	}
+	for _, v := range o.configMaps {
+		c.add(v.DeepCopy())
+	}
+	for _, v := range o.secrets {
+		c.add(v.DeepCopy())
+	}
+	for _, v := range o.serviceAccounts {
+		c.add(v.DeepCopy())
+	}
+	for _, v := range o.ingresses {
+		c.add(v.DeepCopy())
+	}
+	for _, v := range o.hpas {
+		c.add(v.DeepCopy())
+	}
+	for _, v := range o.pdbs {
+		c.add(v.DeepCopy())
+	}
+	return c
+}
+
+const validDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: mg
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: mg}
+  template:
+    metadata:
+      labels: {app: mg}
+    spec:
+      containers:
+        - name: mergeguard
+          image: mergeguard:dev
+`
+
+// TestDecodeManifestRejectsBrokenManifests shows that the strict decoder the
+// chart tests rely on rejects what the API server would reject or silently
+// drop.
+func TestDecodeManifestRejectsBrokenManifests(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		doc     string
+		wantErr string // substring of the error; empty means valid
+	}{
+		{name: "valid", doc: validDeployment},
+		{
+			name:    "unknown field",
+			doc:     strings.Replace(validDeployment, "  replicas: 2", "  replica: 2", 1),
+			wantErr: `unknown field "replica"`,
+		},
+		{
+			name: "field at the wrong level",
+			doc: strings.Replace(validDeployment, "      containers:",
+				"      readinessProbe: {httpGet: {path: /readyz, port: 8080}}\n      containers:", 1),
+			wantErr: `unknown field "readinessProbe"`,
+		},
+		{
+			name:    "wrong type",
+			doc:     strings.Replace(validDeployment, "replicas: 2", "replicas: two", 1),
+			wantErr: "cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32",
+		},
+		{
+			name:    "duplicate field",
+			doc:     strings.Replace(validDeployment, "  replicas: 2", "  replicas: 2\n  replicas: 3", 1),
+			wantErr: `key "replicas" already set in map`,
+		},
+		{
+			name:    "unexpected kind",
+			doc:     strings.Replace(validDeployment, "kind: Deployment", "kind: DaemonSet", 1),
+			wantErr: `unexpected object apiVersion "apps/v1" kind "DaemonSet"`,
+		},
+		{
+			name:    "old API version",
+			doc:     strings.Replace(validDeployment, "apiVersion: apps/v1", "apiVersion: extensions/v1beta1", 1),
+			wantErr: `unexpected object apiVersion "extensions/v1beta1"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := decodeManifest(tt.doc)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("decodeManifest: unexpected error: %v", err)
+			case tt.wantErr != "" && err == nil:
+				t.Fatalf("decodeManifest accepted a broken manifest, want error containing %q", tt.wantErr)
+			case tt.wantErr != "" && !strings.Contains(err.Error(), tt.wantErr):
+				t.Fatalf("decodeManifest error = %q, want it to contain %q", err, tt.wantErr)
+			}
+		})
+	}
+}

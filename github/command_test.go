@@ -1,0 +1,91 @@
+package github
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestParseCommand(t *testing.T) {
+	tests := []struct {
+		name   string
+		body   string
+		want   Command
+		wantOK bool
+	}{
+		{"rerun", "/mergeguard rerun", Command{Name: CommandRerun, Raw: "rerun"}, true},
+		{"review", "/mergeguard review", Command{Name: CommandReview, Raw: "review"}, true},
+		{"help", "/mergeguard help", Command{Name: CommandHelp, Raw: "help"}, true},
+		{"pause", "/mergeguard pause", Command{Name: CommandPause, Raw: "pause"}, true},
+		{"resume", "/mergeguard resume", Command{Name: CommandResume, Raw: "resume"}, true},
+		{"case-insensitive", "/MergeGuard ReRun", Command{Name: CommandRerun, Raw: "ReRun"}, true},
+		{"bare command is help", "/mergeguard", Command{Name: CommandHelp}, true},
+		{"unknown subcommand", "/mergeguard deploy now", Command{Name: CommandUnknown, Raw: "deploy", Args: []string{"now"}}, true},
+		{"arguments kept", "/mergeguard review please  quickly", Command{Name: CommandReview, Raw: "review", Args: []string{"please", "quickly"}}, true},
+		{"later line", "Thanks for the fix!\n\n/mergeguard rerun\n", Command{Name: CommandRerun, Raw: "rerun"}, true},
+		{"leading spaces", "  /mergeguard rerun", Command{Name: CommandRerun, Raw: "rerun"}, true},
+		{"CRLF", "LGTM\r\n/mergeguard pause\r\n", Command{Name: CommandPause, Raw: "pause"}, true},
+		{"first command wins", "/mergeguard pause\n/mergeguard resume", Command{Name: CommandPause, Raw: "pause"}, true},
+		{"quoted", "> /mergeguard rerun\nI agree", Command{}, false},
+		{"quoted with spaces", "  >  /mergeguard rerun", Command{}, false},
+		{"fenced code", "```\n/mergeguard rerun\n```", Command{}, false},
+		{"tilde fence", "~~~sh\n/mergeguard rerun\n~~~", Command{}, false},
+		{"after a fence", "```\n/mergeguard pause\n```\n/mergeguard rerun", Command{Name: CommandRerun, Raw: "rerun"}, true},
+		{"longer fence closes only with as long a fence", "````\n```\n/mergeguard pause\n````\n/mergeguard resume", Command{Name: CommandResume, Raw: "resume"}, true},
+		{"indented code", "Run:\n\n    /mergeguard rerun", Command{}, false},
+		{"inline code", "type `/mergeguard rerun` to rerun", Command{}, false},
+		{"not the first word", "please /mergeguard rerun", Command{}, false},
+		{"prefix of a longer word", "/mergeguarded rerun", Command{}, false},
+		{"empty", "", Command{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := ParseCommand(tt.body)
+			if ok != tt.wantOK {
+				t.Fatalf("ParseCommand(%q) ok = %v, want %v", tt.body, ok, tt.wantOK)
+			}
+			if d := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("ParseCommand(%q) (-want +got):\n%s", tt.body, d)
+			}
+		})
+	}
+}
+
+func TestHelpTextListsEveryCommand(t *testing.T) {
+	for _, c := range []string{CommandRerun, CommandReview, CommandHelp, CommandPause, CommandResume} {
+		if !strings.Contains(HelpText, "`/mergeguard "+c+"`") {
+			t.Errorf("HelpText does not mention /mergeguard %s", c)
+		}
+	}
+}
+
+func FuzzParseCommand(f *testing.F) {
+	for _, seed := range []string{
+		"/mergeguard rerun", "/MERGEGUARD help", "> /mergeguard pause", "```\n/mergeguard resume\n```",
+		"/mergeguard", "/mergeguard x y z", "text\n\t/mergeguard rerun", "", "\x00/mergeguard\xffrerun",
+	} {
+		f.Add(seed)
+	}
+	names := []string{CommandRerun, CommandReview, CommandHelp, CommandPause, CommandResume, CommandUnknown}
+	f.Fuzz(func(t *testing.T, body string) {
+		c, ok := ParseCommand(body)
+		if !ok {
+			if c.Name != "" || c.Raw != "" || len(c.Args) != 0 {
+				t.Errorf("ParseCommand(%q) = %+v with ok false", body, c)
+			}
+			return
+		}
+		if !slices.Contains(names, c.Name) {
+			t.Errorf("ParseCommand(%q) name %q", body, c.Name)
+		}
+		if !strings.Contains(strings.ToLower(body), commandPrefix) {
+			t.Errorf("ParseCommand(%q) found a command in a body without %s", body, commandPrefix)
+		}
+		if c.Name != CommandUnknown && c.Raw != "" && !strings.EqualFold(c.Raw, c.Name) {
+			t.Errorf("ParseCommand(%q) = %+v: Raw does not spell Name", body, c)
+		}
+	})
+}

@@ -1,0 +1,259 @@
+package githubtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	docIssueComment = "https://docs.github.com/rest/issues/comments#create-an-issue-comment"
+	docReaction     = "https://docs.github.com/rest/reactions/reactions#create-reaction-for-an-issue-comment"
+	docPermission   = "https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user"
+	docCheckRuns    = "https://docs.github.com/rest/checks/runs#create-a-check-run"
+)
+
+// reactionContents are the reactions GitHub accepts.
+var reactionContents = []string{"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"}
+
+func (s *Server) issueCommentJSON(rp *repo, number int, c *IssueComment) map[string]any {
+	m := s.example("issue-comment.json")
+	m["id"], m["body"], m["user"] = c.ID, c.Body, s.userJSON(c.User)
+	m["url"] = fmt.Sprintf("%srepos/%s/%s/issues/comments/%d", s.URL(), rp.owner, rp.name, c.ID)
+	m["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d#issuecomment-%d", rp.owner, rp.name, number, c.ID)
+	m["issue_url"] = fmt.Sprintf("%srepos/%s/%s/issues/%d", s.URL(), rp.owner, rp.name, number)
+	return m
+}
+
+func (s *Server) listIssueComments(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	n, err := strconv.Atoi(r.PathValue("issue_number"))
+	if rp == nil || err != nil {
+		writeNotFound(w, docIssueComment)
+		return
+	}
+	out := make([]map[string]any, 0)
+	for _, c := range rp.issueComments[n] {
+		out = append(out, s.issueCommentJSON(rp, n, c))
+	}
+	paginate(w, r, out)
+}
+
+func (s *Server) createIssueComment(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	n, err := strconv.Atoi(r.PathValue("issue_number"))
+	if rp == nil || err != nil || rp.pulls[n] == nil {
+		writeNotFound(w, docIssueComment)
+		return
+	}
+	var req struct {
+		Body string `json:"body"`
+	}
+	if json.NewDecoder(r.Body).Decode(&req) != nil || strings.TrimSpace(req.Body) == "" {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{
+			"message": "Validation Failed", "documentation_url": docIssueComment, "status": "422",
+			"errors": []any{map[string]any{"resource": "IssueComment", "code": "missing_field", "field": "body"}},
+		})
+		return
+	}
+	if len([]rune(req.Body)) > MaxBodyLength {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{
+			"message": "Validation Failed", "documentation_url": docIssueComment, "status": "422",
+			"errors": []any{map[string]any{"resource": "IssueComment", "code": "custom", "field": "body", "message": "body is too long (maximum is 65536 characters)"}},
+		})
+		return
+	}
+	c := &IssueComment{ID: s.id(), User: s.bot, Body: req.Body}
+	rp.issueComments[n] = append(rp.issueComments[n], c)
+	writeJSON(w, http.StatusCreated, s.issueCommentJSON(rp, n, c))
+}
+
+func (s *Server) createReaction(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	id, _ := strconv.ParseInt(r.PathValue("comment_id"), 10, 64)
+	if rp == nil || !rp.hasIssueComment(id) {
+		writeNotFound(w, docReaction)
+		return
+	}
+	var req struct {
+		Content string `json:"content"`
+	}
+	if json.NewDecoder(r.Body).Decode(&req) != nil || !slices.Contains(reactionContents, req.Content) {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{
+			"message": "Validation Failed", "documentation_url": docReaction, "status": "422",
+			"errors": []any{map[string]any{"resource": "Reaction", "code": "invalid", "field": "content"}},
+		})
+		return
+	}
+	status := http.StatusCreated
+	var x *Reaction
+	for _, old := range rp.reactions {
+		if old.CommentID == id && old.Content == req.Content && old.User.Login == s.bot.Login {
+			x, status = old, http.StatusOK // an identical reaction is returned as is
+		}
+	}
+	if x == nil {
+		x = &Reaction{ID: s.id(), CommentID: id, User: s.bot, Content: req.Content}
+		rp.reactions = append(rp.reactions, x)
+	}
+	m := s.example("reaction.json")
+	m["id"], m["user"], m["content"] = x.ID, s.userJSON(x.User), x.Content
+	writeJSON(w, status, m)
+}
+
+func (rp *repo) hasIssueComment(id int64) bool {
+	for _, cs := range rp.issueComments {
+		for _, c := range cs {
+			if c.ID == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// permission answers the collaborator permission of a user: permission is
+// admin, write, read or none (maintain counts as write, triage as read) and
+// role_name the role itself. Users without a role answer 404.
+func (s *Server) permission(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	login := r.PathValue("username")
+	if rp == nil {
+		writeNotFound(w, docPermission)
+		return
+	}
+	role, ok := rp.roles[strings.ToLower(login)]
+	if !ok {
+		writeNotFound(w, docPermission)
+		return
+	}
+	perm := role
+	switch role {
+	case "maintain":
+		perm = "write"
+	case "triage":
+		perm = "read"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"permission": perm,
+		"role_name":  role,
+		"user":       s.userJSON(User{Login: login, ID: 1}),
+	})
+}
+
+type checkRunRequest struct {
+	Name       *string `json:"name"`
+	HeadSHA    *string `json:"head_sha"`
+	DetailsURL *string `json:"details_url"`
+	ExternalID *string `json:"external_id"`
+	Status     *string `json:"status"`
+	Conclusion *string `json:"conclusion"`
+	Output     *struct {
+		Title       string `json:"title"`
+		Summary     string `json:"summary"`
+		Annotations []any  `json:"annotations"`
+	} `json:"output"`
+}
+
+// maxCheckOutput is the longest check run output summary or text.
+const maxCheckOutput = 65535
+
+func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	if rp == nil {
+		writeNotFound(w, docCheckRuns)
+		return
+	}
+	var req checkRunRequest
+	if json.NewDecoder(r.Body).Decode(&req) != nil || req.Name == nil || *req.Name == "" || req.HeadSHA == nil {
+		writeUnprocessable(w, docCheckRuns, "name and head_sha are required")
+		return
+	}
+	c := &CheckRun{ID: s.id(), Name: *req.Name, HeadSHA: *req.HeadSHA, Status: "queued"}
+	if msg := c.apply(req); msg != "" {
+		writeUnprocessable(w, docCheckRuns, msg)
+		return
+	}
+	rp.checkRuns[c.ID] = c
+	writeJSON(w, http.StatusCreated, s.checkRunJSON(c))
+}
+
+func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	id, _ := strconv.ParseInt(r.PathValue("check_run_id"), 10, 64)
+	if rp == nil || rp.checkRuns[id] == nil {
+		writeNotFound(w, docCheckRuns)
+		return
+	}
+	var req checkRunRequest
+	if json.NewDecoder(r.Body).Decode(&req) != nil {
+		writeUnprocessable(w, docCheckRuns, "invalid request")
+		return
+	}
+	c := *rp.checkRuns[id]
+	if msg := c.apply(req); msg != "" {
+		writeUnprocessable(w, docCheckRuns, msg)
+		return
+	}
+	*rp.checkRuns[id] = c
+	writeJSON(w, http.StatusOK, s.checkRunJSON(&c))
+}
+
+// apply validates and applies a create or update request: a completed run
+// needs a conclusion, and sending a conclusion completes the run.
+func (c *CheckRun) apply(req checkRunRequest) string {
+	if req.Name != nil {
+		c.Name = *req.Name
+	}
+	if req.DetailsURL != nil {
+		c.DetailsURL = *req.DetailsURL
+	}
+	if req.ExternalID != nil {
+		c.ExternalID = *req.ExternalID
+	}
+	if req.Status != nil {
+		c.Status = *req.Status
+	}
+	if req.Conclusion != nil {
+		c.Conclusion, c.Status = *req.Conclusion, "completed"
+	}
+	if c.Status == "completed" && c.Conclusion == "" {
+		return "conclusion is required when status is completed"
+	}
+	if o := req.Output; o != nil {
+		if len([]rune(o.Summary)) > maxCheckOutput {
+			return "output.summary is too long (maximum is 65535 characters)"
+		}
+		if len(o.Annotations) > 50 {
+			return "output.annotations: at most 50 annotations per request"
+		}
+		c.Title, c.Summary = o.Title, o.Summary
+		c.AnnotationsReceived += len(o.Annotations)
+	}
+	return ""
+}
+
+func (s *Server) checkRunJSON(c *CheckRun) map[string]any {
+	m := s.example("check-run-example-of-completed-conclusion.json")
+	m["id"], m["name"], m["head_sha"], m["status"] = c.ID, c.Name, c.HeadSHA, c.Status
+	m["conclusion"], m["details_url"], m["external_id"] = nilIfEmpty(c.Conclusion), c.DetailsURL, c.ExternalID
+	m["output"] = map[string]any{"title": c.Title, "summary": c.Summary, "text": nil, "annotations_count": c.AnnotationsReceived}
+	m["started_at"] = time.Now().UTC().Format(time.RFC3339)
+	return m
+}

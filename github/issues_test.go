@@ -1,0 +1,109 @@
+package github
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/github/githubtest"
+)
+
+func TestPermission(t *testing.T) {
+	fake := githubtest.New(t)
+	fake.AddPR(testPR(3))
+	for login, role := range map[string]string{"ada": "admin", "max": "maintain", "wes": "write", "tia": "triage", "rob": "read", "nan": "none"} {
+		fake.SetPermission("acme", "widgets", login, role)
+	}
+	tests := []struct {
+		user      string
+		want      string
+		wantWrite bool
+	}{
+		{"ada", PermissionAdmin, true},
+		{"max", PermissionWrite, true}, // GitHub reports maintain as write
+		{"wes", PermissionWrite, true},
+		{"tia", PermissionRead, false}, // and triage as read
+		{"rob", PermissionRead, false},
+		{"nan", PermissionNone, false},
+		{"stranger", PermissionNone, false}, // 404
+	}
+	for _, tt := range tests {
+		got, err := Permission(t.Context(), fake.Client(), "acme", "widgets", tt.user)
+		if err != nil {
+			t.Fatalf("Permission(%s): %v", tt.user, err)
+		}
+		if got != tt.want || CanWrite(got) != tt.wantWrite {
+			t.Errorf("Permission(%s) = %q (CanWrite %v), want %q (%v)", tt.user, got, CanWrite(got), tt.want, tt.wantWrite)
+		}
+	}
+	fake.FailNext(githubtest.RoutePermission, 500, nil)
+	if _, err := Permission(t.Context(), fake.Client(), "acme", "widgets", "ada"); err == nil {
+		t.Error("Permission through a 500 succeeded; an error must not read as a permission")
+	}
+}
+
+func TestCanWrite(t *testing.T) {
+	for level, want := range map[string]bool{"admin": true, "maintain": true, "write": true, "triage": false, "read": false, "none": false, "": false, "Admin": false} {
+		if got := CanWrite(level); got != want {
+			t.Errorf("CanWrite(%q) = %v, want %v", level, got, want)
+		}
+	}
+}
+
+func TestHeadSHA(t *testing.T) {
+	fake := githubtest.New(t)
+	pr := fake.AddPR(testPR(3))
+	got, err := HeadSHA(t.Context(), fake.Client(), "acme", "widgets", 7)
+	if err != nil || got != pr.HeadSHA {
+		t.Fatalf("HeadSHA = %q, %v; want %q", got, err, pr.HeadSHA)
+	}
+	fake.SetHeadSHA("acme", "widgets", 7, "1234567890123456789012345678901234567890")
+	if got, _ := HeadSHA(t.Context(), fake.Client(), "acme", "widgets", 7); got != "1234567890123456789012345678901234567890" {
+		t.Errorf("HeadSHA after a push = %q", got)
+	}
+}
+
+func TestCommentAndReact(t *testing.T) {
+	fake := githubtest.New(t)
+	fake.AddPR(testPR(3))
+	id, err := Comment(t.Context(), fake.Client(), "acme", "widgets", 7, HelpText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{ReactionSeen, ReactionOK, ReactionOK} {
+		if err := React(t.Context(), fake.Client(), "acme", "widgets", id, r); err != nil {
+			t.Fatalf("React(%s): %v", r, err)
+		}
+	}
+	if err := React(t.Context(), fake.Client(), "acme", "widgets", id, "thumbsup"); err == nil {
+		t.Error("React accepted an unknown reaction")
+	}
+	comments := fake.IssueComments("acme", "widgets", 7)
+	if len(comments) != 1 || comments[0].ID != id || comments[0].Body != HelpText {
+		t.Errorf("comments = %+v", comments)
+	}
+	var reactions []string
+	for _, r := range fake.Reactions("acme", "widgets") {
+		reactions = append(reactions, r.Content)
+	}
+	if d := cmp.Diff([]string{"eyes", "+1"}, reactions); d != "" {
+		t.Errorf("reactions (-want +got):\n%s", d)
+	}
+}
+
+func TestCreateCheckRun(t *testing.T) {
+	fake := githubtest.New(t)
+	pr := fake.AddPR(testPR(3))
+	id, err := CreateCheckRun(t.Context(), fake.Client(), "acme", "widgets", CheckRun{
+		Name: "MergeGuard", HeadSHA: pr.HeadSHA, Conclusion: "neutral",
+		Title: "Review failed", Summary: "The model was unreachable.", ExternalID: "42",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []githubtest.CheckRun{{ID: id, Name: "MergeGuard", HeadSHA: pr.HeadSHA, Status: "completed", Conclusion: "neutral",
+		Title: "Review failed", Summary: "The model was unreachable.", ExternalID: "42"}}
+	if d := cmp.Diff(want, fake.CheckRuns("acme", "widgets")); d != "" {
+		t.Errorf("check runs (-want +got):\n%s", d)
+	}
+}

@@ -1,0 +1,526 @@
+package github
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// publishFixture is a fake with testPR(20) and the index of its diff.
+type publishFixture struct {
+	fake  *githubtest.Server
+	pr    githubtest.PR
+	index *diff.Index
+}
+
+func newPublishFixture(t *testing.T) publishFixture {
+	t.Helper()
+	fake := githubtest.New(t)
+	pr := fake.AddPR(testPR(20))
+	d, err := diff.ParseString(pr.Diff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return publishFixture{fake: fake, pr: pr, index: diff.NewIndex(d)}
+}
+
+func (fx publishFixture) post(runID string, findings ...review.Finding) Post {
+	return Post{
+		Owner: "acme", Repo: "widgets", Number: 7,
+		HeadSHA: fx.pr.HeadSHA, RunID: runID,
+		Verdict:  review.Verdict{Verdict: review.DecisionComment, Summary: "The change computes widget values."},
+		Findings: findings,
+		Index:    fx.index,
+	}
+}
+
+func finding(fp, path string, start, end int, sev review.Severity) review.Finding {
+	return review.Finding{
+		FilePath: path, LineStart: start, LineEnd: end, Side: review.SideRight,
+		Severity: sev, Category: review.CategoryBug, VerificationStatus: review.Likely,
+		Title: "Problem " + fp, Description: "Description of " + fp + ".", Confidence: 0.8,
+		Fingerprint: fp,
+	}
+}
+
+// goldenFindings cover every placement rule on testPR(20), whose Go files
+// change line 10 (hunk lines 7..13) and whose delete.go is deleted.
+func goldenFindings() []review.Finding {
+	crit := finding("fp-crit", "pkg/p00/file.go", 10, 10, review.SeverityCritical)
+	crit.Category, crit.VerificationStatus = review.CategorySecurity, review.Verified
+	crit.Title, crit.Description = "Unchecked computation", "compute may fail; its error is dropped."
+	crit.Suggestion = "var v10 = mustCompute(0) // checked"
+
+	multi := finding("fp-multi", "pkg/p01/file.go", 9, 11, review.SeverityWarning)
+	multi.Suggestion = "```go\nvar v9 = 9\nvar v10 = compute(1)\nvar v11 = 11\n```"
+
+	outside := finding("fp-outside", "pkg/p02/file.go", 30, 30, review.SeverityWarning)
+	outside.Description = "Line 30 is not part of the diff."
+
+	partial := finding("fp-partial", "pkg/p03/file.go", 12, 20, review.SeverityInfo)
+	partial.Suggestion = "// lines 12 to 20 rewritten"
+
+	deleted := finding("fp-left", "internal/delete.go", 5, 5, review.SeverityStyle)
+	deleted.Side = review.SideLeft
+	deleted.Suggestion = "this suggestion is on a deleted line"
+
+	untouched := finding("fp-readme", "README.md", 1, 1, review.SeverityInfo)
+	whole := finding("fp-file", "internal/new.go", 0, 0, review.SeverityInfo)
+	whole.Title = "Package lacks a doc comment"
+
+	return []review.Finding{outside, partial, crit, deleted, multi, untouched, whole}
+}
+
+func TestPublishPlacesFindingsGolden(t *testing.T) {
+	fx := newPublishFixture(t)
+	post := fx.post("run-1", goldenFindings()...)
+	post.Verdict.Stats = review.Stats{FilesChanged: 20, FilesReviewed: 19, FilesSkipped: 1, Additions: 30, Deletions: 58, Chunks: 2,
+		LLMCalls: 4, ToolCalls: 9, InputTokens: 12345, OutputTokens: 678, TotalCost: 0.0421}
+	post.Verdict.ReviewDurationMS = 15300
+	post.Verdict.Skipped = []review.SkippedFile{{FilePath: "internal/delete.go", Reason: "deleted file"}}
+	post.Verdict.Truncation = &review.Truncation{Truncated: true, OriginalLines: 900, KeptLines: 600, SectionsAffected: []string{"files"}}
+	post.DetailsURL = "https://mergeguard.example.com/reviews/42"
+
+	posted, err := NewPublisher(PublisherOptions{BotLogin: "mergeguard[bot]"}).Publish(t.Context(), fx.fake.Client(), post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWhere := map[string]string{
+		"fp-crit": PlacedInline, "fp-multi": PlacedInline, "fp-partial": PlacedInline, "fp-left": PlacedInline,
+		"fp-outside": PlacedBody, "fp-readme": PlacedBody, "fp-file": PlacedBody,
+	}
+	gotWhere := map[string]string{}
+	for fp, pl := range posted.Placements {
+		gotWhere[fp] = pl.Where
+		if (pl.Where == PlacedInline) != (pl.CommentID != 0) {
+			t.Errorf("%s: placed %s with comment id %d", fp, pl.Where, pl.CommentID)
+		}
+	}
+	if d := cmp.Diff(wantWhere, gotWhere); d != "" {
+		t.Errorf("placements (-want +got):\n%s", d)
+	}
+	if posted.Event != EventRequestChanges {
+		t.Errorf("event = %s, want REQUEST_CHANGES (a verified critical finding)", posted.Event)
+	}
+	reviews := fx.fake.Reviews("acme", "widgets", 7)
+	if len(reviews) != 1 || reviews[0].State != "CHANGES_REQUESTED" || reviews[0].CommitID != fx.pr.HeadSHA {
+		t.Fatalf("reviews = %+v, want one CHANGES_REQUESTED review on the head", reviews)
+	}
+	var anchors []string
+	for _, c := range reviews[0].Comments {
+		anchors = append(anchors, fmt.Sprintf("%s %s %d-%d suggestion=%v", c.Path, c.Side, c.StartLine, c.Line, strings.Contains(c.Body, "```suggestion")))
+	}
+	wantAnchors := []string{
+		"pkg/p00/file.go RIGHT 0-10 suggestion=true",   // single line: line and side only
+		"pkg/p01/file.go RIGHT 9-11 suggestion=true",   // range inside the hunk
+		"pkg/p03/file.go RIGHT 0-12 suggestion=false",  // range leaves the hunk: first commentable line, no suggestion block
+		"internal/delete.go LEFT 0-5 suggestion=false", // deleted line: no suggestion on LEFT
+	}
+	if d := cmp.Diff(wantAnchors, anchors); d != "" {
+		t.Errorf("inline comments (-want +got):\n%s", d)
+	}
+	if n := fx.fake.CallCount(githubtest.RouteCreateReview); n != 1 {
+		t.Errorf("%d CreateReview calls, want 1", n)
+	}
+
+	var got bytes.Buffer
+	if err := json.Indent(&got, fx.fake.CallsTo(githubtest.RouteCreateReview)[0].Body, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "create_review.golden", got.Bytes())
+}
+
+// golden compares got with testdata/name, rewriting it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run with -update to create it): %v", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s differs (-want +got; run with -update to accept):\n%s", path, d)
+	}
+}
+
+func TestPublishCapsInlineComments(t *testing.T) {
+	fx := newPublishFixture(t)
+	var findings []review.Finding
+	for i := range 45 {
+		findings = append(findings, finding(fmt.Sprintf("fp%02d", i), fmt.Sprintf("pkg/p%02d/file.go", i%18), 7+i/18, 7+i/18, review.SeverityWarning))
+	}
+	posted, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), fx.post("run-cap", findings...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, pl := range posted.Placements {
+		count[pl.Where]++
+	}
+	if d := cmp.Diff(map[string]int{PlacedInline: 30, PlacedBody: 15}, count); d != "" {
+		t.Errorf("placements (-want +got):\n%s", d)
+	}
+	reviews := fx.fake.Reviews("acme", "widgets", 7)
+	if len(reviews) != 1 || len(reviews[0].Comments) != 30 {
+		t.Fatalf("want one review with 30 comments, got %d reviews", len(reviews))
+	}
+	if !strings.Contains(reviews[0].Body, "15 more findings are listed below instead of inline: a review carries at most 30 inline comments") {
+		t.Errorf("review body does not explain the cap:\n%s", reviews[0].Body)
+	}
+}
+
+func TestPublishSkipsFingerprintsPostedBefore(t *testing.T) {
+	fx := newPublishFixture(t)
+	pub := NewPublisher(PublisherOptions{})
+	a := finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityWarning)
+	b := finding("fp-b", "pkg/p01/file.go", 10, 10, review.SeverityWarning)
+	c := finding("fp-c", "pkg/p02/file.go", 10, 10, review.SeverityWarning)
+	first, err := pub.Publish(t.Context(), fx.fake.Client(), fx.post("run-1", a, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := pub.Publish(t.Context(), fx.fake.Client(), fx.post("run-2", a, b, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Placement{
+		"fp-a": {Where: PlacedDuplicate, CommentID: first.Placements["fp-a"].CommentID},
+		"fp-b": {Where: PlacedDuplicate, CommentID: first.Placements["fp-b"].CommentID},
+		"fp-c": {Where: PlacedInline, CommentID: second.Placements["fp-c"].CommentID},
+	}
+	if d := cmp.Diff(want, second.Placements); d != "" {
+		t.Errorf("second run placements (-want +got):\n%s", d)
+	}
+	reviews := fx.fake.Reviews("acme", "widgets", 7)
+	if len(reviews) != 2 || len(reviews[1].Comments) != 1 || reviews[1].Comments[0].Path != "pkg/p02/file.go" {
+		t.Fatalf("second review should comment only on the new finding: %+v", reviews)
+	}
+	if !strings.Contains(reviews[1].Body, "| 🟠 **Warning** | 3 | 1 | 0 | 2 |") {
+		t.Errorf("second review body does not count the duplicates:\n%s", reviews[1].Body)
+	}
+}
+
+func TestPublishRunMarkerPreventsDoublePost(t *testing.T) {
+	fx := newPublishFixture(t)
+	pub := NewPublisher(PublisherOptions{})
+	post := fx.post("run-7", finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityWarning), finding("fp-b", "README.md", 1, 1, review.SeverityInfo))
+
+	// GitHub creates the review but the answer is lost (a 502).
+	fx.fake.Inject(githubtest.RouteCreateReview, githubtest.Failure{Status: 502, Processed: true})
+	if _, err := pub.Publish(t.Context(), fx.fake.Client(), post); err == nil {
+		t.Fatal("Publish through a 502 succeeded")
+	}
+	// The job is retried.
+	posted, err := pub.Publish(t.Context(), fx.fake.Client(), post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviews := fx.fake.Reviews("acme", "widgets", 7)
+	if len(reviews) != 1 {
+		t.Fatalf("%d reviews after a retried run, want 1", len(reviews))
+	}
+	want := Posted{
+		ReviewID: reviews[0].ID, URL: fmt.Sprintf("https://github.com/acme/widgets/pull/7#pullrequestreview-%d", reviews[0].ID),
+		Event: EventComment, AlreadyPosted: true,
+		Placements: map[string]Placement{
+			"fp-a": {Where: PlacedInline, CommentID: reviews[0].Comments[0].ID},
+			"fp-b": {Where: PlacedBody},
+		},
+	}
+	if d := cmp.Diff(want, posted); d != "" {
+		t.Errorf("retried Publish (-want +got):\n%s", d)
+	}
+	if n := fx.fake.CallCount(githubtest.RouteCreateReview); n != 1 {
+		t.Errorf("%d CreateReview calls, want 1", n)
+	}
+	found, err := pub.FindPosted(t.Context(), fx.fake.Client(), "acme", "widgets", 7, "run-7")
+	if err != nil || found.GetID() != reviews[0].ID {
+		t.Errorf("FindPosted = %v, %v; want review %d", found.GetID(), err, reviews[0].ID)
+	}
+	if found, err := pub.FindPosted(t.Context(), fx.fake.Client(), "acme", "widgets", 7, "run-8"); err != nil || found != nil {
+		t.Errorf("FindPosted(run-8) = %v, %v; want nil", found, err)
+	}
+}
+
+// lyingIndex claims extra lines are commentable, as an index that
+// disagrees with GitHub would.
+type lyingIndex struct {
+	*diff.Index
+	extra map[string]int
+}
+
+func (x lyingIndex) Commentable(path string, side review.Side, line int) bool {
+	return x.extra[path] == line || x.Index.Commentable(path, side, line)
+}
+
+func TestPublish422MovesRejectedCommentsToBody(t *testing.T) {
+	// bad lists the findings (of 12) placed on line 30, outside the diff,
+	// which the lying index claims is commentable.
+	for _, bad := range [][]int{{5}, {2, 9}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}} {
+		t.Run(fmt.Sprint(bad), func(t *testing.T) {
+			fx := newPublishFixture(t)
+			idx := lyingIndex{Index: fx.index, extra: map[string]int{}}
+			var findings []review.Finding
+			rejected := map[string]bool{}
+			for i := range 12 {
+				path := fmt.Sprintf("pkg/p%02d/file.go", i)
+				f := finding(fmt.Sprintf("fp%02d", i), path, 10, 10, review.SeverityWarning)
+				if slices.Contains(bad, i) {
+					f.LineStart, f.LineEnd = 30, 30
+					idx.extra[path] = 30
+					rejected[f.Fingerprint] = true
+				}
+				findings = append(findings, f)
+			}
+			post := fx.post("run-422", findings...)
+			post.Index = idx
+			posted, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), post)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for fp, pl := range posted.Placements {
+				want := PlacedInline
+				if rejected[fp] {
+					want = PlacedBody
+				}
+				if pl.Where != want {
+					t.Errorf("%s placed %s, want %s", fp, pl.Where, want)
+				}
+			}
+			reviews := fx.fake.Reviews("acme", "widgets", 7)
+			if len(reviews) != 1 || reviews[0].State != "COMMENTED" {
+				t.Fatalf("want exactly one submitted review and no pending one, got %+v", reviews)
+			}
+			if !strings.Contains(reviews[0].Body, reasonRejected) {
+				t.Error("review body does not list the rejected findings")
+			}
+			pending := fx.fake.CallCount(githubtest.RouteCreateReview) - 2
+			t.Logf("%d rejected of 12: %d probes, %d pending reviews deleted", len(rejected), pending, fx.fake.CallCount(githubtest.RouteDeleteReview))
+		})
+	}
+}
+
+func TestPublishDismissesEarlierRequestChanges(t *testing.T) {
+	fx := newPublishFixture(t)
+	bot := githubtest.User{Login: "mergeguard[bot]", ID: 9001, Type: "Bot"}
+	old := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "CHANGES_REQUESTED", Body: "old\n" + runMarker("run-0")})
+	human := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "alice", ID: 5}, State: "CHANGES_REQUESTED", Body: "please fix"})
+	otherBot := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "linter[bot]", ID: 6, Type: "Bot"}, State: "CHANGES_REQUESTED", Body: "lint"})
+	pub := NewPublisher(PublisherOptions{BotLogin: "mergeguard[bot]"})
+
+	blocking := finding("fp-crit", "pkg/p00/file.go", 10, 10, review.SeverityCritical)
+	blocking.VerificationStatus = review.Verified
+	posted, err := pub.Publish(t.Context(), fx.fake.Client(), fx.post("run-1", blocking))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if posted.Event != EventRequestChanges || len(posted.Dismissed) != 0 {
+		t.Errorf("a blocking run: event %s, dismissed %v; want REQUEST_CHANGES and no dismissal", posted.Event, posted.Dismissed)
+	}
+
+	posted, err = pub.Publish(t.Context(), fx.fake.Client(), fx.post("run-2", finding("fp-w", "pkg/p01/file.go", 10, 10, review.SeverityWarning)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[int64]string{}
+	for _, rv := range fx.fake.Reviews("acme", "widgets", 7) {
+		states[rv.ID] = rv.State
+	}
+	first := fx.fake.Reviews("acme", "widgets", 7)[3].ID
+	want := map[int64]string{old: "DISMISSED", human: "CHANGES_REQUESTED", otherBot: "CHANGES_REQUESTED", first: "DISMISSED", posted.ReviewID: "COMMENTED"}
+	if d := cmp.Diff(want, states); d != "" {
+		t.Errorf("review states (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]int64{old, first}, posted.Dismissed); d != "" {
+		t.Errorf("Dismissed (-want +got):\n%s", d)
+	}
+}
+
+func TestReviewBodyStaysUnderGitHubsLimit(t *testing.T) {
+	fx := newPublishFixture(t)
+	var findings []review.Finding
+	for i := range 400 {
+		f := finding(fmt.Sprintf("fp%03d", i), fmt.Sprintf("docs/f%03d.md", i), 1, 1, review.SeverityInfo)
+		f.Description = strings.Repeat("long words ", 100)
+		findings = append(findings, f)
+	}
+	post := fx.post("run-big", findings...)
+	post.Verdict.Summary = strings.Repeat("summary ", 1000)
+	if _, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), post); err != nil {
+		t.Fatal(err)
+	}
+	body := fx.fake.Reviews("acme", "widgets", 7)[0].Body
+	if n := len([]rune(body)); n > maxBodyLength {
+		t.Errorf("body has %d characters, above GitHub's %d", n, maxBodyLength)
+	}
+	if !strings.HasSuffix(body, runMarker("run-big")) || !strings.Contains(body, "more findings (see the full review in MergeGuard)") {
+		t.Errorf("a cut body must end with the run marker and say what it left out; it ends:\n%s", body[len(body)-300:])
+	}
+}
+
+func TestPublishDeletesLeftoverPendingReview(t *testing.T) {
+	fx := newPublishFixture(t)
+	leftover := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{State: "PENDING"})
+	posted, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), fx.post("run-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviews := fx.fake.Reviews("acme", "widgets", 7)
+	if len(reviews) != 1 || reviews[0].ID != posted.ReviewID || reviews[0].ID == leftover {
+		t.Errorf("reviews = %+v, want only the new one", reviews)
+	}
+	if !strings.Contains(reviews[0].Body, "No findings.") {
+		t.Errorf("body of a review without findings:\n%s", reviews[0].Body)
+	}
+}
+
+func TestPublishHonoursSecondaryRateLimit(t *testing.T) {
+	fx := newPublishFixture(t)
+	c, w := limitedClient(t, fx.fake, testPolicy(), 0)
+	fx.fake.FailNext(githubtest.RouteCreateReview, 403, header("Retry-After", "3"))
+	if _, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), c, fx.post("run-1", finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityInfo))); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(fx.fake.Reviews("acme", "widgets", 7)); n != 1 {
+		t.Errorf("%d reviews, want 1", n)
+	}
+	if n := fx.fake.CallCount(githubtest.RouteCreateReview); n != 2 {
+		t.Errorf("%d CreateReview calls, want 2", n)
+	}
+	if d := cmp.Diff([]time.Duration{3 * time.Second}, w.list()); d != "" {
+		t.Errorf("waits (-want +got):\n%s", d)
+	}
+}
+
+func TestPublishRejectsBadPost(t *testing.T) {
+	fx := newPublishFixture(t)
+	for _, post := range []Post{
+		{Owner: "acme", Repo: "widgets", Number: 7, HeadSHA: "abc", RunID: "run--1"},
+		{Owner: "acme", Repo: "widgets", Number: 7, HeadSHA: "abc", RunID: ""},
+		{Owner: "acme", Repo: "widgets", Number: 7, RunID: "r"},
+		{Repo: "widgets", Number: 7, HeadSHA: "abc", RunID: "r"},
+	} {
+		if _, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), post); err == nil {
+			t.Errorf("Publish(%+v) succeeded", post)
+		}
+	}
+	if n := fx.fake.APICallCount(); n != 0 {
+		t.Errorf("%d API calls for invalid posts", n)
+	}
+}
+
+func TestDecideEvent(t *testing.T) {
+	critical := review.Finding{Severity: review.SeverityCritical, VerificationStatus: review.Verified}
+	likelyCritical := review.Finding{Severity: review.SeverityCritical, VerificationStatus: review.Likely}
+	warning := review.Finding{Severity: review.SeverityWarning, VerificationStatus: review.Verified}
+	tests := []struct {
+		name string
+		post Post
+		want string
+	}{
+		{"verified critical blocks", Post{Findings: []review.Finding{critical}}, EventRequestChanges},
+		{"likely critical does not block", Post{Findings: []review.Finding{likelyCritical}}, EventComment},
+		{"warning below the default blocking severity", Post{Findings: []review.Finding{warning}}, EventComment},
+		{"warning at a warning blocking severity", Post{Findings: []review.Finding{warning}, BlockingSeverity: review.SeverityWarning}, EventRequestChanges},
+		{"approve when allowed", Post{AllowApprove: true, Verdict: review.Verdict{Verdict: review.DecisionApprove}}, EventApprove},
+		{"approve not allowed", Post{Verdict: review.Verdict{Verdict: review.DecisionApprove}}, EventComment},
+		{"never approve with a blocking finding", Post{AllowApprove: true, Verdict: review.Verdict{Verdict: review.DecisionApprove}, Findings: []review.Finding{critical}}, EventRequestChanges},
+		{"comment verdict stays a comment", Post{AllowApprove: true, Verdict: review.Verdict{Verdict: review.DecisionComment}}, EventComment},
+	}
+	for _, tt := range tests {
+		if got := decideEvent(tt.post); got != tt.want {
+			t.Errorf("%s: decideEvent = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestAnchor(t *testing.T) {
+	// Two hunks: lines 2..4 and 20..22 of the new file; line 3 deleted.
+	d, err := diff.ParseString("diff --git a/f.go b/f.go\n--- a/f.go\n+++ b/f.go\n" +
+		"@@ -2,3 +2,3 @@\n a\n-b\n+B\n c\n@@ -20,3 +20,3 @@\n x\n-y\n+Y\n z\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := diff.NewIndex(d)
+	tests := []struct {
+		name       string
+		side       review.Side
+		start, end int
+		want       *gh.DraftReviewComment
+		wantExact  bool
+	}{
+		{"single added line", review.SideRight, 3, 3, &gh.DraftReviewComment{Line: gh.Int(3), Side: gh.String("RIGHT")}, true},
+		{"end before start is single", review.SideRight, 3, 0, &gh.DraftReviewComment{Line: gh.Int(3), Side: gh.String("RIGHT")}, true},
+		{"range in one hunk", review.SideRight, 2, 4, &gh.DraftReviewComment{StartLine: gh.Int(2), StartSide: gh.String("RIGHT"), Line: gh.Int(4), Side: gh.String("RIGHT")}, true},
+		{"range across hunks: first commentable line", review.SideRight, 3, 21, &gh.DraftReviewComment{Line: gh.Int(3), Side: gh.String("RIGHT")}, false},
+		{"range starting between hunks", review.SideRight, 10, 21, &gh.DraftReviewComment{Line: gh.Int(20), Side: gh.String("RIGHT")}, false},
+		{"deleted line on the left", review.SideLeft, 3, 3, &gh.DraftReviewComment{Line: gh.Int(3), Side: gh.String("LEFT")}, true},
+		{"line between hunks", review.SideRight, 10, 10, nil, false},
+		{"no line", review.SideRight, 0, 0, nil, false},
+	}
+	for _, tt := range tests {
+		f := review.Finding{FilePath: "f.go", Side: tt.side, LineStart: tt.start, LineEnd: tt.end}
+		got, exact := anchor(idx, f)
+		if tt.want != nil {
+			tt.want.Path = gh.String("f.go")
+		}
+		if d := cmp.Diff(tt.want, got); d != "" || exact != tt.wantExact {
+			t.Errorf("%s: anchor exact=%v (want %v) (-want +got):\n%s", tt.name, exact, tt.wantExact, d)
+		}
+	}
+	if got, _ := anchor(nil, review.Finding{FilePath: "f.go", LineStart: 3}); got != nil {
+		t.Error("anchor without an index placed a comment")
+	}
+}
+
+func TestCommentBodySuggestion(t *testing.T) {
+	f := review.Finding{Severity: review.SeverityWarning, Category: review.CategoryBug, Title: "T", LineStart: 3, LineEnd: 4,
+		Suggestion: "```go\nx := \"```\"\n```\n"}
+	got := commentBody(f, "fp1", true)
+	want := "🟠 **Warning** · bug\n\n**T**\n\n````suggestion\nx := \"```\"\n````\n\n<!-- mergeguard:fp=fp1 -->"
+	if got != want {
+		t.Errorf("commentBody =\n%s\nwant\n%s", got, want)
+	}
+	plain := commentBody(f, "fp1", false)
+	if strings.Contains(plain, "suggestion\n") || !strings.Contains(plain, "**Suggested fix** (lines 3–4)") {
+		t.Errorf("a suggestion that does not replace the commented lines exactly:\n%s", plain)
+	}
+	if fps := postedFingerprints(got); len(fps) != 1 || fps[0] != "fp1" {
+		t.Errorf("postedFingerprints = %v", fps)
+	}
+}
+
+func TestMarkerFingerprint(t *testing.T) {
+	for _, fp := range []string{"abc123", "a-b_c.d:e"} {
+		if got := markerFingerprint(fp); got != fp {
+			t.Errorf("markerFingerprint(%q) = %q, want it unchanged", fp, got)
+		}
+	}
+	for _, fp := range []string{"a--b", "x -->", "-a", strings.Repeat("a", 200), "naïve"} {
+		got := markerFingerprint(fp)
+		if got == fp || !markerValueRE.MatchString(got) {
+			t.Errorf("markerFingerprint(%q) = %q, want a safe hash", fp, got)
+		}
+	}
+}

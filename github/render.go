@@ -1,0 +1,371 @@
+package github
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mergeguard/mergeguard/review"
+)
+
+// Hidden markers in what the bot posts. The run marker in a review body
+// makes posting idempotent per run; the fingerprint marker in a comment
+// keeps a finding from being commented on twice across runs.
+const (
+	runMarkerFormat = "<!-- mergeguard:run=%s -->"
+	fpMarkerFormat  = "<!-- mergeguard:fp=%s -->"
+	markerPrefix    = "<!-- mergeguard:"
+)
+
+// maxBodyLength is the longest body GitHub accepts for a review or a
+// comment (REVIEW_RULES.md §3), in characters.
+const maxBodyLength = 65536
+
+// bodyBudget is what the review body may use, leaving room for the parts
+// written after the budget is spent.
+const bodyBudget = 60000
+
+var (
+	fpMarkerRE = regexp.MustCompile(`<!-- mergeguard:fp=([A-Za-z0-9_.:-]+) -->`)
+	// markerValueRE is what a marker may hold: no "--" or ">" can end the
+	// HTML comment early.
+	markerValueRE = regexp.MustCompile(`^[A-Za-z0-9_.:]+(-[A-Za-z0-9_.:]+)*$`)
+)
+
+func runMarker(runID string) string { return fmt.Sprintf(runMarkerFormat, runID) }
+
+// markerFingerprint returns the form of a fingerprint written in markers:
+// itself when safe inside an HTML comment, otherwise a hash of it.
+func markerFingerprint(fp string) string {
+	if markerValueRE.MatchString(fp) && len(fp) <= 128 {
+		return fp
+	}
+	sum := sha256.Sum256([]byte(fp))
+	return "h" + hex.EncodeToString(sum[:12])
+}
+
+// fingerprint returns a finding's fingerprint, or one derived from its
+// path, category, side and code (or lines) when the pipeline set none.
+func fingerprint(f review.Finding) string {
+	if f.Fingerprint != "" {
+		return markerFingerprint(f.Fingerprint)
+	}
+	anchor := strings.Join(strings.Fields(f.CodeSnippet), " ")
+	if anchor == "" {
+		anchor = fmt.Sprintf("%d-%d", f.LineStart, f.LineEnd)
+	}
+	sum := sha256.Sum256([]byte(strings.Join([]string{f.FilePath, string(f.Category), string(f.Side), anchor}, "\x00")))
+	return "d" + hex.EncodeToString(sum[:12])
+}
+
+// postedFingerprints returns the fingerprints in a comment body.
+func postedFingerprints(body string) []string {
+	var out []string
+	for _, m := range fpMarkerRE.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+var severityBadges = map[review.Severity]string{
+	review.SeverityCritical: "🔴 **Critical**",
+	review.SeverityWarning:  "🟠 **Warning**",
+	review.SeverityInfo:     "🔵 **Info**",
+	review.SeverityStyle:    "⚪ **Style**",
+}
+
+func badge(s review.Severity) string {
+	if b, ok := severityBadges[s]; ok {
+		return b
+	}
+	return "**" + string(s) + "**"
+}
+
+// maxDescription bounds a finding's description in a comment, so that the
+// comment stays under GitHub's body limit.
+const maxDescription = 8000
+
+// maxSuggestion bounds a suggestion block.
+const maxSuggestion = 40000
+
+// commentBody renders an inline comment: severity badge, category and
+// verification, title, description, the suggestion — a GitHub suggestion
+// block when it replaces exactly the commented lines — and the hidden
+// fingerprint marker.
+func commentBody(f review.Finding, fp string, suggest bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s · %s", badge(f.Severity), f.Category)
+	if f.VerificationStatus != "" {
+		fmt.Fprintf(&b, " · %s", strings.ReplaceAll(string(f.VerificationStatus), "_", " "))
+	}
+	fmt.Fprintf(&b, "\n\n**%s**\n", oneLine(f.Title))
+	if d := strings.TrimSpace(f.Description); d != "" {
+		b.WriteString("\n" + clipText(d, maxDescription) + "\n")
+	}
+	if s := suggestionCode(f.Suggestion); s != "" {
+		switch {
+		case len(s) > maxSuggestion:
+			b.WriteString("\n_The suggested fix is too long to show here._\n")
+		case suggest:
+			fence := fenceFor(s)
+			fmt.Fprintf(&b, "\n%ssuggestion\n%s\n%s\n", fence, s, fence)
+		default:
+			fence := fenceFor(s)
+			fmt.Fprintf(&b, "\n**Suggested fix** (%s):\n\n%s\n%s\n%s\n", lineRange(f), fence, s, fence)
+		}
+	}
+	fmt.Fprintf(&b, "\n"+fpMarkerFormat, fp)
+	return b.String()
+}
+
+// suggestionCode returns a suggestion as code: without the final newline,
+// and without a markdown fence wrapped around it.
+func suggestionCode(s string) string {
+	s = strings.TrimRight(s, "\r\n")
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) >= 2 && fenceOf(strings.TrimSpace(lines[0])) != "" && fenceOf(strings.TrimSpace(lines[len(lines)-1])) == strings.TrimSpace(lines[len(lines)-1]) {
+		return strings.Join(lines[1:len(lines)-1], "\n")
+	}
+	return s
+}
+
+// fenceFor returns a backtick fence longer than any run of backticks in s.
+func fenceFor(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+			continue
+		}
+		run = 0
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+func lineRange(f review.Finding) string {
+	switch {
+	case f.LineStart <= 0:
+		return "whole file"
+	case f.LineEnd <= f.LineStart:
+		return fmt.Sprintf("line %d", f.LineStart)
+	}
+	return fmt.Sprintf("lines %d–%d", f.LineStart, f.LineEnd)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clipText cuts s to at most n characters, on a rune boundary.
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + " …"
+}
+
+// Caps of the review body's lists.
+const (
+	maxBodyDescription = 400
+	maxBodySuggestion  = 2000
+	maxSkippedListed   = 20
+)
+
+// reviewBody renders the review body: the verdict and summary, a table of
+// findings by severity, the findings that are not inline (by file), what
+// was reviewed, skipped or cut, token usage and cost, and the run marker.
+// It stays under GitHub's body limit by shortening the list of findings.
+func reviewBody(post Post, pl *plan) string {
+	v := post.Verdict
+	var b strings.Builder
+	switch pl.event {
+	case EventApprove:
+		b.WriteString("## ✅ MergeGuard approves these changes\n")
+	case EventRequestChanges:
+		b.WriteString("## 🛑 MergeGuard requests changes\n")
+	default:
+		b.WriteString("## 💬 MergeGuard review\n")
+	}
+	if s := strings.TrimSpace(v.Summary); s != "" {
+		b.WriteString("\n" + clipText(s, 4000) + "\n")
+	}
+	writeFindingTable(&b, pl)
+	if pl.capped > 0 {
+		fmt.Fprintf(&b, "\n%d more findings are listed below instead of inline: a review carries at most %d inline comments, to stay clear of GitHub's secondary rate limits.\n", pl.capped, pl.maxInline)
+	}
+	var tail strings.Builder
+	writeReviewed(&tail, v)
+	writeUsage(&tail, v)
+	if post.DetailsURL != "" {
+		fmt.Fprintf(&tail, "\n[Open this review in MergeGuard](%s)\n", post.DetailsURL)
+	}
+	if f := strings.TrimSpace(post.Footer); f != "" {
+		tail.WriteString("\n" + f + "\n")
+	}
+	tail.WriteString("\n" + runMarker(post.RunID))
+	writeBodyFindings(&b, pl, bodyBudget-tail.Len())
+	body := b.String() + tail.String()
+	if len([]rune(body)) > maxBodyLength { // only a huge footer or summary gets here
+		body = clipText(b.String(), maxBodyLength-len([]rune(tail.String()))-10) + tail.String()
+	}
+	return body
+}
+
+func writeFindingTable(b *strings.Builder, pl *plan) {
+	if len(pl.items) == 0 {
+		b.WriteString("\nNo findings.\n")
+		return
+	}
+	type row struct{ total, inline, body, dup int }
+	rows := map[review.Severity]*row{}
+	for _, it := range pl.items {
+		r := rows[it.finding.Severity]
+		if r == nil {
+			r = &row{}
+			rows[it.finding.Severity] = r
+		}
+		r.total++
+		switch it.where {
+		case PlacedInline:
+			r.inline++
+		case PlacedBody:
+			r.body++
+		case PlacedDuplicate:
+			r.dup++
+		}
+	}
+	b.WriteString("\n| Severity | Findings | Inline | In this summary | Already commented |\n|---|---:|---:|---:|---:|\n")
+	for _, s := range review.Severities {
+		if r := rows[s]; r != nil {
+			fmt.Fprintf(b, "| %s | %d | %d | %d | %d |\n", badge(s), r.total, r.inline, r.body, r.dup)
+		}
+	}
+	for s, r := range rows {
+		if s.Rank() == 0 {
+			fmt.Fprintf(b, "| %s | %d | %d | %d | %d |\n", badge(s), r.total, r.inline, r.body, r.dup)
+		}
+	}
+}
+
+// writeBodyFindings lists the findings placed in the body, by file and
+// line, within budget characters.
+func writeBodyFindings(b *strings.Builder, pl *plan, budget int) {
+	var items []*planned
+	for _, it := range pl.items {
+		if it.where == PlacedBody {
+			items = append(items, it)
+		}
+	}
+	if len(items) == 0 {
+		return
+	}
+	slices.SortStableFunc(items, func(x, y *planned) int {
+		return cmp.Or(strings.Compare(x.finding.FilePath, y.finding.FilePath), cmp.Compare(x.finding.LineStart, y.finding.LineStart))
+	})
+	b.WriteString("\n### Findings not commented inline\n")
+	file := "\x00"
+	for i, it := range items {
+		var e strings.Builder
+		f := it.finding
+		if f.FilePath != file {
+			file = f.FilePath
+			name := file
+			if name == "" {
+				name = "(no file)"
+			}
+			fmt.Fprintf(&e, "\n**`%s`**\n\n", strings.ReplaceAll(name, "`", "'"))
+		}
+		fmt.Fprintf(&e, "- %s · %s — **%s** (%s", badge(f.Severity), f.Category, oneLine(f.Title), lineRange(f))
+		if it.reason == reasonRejected {
+			e.WriteString("; " + reasonRejected)
+		}
+		e.WriteString(")")
+		if d := oneLine(f.Description); d != "" {
+			e.WriteString("<br>" + clipText(d, maxBodyDescription))
+		}
+		e.WriteString("\n")
+		if s := suggestionCode(f.Suggestion); s != "" && len(s) <= maxBodySuggestion {
+			fence := fenceFor(s)
+			fmt.Fprintf(&e, "  <details><summary>Suggested fix</summary>\n\n  %s\n%s\n  %s\n\n  </details>\n", fence, s, fence)
+		}
+		if b.Len()+e.Len() > budget {
+			fmt.Fprintf(b, "\n…and %d more findings (see the full review in MergeGuard).\n", len(items)-i)
+			return
+		}
+		b.WriteString(e.String())
+	}
+}
+
+// writeReviewed says what was reviewed, skipped and cut.
+func writeReviewed(b *strings.Builder, v review.Verdict) {
+	st := v.Stats
+	var lines []string
+	if st.FilesChanged > 0 {
+		lines = append(lines, fmt.Sprintf("%d files changed (+%d −%d), %d reviewed in %d chunks, %d skipped",
+			st.FilesChanged, st.Additions, st.Deletions, st.FilesReviewed, st.Chunks, st.FilesSkipped))
+	}
+	if len(v.Skipped) > 0 {
+		var parts []string
+		for _, s := range v.Skipped[:min(len(v.Skipped), maxSkippedListed)] {
+			parts = append(parts, fmt.Sprintf("`%s` (%s)", strings.ReplaceAll(s.FilePath, "`", "'"), oneLine(s.Reason)))
+		}
+		line := "Skipped: " + strings.Join(parts, ", ")
+		if n := len(v.Skipped) - maxSkippedListed; n > 0 {
+			line += fmt.Sprintf(" and %d more", n)
+		}
+		lines = append(lines, line)
+	}
+	if t := v.Truncation; t != nil && t.Truncated {
+		line := fmt.Sprintf("Context cut to fit the model: %d of %d lines kept", t.KeptLines, t.OriginalLines)
+		if len(t.SectionsAffected) > 0 {
+			line += " (" + strings.Join(t.SectionsAffected, ", ") + ")"
+		}
+		lines = append(lines, line)
+	}
+	if v.Degraded {
+		var failed []string
+		for _, a := range v.Agents {
+			switch a.Status {
+			case review.AgentError:
+				failed = append(failed, fmt.Sprintf("`%s` failed (%s)", a.Agent, clipText(oneLine(a.Error), 120)))
+			case review.AgentTimeout:
+				failed = append(failed, fmt.Sprintf("`%s` timed out after %.0f s", a.Agent, a.TimeoutSeconds))
+			case review.AgentTruncated:
+				failed = append(failed, fmt.Sprintf("`%s` stopped at its turn limit", a.Agent))
+			}
+		}
+		line := "⚠️ Partial review"
+		if len(failed) > 0 {
+			line += ": " + strings.Join(failed, "; ")
+		}
+		lines = append(lines, line)
+	}
+	for _, n := range v.Notes {
+		lines = append(lines, oneLine(n))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("\n<details>\n<summary>What was reviewed</summary>\n\n")
+	for _, l := range lines {
+		b.WriteString("- " + l + "\n")
+	}
+	b.WriteString("\n</details>\n")
+}
+
+// writeUsage reports token usage, cost and effort.
+func writeUsage(b *strings.Builder, v review.Verdict) {
+	st := v.Stats
+	if st.InputTokens == 0 && st.OutputTokens == 0 && st.LLMCalls == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n<sub>Tokens: %d in, %d out · cost $%.4f · %d LLM calls, %d tool calls · %.1f s</sub>\n",
+		st.InputTokens, st.OutputTokens, st.TotalCost, st.LLMCalls, st.ToolCalls, float64(v.ReviewDurationMS)/1000)
+}
