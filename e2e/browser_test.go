@@ -299,8 +299,14 @@ func eval[T any](t *testing.T, b *browser, js string) T {
 	return v
 }
 
-// screenshot saves a full-page PNG as name in the test's artifacts, and in
-// docs/ with -update.
+// docShot reports whether a screenshot is kept in docs/.
+func docShot(name string) bool {
+	return slices.Contains([]string{"new-review.png", "review-page-live.png", "review-page.png",
+		"review-page-mobile.png", "review-list.png"}, name)
+}
+
+// screenshot saves a full-page PNG as name in the test's artifacts (go test
+// -artifacts keeps them), and with -update in docs/ when it is a docShot.
 func (b *browser) screenshot(t *testing.T, name string) {
 	t.Helper()
 	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
@@ -308,7 +314,7 @@ func (b *browser) screenshot(t *testing.T, name string) {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
 	dirs := []string{t.ArtifactDir()}
-	if *update {
+	if *update && docShot(name) {
 		dirs = append(dirs, filepath.Join("..", "docs"))
 	}
 	for _, d := range dirs {
