@@ -67,7 +67,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	reviewAPI := api.New(api.Deps{Store: st, Hub: hub, Access: policy, Logger: *log})
+	app, err := newGitHubApp(cfg, st, log, v.version, mx)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.pulls, Hub: hub, Access: policy, Logger: *log})
+	routes := []server.Registrar{reviewAPI, ui}
+	if app.webhook != nil {
+		routes = append(routes, app.webhook)
+	}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -76,9 +84,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		return nil
 	})
+	if app.workers != nil {
+		// The workers stop with the server; running reviews get the
+		// shutdown grace period.
+		g.Go(func() error {
+			app.workers.Run(gctx)
+			return nil
+		})
+	}
 	g.Go(func() error {
-		srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st, Metrics: mx.Handler(),
-			Routes: []server.Registrar{reviewAPI, ui}})
+		srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st, Metrics: mx.Handler(), Routes: routes})
 		return srv.Run(gctx)
 	})
 	if err := g.Wait(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -73,9 +74,9 @@ func (f *fixture) do(t *testing.T, method, path, body string, header map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
 	var out map[string]any
-	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+	err = json.NewDecoder(res.Body).Decode(&out)
+	if err := errors.Join(err, res.Body.Close()); err != nil {
 		t.Fatalf("%s %s: decode answer: %v", method, path, err)
 	}
 	return res.StatusCode, out
@@ -216,14 +217,10 @@ func TestCreateFromGitHubURL(t *testing.T) {
 			a.Register(mux)
 			srv := httptest.NewServer(mux)
 			defer srv.Close()
-			res, err := http.Post(srv.URL+"/api/review", "application/json",
-				strings.NewReader(`{"github_url":"https://github.com/octo/hello/pull/12"}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Body.Close()
-			if res.StatusCode != tt.code {
-				t.Fatalf("status %d, want %d", res.StatusCode, tt.code)
+			f := &fixture{srv: srv, store: st}
+			code, out := f.do(t, http.MethodPost, "/api/review", `{"github_url":"https://github.com/octo/hello/pull/12"}`, nil)
+			if code != tt.code {
+				t.Fatalf("status %d %v, want %d", code, out, tt.code)
 			}
 			if tt.code != http.StatusAccepted {
 				return
@@ -307,7 +304,9 @@ func readSSE(t *testing.T, r io.Reader, max int) []sseEvent {
 	return out
 }
 
-func (f *fixture) stream(t *testing.T, id, lastID string) *http.Response {
+// stream opens a run's event stream and returns its body, closed when the
+// test ends.
+func (f *fixture) stream(t *testing.T, id, lastID string) io.Reader {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, f.srv.URL+"/api/review/"+id+"/stream", nil)
 	if err != nil {
@@ -320,11 +319,11 @@ func (f *fixture) stream(t *testing.T, id, lastID string) *http.Response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { res.Body.Close() })
+	t.Cleanup(func() { _ = res.Body.Close() }) // read to the end or abandoned
 	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("stream answered %d %q", res.StatusCode, res.Header.Get("Content-Type"))
 	}
-	return res
+	return res.Body
 }
 
 func types(evs []sseEvent) []string {
@@ -353,8 +352,8 @@ func TestStreamReplaysResumesAndFollowsLive(t *testing.T) {
 	appendEv(review.EventAgentStarted, review.StagePlanner)
 
 	// A late subscriber gets the past first, then live events.
-	res := f.stream(t, run.ID, "")
-	got := readSSE(t, res.Body, 2)
+	body := f.stream(t, run.ID, "")
+	got := readSSE(t, body, 2)
 	if diff := cmp.Diff([]string{"1:pipeline.started", "2:agent.started"}, types(got)); diff != "" {
 		t.Fatalf("replayed events (-want +got):\n%s", diff)
 	}
@@ -378,14 +377,14 @@ func TestStreamReplaysResumesAndFollowsLive(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	rest := readSSE(t, res.Body, 10)
+	rest := readSSE(t, body, 10)
 	want := []string{"3:pipeline.failed", "4:pipeline.started", "5:agent.handoff", "6:pipeline.completed"}
 	if diff := cmp.Diff(want, types(rest)); diff != "" {
 		t.Fatalf("live events (-want +got):\n%s", diff)
 	}
 
 	// Resuming after event 4 replays only 5 and 6, then ends.
-	resumed := readSSE(t, f.stream(t, run.ID, "4").Body, 10)
+	resumed := readSSE(t, f.stream(t, run.ID, "4"), 10)
 	if diff := cmp.Diff(want[2:], types(resumed)); diff != "" {
 		t.Fatalf("resumed events (-want +got):\n%s", diff)
 	}
@@ -399,7 +398,7 @@ func TestStreamEndsForRunWithoutPipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan []sseEvent)
-	go func() { done <- readSSE(t, f.stream(t, run.ID, "").Body, 10) }()
+	go func() { done <- readSSE(t, f.stream(t, run.ID, ""), 10) }()
 	select {
 	case evs := <-done:
 		if len(evs) != 0 {
@@ -410,15 +409,93 @@ func TestStreamEndsForRunWithoutPipeline(t *testing.T) {
 	}
 }
 
-func TestStreamUnknownRun(t *testing.T) {
-	f := newFixture(t, "")
-	res, err := http.Get(f.srv.URL + "/api/review/00000000-0000-0000-0000-000000000000/stream")
+// TestStreamOutlivesServerTimeouts holds a stream open past the server's
+// read and write timeouts (serve's defaults are 30s and more): the events
+// stored after them still arrive on the same connection.
+func TestStreamOutlivesServerTimeouts(t *testing.T) {
+	st := storetest.New(t)
+	hub := events.NewHub()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = hub.Run(ctx, st) // ends with ctx
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	a := New(Deps{Store: st, Hub: hub, Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour})
+	mux := http.NewServeMux()
+	a.Register(mux)
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.ReadTimeout = 200 * time.Millisecond
+	srv.Config.WriteTimeout = 200 * time.Millisecond
+	srv.Start()
+	t.Cleanup(srv.Close)
+	f := &fixture{srv: srv, store: st, hub: hub}
+
+	text := sampleDiff
+	run, err := st.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusNotFound {
-		t.Errorf("status %d, want 404", res.StatusCode)
+	body := f.stream(t, run.ID, "")
+	time.Sleep(600 * time.Millisecond) // past both timeouts
+	for _, typ := range []review.EventType{review.EventPipelineStarted, review.EventPipelineCompleted} {
+		if _, err := st.AppendEvent(t.Context(), run.ID, review.Event{Type: typ}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := readSSE(t, body, 2) // the run is not final: the stream stays open
+	if diff := cmp.Diff([]string{"1:pipeline.started", "2:pipeline.completed"}, types(got)); diff != "" {
+		t.Errorf("events after the timeouts (-want +got):\n%s", diff)
+	}
+}
+
+// TestStreamOfFinishedRunEnds opens the stream of a run that failed
+// without a pipeline.failed event (a worker error outside the pipeline):
+// the stream replays its events and ends at once, without waiting for the
+// poll that notices runs ending later.
+func TestStreamOfFinishedRunEnds(t *testing.T) {
+	st := storetest.New(t)
+	a := New(Deps{Store: st, Hub: events.NewHub(), Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour})
+	mux := http.NewServeMux()
+	a.Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f := &fixture{srv: srv, store: st}
+	ctx := t.Context()
+	text := sampleDiff
+	run, err := st.EnqueueRun(ctx, store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ClaimRun(ctx, "w1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []review.EventType{review.EventPipelineStarted, review.EventAgentStarted} {
+		if _, err := st.AppendEvent(ctx, run.ID, review.Event{Type: typ}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.FinishRun(ctx, run.ID, "w1", store.Result{Status: store.StatusFailed, Error: "worker crashed"}); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []sseEvent, 1)
+	go func() { got <- readSSE(t, f.stream(t, run.ID, ""), 10) }()
+	select {
+	case evs := <-got:
+		if diff := cmp.Diff([]string{"1:pipeline.started", "2:agent.started"}, types(evs)); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream of a finished run stayed open")
+	}
+}
+
+func TestStreamUnknownRun(t *testing.T) {
+	f := newFixture(t, "")
+	code, out := f.do(t, http.MethodGet, "/api/review/00000000-0000-0000-0000-000000000000/stream", "", nil)
+	if code != http.StatusNotFound {
+		t.Errorf("status %d %v, want 404", code, out)
 	}
 }
 

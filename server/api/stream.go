@@ -80,7 +80,9 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 		if err := rc.Flush(); err != nil {
 			return
 		}
-		if ended && a.final(ctx, run.ID, after) {
+		// A run final before the stream began has stored all its events,
+		// pipeline.completed or not (a worker error outside the pipeline).
+		if run.Status.Final() || (ended && a.final(ctx, run.ID, after)) {
 			return
 		}
 		if ended {

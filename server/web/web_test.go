@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -46,9 +47,8 @@ func get(t *testing.T, url string, header map[string]string, cookie string) (int
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
-	if err != nil {
+	if err := errors.Join(err, res.Body.Close()); err != nil {
 		t.Fatal(err)
 	}
 	return res.StatusCode, string(b)
@@ -81,7 +81,7 @@ func TestPages(t *testing.T) {
 		not  []string
 	}{
 		{"/", 200, []string{"octo/hello", `href="https://github.com/octo/hello/pull/7"`, "01234567", "request_changes",
-			`<span class="badge sev-critical">2</span>`, "status-queued", ">diff<"}, nil},
+			`<span class="badge sev-critical" title="2 critical">2</span>`, "status-queued", ">diff<"}, nil},
 		{"/?repo=octo/hello", 200, []string{"octo/hello"}, []string{"status-queued"}},
 		{"/?status=queued", 200, []string{"status-queued"}, []string{"octo/hello"}},
 		{"/reviews/" + run.ID, 200, []string{`data-id="` + run.ID + `"`, `data-stage="planner"`, `data-stage="reporter"`, "#7"}, nil},
@@ -89,6 +89,7 @@ func TestPages(t *testing.T) {
 		{"/new", 200, []string{`name="diff_text"`, `value="security"`, `<option value="info" selected>`}, nil},
 		{"/static/app.js", 200, []string{"/api/review/"}, nil},
 		{"/static/app.css", 200, []string{".stages"}, nil},
+		{"/static/favicon.svg", 200, []string{"<svg"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

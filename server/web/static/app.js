@@ -37,6 +37,14 @@
     return e;
   }
 
+  // Times are rendered in the server's zone; show them in the reader's.
+  document.querySelectorAll("time[datetime]").forEach(function (t) {
+    const d = new Date(t.getAttribute("datetime"));
+    if (isNaN(d)) return;
+    t.title = t.getAttribute("datetime");
+    t.textContent = d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  });
+
   // ---- new review form ----
   const form = document.getElementById("new-review");
   if (form) {
@@ -78,23 +86,41 @@
   const root = document.getElementById("review");
   if (!root) return;
   const id = root.dataset.id;
-  const findingsList = document.getElementById("findings");
-  const activity = document.getElementById("activity");
-  const seen = new Map(); // finding key -> <li>
+  const activityLog = document.getElementById("activity");
+  const ACTIVITY_LINES = 8;
 
+  // The stages only move forward: an event of an earlier stage (an agent
+  // finishing late) updates its detail but never makes it active again.
+  let current = -1;
   function stageEl(name) { return document.querySelector('.stage[data-stage="' + name + '"]'); }
-  function setStage(name, state, detail) {
+  function setDetail(name, text) {
+    const e = stageEl(name);
+    if (e && text !== undefined) e.querySelector(".detail").textContent = text;
+  }
+  function enterStage(name, detail) {
     const i = STAGES.indexOf(name);
     if (i < 0) return;
-    STAGES.forEach(function (s, j) {
+    if (i > current) {
+      STAGES.forEach(function (s, j) {
+        const e = stageEl(s);
+        if (j < i) { e.classList.remove("active"); e.classList.add("done"); }
+        else if (j === i) { e.classList.remove("done", "failed"); e.classList.add("active"); }
+      });
+      current = i;
+    }
+    setDetail(name, detail);
+  }
+  function finishStages() {
+    STAGES.forEach(function (s) {
       const e = stageEl(s);
-      if (!e) return;
-      if (j < i) { e.classList.remove("active"); e.classList.add("done"); }
+      if (!e.classList.contains("failed")) { e.classList.remove("active"); e.classList.add("done"); }
     });
-    const e = stageEl(name);
-    e.classList.remove("done", "active", "failed");
-    e.classList.add(state);
-    if (detail !== undefined) e.querySelector(".detail").textContent = detail;
+    current = STAGES.length;
+  }
+  function failStage() {
+    const e = stageEl(STAGES[Math.max(0, Math.min(current, STAGES.length - 1))]);
+    e.classList.remove("active", "done");
+    e.classList.add("failed");
   }
   function setStatus(s) {
     const e = document.getElementById("run-status");
@@ -103,20 +129,28 @@
     root.dataset.status = s;
   }
 
+  // ---- findings: detected live, replaced by the verified ones, then by
+  // the verdict's (which drops merged duplicates and filtered findings).
+  let phase = "detected";
+  const shown = new Map();
   function findingKey(f) {
-    return f.fingerprint || [f.file_path, f.line_start, f.line_end, f.category, f.title].join("|");
+    return f.fingerprint || [f.agent, f.file_path, f.line_start, f.line_end, f.title].join("|");
+  }
+  function lines(f) {
+    return f.line_end && f.line_end !== f.line_start ? f.line_start + "–" + f.line_end : String(f.line_start);
   }
   function renderFinding(f) {
-    const li = el("li", "finding sev-border-" + (f.severity || "info"));
+    const sev = f.severity || "info";
+    const li = el("li", "finding sev-border-" + sev);
     const head = el("div", "finding-head");
-    head.appendChild(el("span", "badge sev-" + (f.severity || "info"), f.severity || "info"));
-    head.appendChild(el("span", "cat", f.category || ""));
+    head.appendChild(el("span", "badge sev-" + sev, sev));
+    if (f.category) head.appendChild(el("span", "cat", f.category));
     head.appendChild(el("strong", "title", f.title || "(untitled)"));
     li.appendChild(head);
     const loc = el("div", "loc");
-    const lines = f.line_end && f.line_end !== f.line_start ? f.line_start + "–" + f.line_end : f.line_start;
-    loc.appendChild(el("code", null, f.file_path + ":" + lines));
-    loc.appendChild(el("span", "vstatus vs-" + (f.verification_status || "pending"), f.verification_status || "detected"));
+    loc.appendChild(el("code", null, f.file_path + ":" + lines(f)));
+    const vs = f.verification_status || "detected";
+    loc.appendChild(el("span", "vstatus vs-" + vs, vs.replace("_", " ")));
     if (f.agent) loc.appendChild(el("span", "muted", f.agent));
     li.appendChild(loc);
     if (f.description) li.appendChild(el("p", "desc", f.description));
@@ -125,51 +159,123 @@
       pre.appendChild(el("code", null, f.suggestion));
       li.appendChild(pre);
     }
-    if (f.reason) li.appendChild(el("p", "muted reason", f.reason));
+    if (f.verification_reason) li.appendChild(el("p", "muted reason", f.verification_reason));
     return li;
   }
-  function upsertFinding(f) {
+  function clearFindings() {
+    shown.clear();
+    document.getElementById("findings").textContent = "";
+    document.getElementById("false-positives").textContent = "";
+    document.getElementById("fp-box").hidden = true;
+  }
+  function addFinding(f) {
     if (!f || !f.file_path) return;
+    const fp = f.verification_status === "false_positive";
+    const list = document.getElementById(fp ? "false-positives" : "findings");
     const k = findingKey(f);
     const li = renderFinding(f);
-    if (seen.has(k)) findingsList.replaceChild(li, seen.get(k));
-    else findingsList.appendChild(li);
-    seen.set(k, li);
-    document.getElementById("finding-count").textContent = "(" + seen.size + ")";
+    const old = shown.get(k);
+    if (old && old.parentNode) old.parentNode.replaceChild(li, old);
+    else list.appendChild(li);
+    shown.set(k, li);
+    if (fp) document.getElementById("fp-box").hidden = false;
+    const n = document.getElementById("findings").children.length;
+    document.getElementById("finding-count").textContent = "(" + n + ")";
+    document.getElementById("no-findings").hidden = true;
   }
 
+  // ---- activity log ----
+  let t0 = null;
+  function since(ev) {
+    const t = Date.parse(ev.time);
+    if (isNaN(t)) return "";
+    if (t0 === null) t0 = t;
+    return "+" + ((t - t0) / 1000).toFixed(1) + "s";
+  }
+  function toolArgs(d) {
+    try {
+      const a = JSON.parse(d.args || "{}");
+      return a.file_path || a.pattern || a.directory || "";
+    } catch (e) { return ""; }
+  }
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
   function describe(ev) {
     const d = ev.data || {};
+    const f = d.finding || {};
     switch (ev.type) {
-      case "pipeline.started": return "Pipeline started";
-      case "agent.started": return "Agent " + (ev.agent || "") + " started" + (d.files ? " on " + d.files.length + " file(s)" : "");
-      case "tool.called": return (ev.agent ? ev.agent + " → " : "") + "tool " + (d.tool || d.name || "") + (d.summary ? ": " + d.summary : "");
-      case "agent.handoff": return "Handoff " + (d.from || "") + " → " + (d.to || ev.stage || "");
-      case "finding.detected": return "Finding detected";
-      case "finding.verified": return "Finding verified";
-      case "pipeline.completed": return "Pipeline completed";
+      case "pipeline.started": return "Pipeline started" + (d.model ? " (model " + d.model + ")" : "");
+      case "agent.started": return (ev.agent || ev.stage || "agent") + " started";
+      case "tool.called": {
+        const a = toolArgs(d);
+        return (ev.agent || "agent") + " called " + (d.tool || "a tool") + (a ? " " + a : "") + (d.error ? " (error)" : "");
+      }
+      case "agent.handoff":
+        if (d.result) return (d.from || ev.agent) + " finished: " + plural(d.result.issues || 0, "finding") +
+          (d.result.status && d.result.status !== "success" ? " (" + d.result.status + ")" : "");
+        return (d.from || ev.stage || "") + " → " + (d.to || "");
+      case "finding.detected": return "Detected " + (f.severity || "") + ": " + (f.title || "") + " at " + f.file_path + ":" + lines(f);
+      case "finding.verified": return (f.verification_status || "verified").replace("_", " ") + ": " + (f.title || "");
+      case "pipeline.completed": return "Pipeline completed" + (d.verdict ? ": " + d.verdict : "");
       case "pipeline.failed": return "Pipeline failed: " + (d.error || "");
     }
     return ev.type;
   }
+  function logLine(when, text) {
+    if (activityLog.classList.contains("muted")) { activityLog.textContent = ""; activityLog.classList.remove("muted"); }
+    const li = el("li");
+    li.appendChild(el("span", "t", when));
+    li.appendChild(el("span", "what", text));
+    activityLog.appendChild(li);
+    while (activityLog.children.length > ACTIVITY_LINES) activityLog.removeChild(activityLog.firstChild);
+  }
 
+  // ---- events ----
+  const reviewer = { started: 0, done: 0, findings: 0 };
+  function reviewerDetail() {
+    return reviewer.done + "/" + reviewer.started + " agents · " + plural(reviewer.findings, "finding");
+  }
   function handle(ev) {
-    activity.textContent = describe(ev);
-    activity.classList.remove("muted");
+    logLine(since(ev), describe(ev));
     const d = ev.data || {};
     switch (ev.type) {
-      case "pipeline.started": setStatus("running"); setStage("planner", "active"); break;
-      case "agent.started": if (ev.stage) setStage(ev.stage, "active", ev.agent || ""); break;
-      case "agent.handoff": if (d.to) setStage(d.to, "active"); else if (ev.stage) setStage(ev.stage, "active"); break;
-      case "tool.called": if (ev.stage) setStage(ev.stage, "active", (ev.agent || "") + " · " + (d.tool || d.name || "")); break;
+      case "pipeline.started": setStatus("running"); enterStage("planner", "reading the change"); break;
+      case "agent.started":
+        if (ev.stage === "reviewer") { reviewer.started++; enterStage("reviewer", reviewerDetail()); }
+        else if (ev.stage === "verifier") enterStage("verifier", d.findings !== undefined ? "checking " + plural(d.findings, "finding") : "");
+        else if (ev.stage === "reporter") enterStage("reporter", "writing the verdict");
+        else enterStage(ev.stage);
+        break;
+      case "tool.called":
+        if (ev.stage) enterStage(ev.stage);
+        break;
+      case "agent.handoff":
+        if (d.result) { // one agent finished; its stage goes on
+          if (ev.stage === "reviewer") { reviewer.done++; setDetail("reviewer", reviewerDetail()); }
+          break;
+        }
+        if (d.from === "planner") {
+          setDetail("planner", d.files_reviewed + " of " + plural(d.files_changed || 0, "file") +
+            (d.chunks ? " · " + plural(d.chunks.length, "part") : ""));
+        } else if (d.from === "reviewer") {
+          setDetail("reviewer", plural(d.agents || 0, "agent") + " · " + plural(d.findings || 0, "finding") +
+            (d.llm_calls ? " · " + plural(d.llm_calls, "LLM call") : ""));
+        } else if (d.from === "verifier") {
+          setDetail("verifier", d.reported + " reported · " + (d.false_positives || 0) + " false positive" + (d.false_positives === 1 ? "" : "s"));
+        } else if (d.from === "reporter") {
+          setDetail("reporter", d.verdict || "");
+        }
+        if (d.to === "done") finishStages(); else enterStage(d.to);
+        break;
       case "finding.detected":
-      case "finding.verified": upsertFinding(d.finding || d); break;
-      case "pipeline.completed":
-        STAGES.forEach(function (s) { const e = stageEl(s); e.classList.remove("active"); e.classList.add("done"); });
-        loadResult(); break;
-      case "pipeline.failed":
-        if (ev.stage) setStage(ev.stage, "failed");
-        loadResult(); break;
+        if (ev.stage === "reviewer") { reviewer.findings++; setDetail("reviewer", reviewerDetail()); }
+        if (phase === "detected") addFinding(d.finding);
+        break;
+      case "finding.verified":
+        if (phase === "detected") { clearFindings(); phase = "verified"; }
+        if (phase === "verified") addFinding(d.finding);
+        break;
+      case "pipeline.completed": finishStages(); loadResult(); break;
+      case "pipeline.failed": failStage(); loadResult(); break;
     }
   }
 
@@ -187,21 +293,37 @@
       return;
     }
     if (v.error) { const e = document.getElementById("error"); e.textContent = v.error; e.hidden = false; }
-    if (!v.verdict) { if (v.status_reason) { activity.textContent = v.status_reason; } return; }
+    if (v.status === "failed") failStage();
+    if (!v.verdict) {
+      if (v.status_reason) logLine("", "Run " + v.status + ": " + v.status_reason);
+      return;
+    }
     const box = document.getElementById("verdict");
     box.hidden = false;
     const vv = document.getElementById("verdict-value");
     vv.textContent = v.verdict; vv.className = "verdict verdict-" + v.verdict;
+    document.getElementById("verdict-confidence").textContent =
+      typeof v.confidence === "number" ? "confidence " + Math.round(v.confidence * 100) + "%" : "";
     document.getElementById("verdict-summary").textContent = v.summary || "";
     const s = v.stats || {};
-    document.getElementById("verdict-stats").textContent =
-      (s.files_reviewed || 0) + " files reviewed · " + (s.findings_total || 0) + " findings · " +
-      ((s.input_tokens || 0) + (s.output_tokens || 0)) + " tokens · " + (v.review_duration_ms || 0) + " ms";
+    const tokens = (s.input_tokens || 0) + (s.output_tokens || 0);
+    document.getElementById("verdict-stats").textContent = [
+      plural(s.files_reviewed || 0, "file") + " reviewed",
+      plural(s.findings_total || 0, "finding"),
+      tokens.toLocaleString("en-US") + " tokens",
+      ((v.review_duration_ms || 0) / 1000).toFixed(1) + " s",
+    ].concat(v.degraded ? ["degraded: some agents failed"] : []).join(" · ");
     const notes = document.getElementById("verdict-notes");
     notes.textContent = "";
     (v.notes || []).concat(v.recommendations || []).forEach(function (n) { notes.appendChild(el("li", null, n)); });
-    (v.files || []).forEach(function (f) { (f.findings || []).forEach(upsertFinding); });
-    (v.false_positives || []).forEach(upsertFinding);
+    clearFindings();
+    phase = "final";
+    (v.files || []).forEach(function (f) { (f.findings || []).forEach(addFinding); });
+    (v.false_positives || []).forEach(addFinding);
+    if (!document.getElementById("findings").children.length) {
+      document.getElementById("finding-count").textContent = "(0)";
+      document.getElementById("no-findings").hidden = false;
+    }
     const sk = v.skipped || [];
     if (sk.length) {
       document.getElementById("skipped-box").hidden = false;
@@ -209,7 +331,7 @@
       ul.textContent = "";
       sk.forEach(function (x) { const li = el("li"); li.appendChild(el("code", null, x.file_path)); li.appendChild(el("span", "muted", " " + x.reason)); ul.appendChild(li); });
     }
-    STAGES.forEach(function (st) { const e = stageEl(st); if (!e.classList.contains("failed")) { e.classList.remove("active"); e.classList.add("done"); } });
+    if (v.status === "succeeded") finishStages();
   }
 
   // SSE over fetch, so the Authorization header can be sent (EventSource
@@ -256,7 +378,7 @@
           }
         }
       } catch (e) {
-        activity.textContent = "Connection lost, retrying… (" + e.message + ")";
+        logLine("", "Connection lost, retrying… (" + e.message + ")");
       }
       if (!finished) await new Promise(function (r) { setTimeout(r, 1500); });
     }

@@ -1,0 +1,514 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/server/store/storetest"
+)
+
+var update = flag.Bool("update", false, "rewrite the screenshots in docs/")
+
+// Bounds of the test's steps.
+const (
+	buildTimeout   = 3 * time.Minute // a cold build compiles gitleaks and pgx
+	startTimeout   = 30 * time.Second
+	browserTimeout = 60 * time.Second
+	modelLatency   = 1500 * time.Millisecond
+)
+
+// chromePath finds the Chromium that scripts/ensure-chromium.sh installs:
+// $CHROME_PATH, else /usr/bin/chromium. It skips the test only when
+// MERGEGUARD_SKIP_BROWSER=1.
+func chromePath(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("MERGEGUARD_SKIP_BROWSER") == "1" {
+		t.Skip("MERGEGUARD_SKIP_BROWSER=1")
+	}
+	p := os.Getenv("CHROME_PATH")
+	if p == "" {
+		p = "/usr/bin/chromium"
+	}
+	if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		t.Fatalf("no Chromium at %s: run `bash scripts/ensure-chromium.sh` (or set CHROME_PATH; "+
+			"MERGEGUARD_SKIP_BROWSER=1 skips the browser tests)", p)
+	}
+	return p
+}
+
+// server is a running `mergeguard serve`.
+type server struct {
+	url string // http://127.0.0.1:port
+	log string // path of its log
+}
+
+// startServer builds cmd/mergeguard and runs `mergeguard serve` on a free
+// loopback port against a fresh database, without a GitHub App, with the
+// LLM at llmURL. It is stopped (SIGTERM) when the test ends, and its log is
+// shown when the test failed.
+func startServer(t *testing.T, llmURL string) *server {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mergeguard")
+	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/mergeguard/mergeguard/cmd/mergeguard")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	var lc net.ListenConfig
+	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := &server{url: "http://" + addr, log: filepath.Join(dir, "serve.log")}
+	logFile, err := os.Create(s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// When the test ends, serve gets SIGTERM and 15s to stop cleanly.
+	cmd := exec.CommandContext(t.Context(), bin, "serve")
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 15 * time.Second
+	cmd.Dir = dir // no config/mergeguard.yml here
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dir,
+		"DATABASE_URL=" + storetest.URL(t),
+		"MERGEGUARD_ADDR=" + addr,
+		"OPENAI_BASE_URL=" + llmURL,
+		"OPENAI_API_KEY=test",
+		"MERGEGUARD_MODEL=gpt-4o-mini",
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- errors.Join(cmd.Wait(), logFile.Close()) }()
+	t.Cleanup(func() {
+		if err := <-exited; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("mergeguard serve did not stop cleanly on SIGTERM: %v", err)
+		}
+		if t.Failed() {
+			s.showLog(t)
+		}
+	})
+
+	deadline := time.Now().Add(startTimeout)
+	for {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("mergeguard serve exited: %v", err)
+		default:
+		}
+		if ready(t.Context(), s.url) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mergeguard serve not ready within %s", startTimeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// ready reports whether GET /readyz answers 200.
+func ready(ctx context.Context, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
+	if err != nil {
+		return false
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	return errors.Join(res.Body.Close()) == nil && res.StatusCode == http.StatusOK
+}
+
+func (s *server) showLog(t *testing.T) {
+	b, err := os.ReadFile(s.log)
+	if err != nil {
+		t.Logf("server log: %v", err)
+		return
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 60 {
+		lines = lines[len(lines)-60:]
+	}
+	t.Logf("mergeguard serve log (last %d lines):\n%s", len(lines), strings.Join(lines, "\n"))
+}
+
+// browser is a headless Chromium tab whose JavaScript errors are recorded.
+type browser struct {
+	ctx context.Context
+
+	mu     sync.Mutex
+	errors []string
+	live   bool // the test still runs: chromedp's errors may be logged
+}
+
+// logf returns chromedp's error logger: the test's log while it runs.
+func (b *browser) logf(t *testing.T) func(string, ...any) {
+	return func(format string, args ...any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.live {
+			t.Logf("chromedp: "+format, args...)
+		}
+	}
+}
+
+func (b *browser) stopLogging() {
+	b.mu.Lock()
+	b.live = false
+	b.mu.Unlock()
+}
+
+// stageWatch records the review page's stage list after every change the
+// page could paint: one line per change, "planner=done reviewer=active ...".
+// It is installed before the page's own script runs.
+const stageWatch = `(function () {
+  window.__stages = [];
+  function snap() {
+    var s = Array.prototype.map.call(document.querySelectorAll(".stage"), function (e) {
+      var st = ["active", "done", "failed"].filter(function (c) { return e.classList.contains(c); });
+      return e.dataset.stage + "=" + (st.join("+") || "idle");
+    }).join(" ");
+    if (s && window.__stages[window.__stages.length - 1] !== s) window.__stages.push(s);
+  }
+  new MutationObserver(snap).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["class"] });
+})();`
+
+func newBrowser(t *testing.T, chrome string) *browser {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chrome),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	b := &browser{live: true}
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithErrorf(b.logf(t)))
+	t.Cleanup(cancel)
+	t.Cleanup(b.stopLogging) // runs first: chromedp may log while it shuts down
+	// The first Run starts the browser; it must not carry the timeout.
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument,
+			page.AddScriptToEvaluateOnNewDocumentParams{Source: stageWatch})
+		return err
+	})); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	if err := chromedp.Listen(ctx, b.record); err != nil {
+		t.Fatal(err)
+	}
+	tctx, tcancel := context.WithTimeout(ctx, browserTimeout)
+	t.Cleanup(tcancel)
+	b.ctx = tctx
+	return b
+}
+
+// record keeps the page's JavaScript exceptions, console errors and error
+// log entries (CSP violations, failed requests).
+func (b *browser) record(ev any) {
+	var msg string
+	switch e := ev.(type) {
+	case *runtime.EventExceptionThrown:
+		msg = "exception: " + (&chromedp.ExceptionError{ExceptionDetails: e.ExceptionDetails}).Error()
+	case *runtime.EventConsoleAPICalled:
+		if e.Type != runtime.ConsoleAPICalledTypeError {
+			return
+		}
+		var parts []string
+		for _, a := range e.Args {
+			parts = append(parts, string(a.Value)+a.Description)
+		}
+		msg = "console.error: " + strings.Join(parts, " ")
+	case *cdplog.EventEntryAdded:
+		if e.Entry.Level != cdplog.EntryLevelError {
+			return
+		}
+		msg = "log: " + e.Entry.Text + " " + e.Entry.URL
+	default:
+		return
+	}
+	b.mu.Lock()
+	b.errors = append(b.errors, msg)
+	b.mu.Unlock()
+}
+
+func (b *browser) pageErrors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.errors)
+}
+
+func (b *browser) do(t *testing.T, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func eval[T any](t *testing.T, b *browser, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluate %q: %v", js, err)
+	}
+	return v
+}
+
+// docShot reports whether a screenshot is kept in docs/.
+func docShot(name string) bool {
+	return slices.Contains([]string{"new-review.png", "review-page-live.png", "review-page.png",
+		"review-page-mobile.png", "review-list.png"}, name)
+}
+
+// screenshot saves a full-page PNG as name in the test's artifacts (go test
+// -artifacts keeps them), and with -update in docs/ when it is a docShot.
+func (b *browser) screenshot(t *testing.T, name string) {
+	t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dirs := []string{t.ArtifactDir()}
+	if *update && docShot(name) {
+		dirs = append(dirs, filepath.Join("..", "docs"))
+	}
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// model is the fake LLM's script: the reviewer reads the file through a
+// tool, then reports one finding.
+func model(r llmtest.Request) llmtest.Response {
+	if len(r.ToolResults()) == 0 && r.HasTool("read_file_part") {
+		return llmtest.ToolCalls(llmtest.Call("call_1", "read_file_part",
+			map[string]any{"file_path": "store/users.go", "start_line": 1, "end_line": 10})).WithUsage(1200, 40)
+	}
+	return llmtest.JSON(map[string]any{
+		"findings": []map[string]any{{
+			"file_path": "store/users.go", "line_start": 8, "line_end": 8, "side": "RIGHT",
+			"severity": "warning", "category": "security",
+			"title":        "Query built by string concatenation",
+			"description":  "name is concatenated into the SQL text, so a crafted name can change the query (SQL injection).",
+			"suggestion":   "err := db.QueryRow(\"SELECT id FROM users WHERE name = $1\", name).Scan(&id)",
+			"code_snippet": "err := db.QueryRow(\"SELECT id FROM users WHERE name = '\" + name + \"'\").Scan(&id)",
+			"confidence":   0.9,
+		}},
+		"positive_notes": []any{},
+	}).WithUsage(1500, 120)
+}
+
+// finding is a finding as the review page shows it.
+type finding struct {
+	Location string `json:"location"`
+	Severity string `json:"severity"`
+	Status   string `json:"status"`
+	Title    string `json:"title"`
+}
+
+const readFindings = `Array.from(document.querySelectorAll("#findings li.finding")).map(function (li) {
+  return {
+    location: li.querySelector(".loc code").textContent,
+    severity: li.querySelector(".badge").textContent,
+    status: li.querySelector(".vstatus").textContent,
+    title: li.querySelector(".title").textContent,
+  };
+})`
+
+// TestReviewInBrowser submits a diff through the form, watches the review
+// page follow the pipeline live to its verdict, and checks the list page,
+// as a person would in Chromium.
+func TestReviewInBrowser(t *testing.T) {
+	chrome := chromePath(t)
+	diffText, err := os.ReadFile(filepath.Join("testdata", "review.diff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	llm := llmtest.New(t, model, llmtest.WithLatency(modelLatency))
+	srv := startServer(t, llm.URL())
+	b := newBrowser(t, chrome)
+
+	// The form.
+	b.do(t, "open the form",
+		chromedp.Navigate(srv.url+"/new"),
+		chromedp.WaitVisible(chromedp.ID("diff_text")))
+	b.screenshot(t, "new-review.png")
+	b.do(t, "submit the diff",
+		chromedp.SetValue(chromedp.ID("diff_text"), string(diffText)),
+		chromedp.Click(chromedp.ID("submit-review")),
+		chromedp.WaitVisible(chromedp.ID("stages")))
+	loc, err := chromedp.Run(b.ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := strings.CutPrefix(loc, srv.url+"/reviews/")
+	if !ok || id == "" {
+		t.Fatalf("after submitting, the browser is at %s, want %s/reviews/{id}", loc, srv.url)
+	}
+
+	// The review page follows the pipeline live: the reviewer waits for the
+	// model while the activity log fills.
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](
+		`document.querySelector('.stage.active[data-stage="reviewer"]') !== null && document.querySelectorAll("#activity li").length >= 4`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		status := eval[string](t, b, `document.getElementById("run-status").textContent`)
+		t.Fatalf("the reviewer stage was never shown at work (run status %q; a queued run means serve runs no worker): %v", status, err)
+	}
+	b.screenshot(t, "review-page-live.png")
+
+	// Then it shows the verdict.
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`!document.getElementById("verdict").hidden`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(45*time.Second))); err != nil {
+		status := eval[string](t, b, `document.getElementById("run-status").textContent`)
+		t.Fatalf("no verdict shown (run status %q): %v", status, err)
+	}
+	if got := eval[string](t, b, `document.getElementById("verdict-value").textContent`); got != "request_changes" {
+		t.Errorf("verdict = %q, want request_changes", got)
+	}
+	checkStages(t, eval[[]string](t, b, `window.__stages`))
+
+	got := eval[[]finding](t, b, readFindings)
+	want := []finding{
+		{Location: "config/aws.go:5", Severity: "critical", Status: "verified", Title: "Possible secret committed (aws-access-token)"},
+		{Location: "main.go:6–10", Severity: "critical", Status: "verified", Title: "Unresolved merge conflict"},
+		{Location: "store/users.go:8", Severity: "warning", Status: "verified", Title: "Query built by string concatenation"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings shown (-want +got):\n%s", diff)
+	}
+	b.screenshot(t, "review-page.png")
+
+	// A phone shows the same page.
+	b.do(t, "reload at phone width",
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+		chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.ID("verdict")))
+	if overflow := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
+		t.Errorf("at 390px the review page scrolls sideways by %dpx", overflow)
+	}
+	b.screenshot(t, "review-page-mobile.png")
+	b.do(t, "back to desktop width", chromedp.EmulateViewport(1280, 900))
+
+	// The list page shows the finished review.
+	b.do(t, "open the list",
+		chromedp.Navigate(srv.url+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`a[href="/reviews/`+id+`"]`)))
+	row := eval[string](t, b, `document.querySelector('a[href="/reviews/`+id+`"]').closest("tr").innerText`)
+	for _, s := range []string{"succeeded", "request_changes"} {
+		if !strings.Contains(row, s) {
+			t.Errorf("list row %q lacks %q", row, s)
+		}
+	}
+	b.screenshot(t, "review-list.png")
+
+	// The list and the form fit a phone.
+	for _, path := range []string{"/", "/new"} {
+		b.do(t, "open "+path+" at phone width",
+			chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+			chromedp.Navigate(srv.url+path),
+			chromedp.WaitVisible(chromedp.CSS("main h1")))
+		if overflow := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
+			t.Errorf("at 390px %s scrolls sideways by %dpx", path, overflow)
+		}
+	}
+	b.screenshot(t, "new-review-mobile.png")
+
+	if errs := b.pageErrors(); len(errs) > 0 {
+		t.Errorf("the pages reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if llm.Calls() != 2 {
+		t.Errorf("model called %d times, want 2 (a tool call, then the findings)", llm.Calls())
+	}
+}
+
+// checkStages checks the stage list as it was painted: never more than one
+// stage active, stages becoming active in pipeline order (the reviewer,
+// slowed by the model, seen for sure), and all done at the end.
+func checkStages(t *testing.T, snaps []string) {
+	t.Helper()
+	order := []string{"planner", "reviewer", "verifier", "reporter"}
+	var active []string
+	for _, s := range snaps {
+		var now []string
+		for _, f := range strings.Fields(s) {
+			if name, st, _ := strings.Cut(f, "="); st == "active" {
+				now = append(now, name)
+			}
+		}
+		if len(now) > 1 {
+			t.Errorf("stages %v active at once in %q", now, s)
+		}
+		if len(now) == 1 && (len(active) == 0 || active[len(active)-1] != now[0]) {
+			active = append(active, now[0])
+		}
+	}
+	last := -1
+	for _, a := range active {
+		i := slices.Index(order, a)
+		if i <= last {
+			t.Errorf("active stage went %v, want pipeline order %v", active, order)
+			break
+		}
+		last = i
+	}
+	if !slices.Contains(active, "reviewer") {
+		t.Errorf("reviewer never shown active (active stages seen: %v)", active)
+	}
+	want := "planner=done reviewer=done verifier=done reporter=done"
+	if len(snaps) == 0 || snaps[len(snaps)-1] != want {
+		t.Errorf("final stages %v, want %q", snaps, want)
+	}
+	if t.Failed() {
+		t.Logf("stage snapshots:\n%s", strings.Join(snaps, "\n"))
+	}
+}

@@ -1,0 +1,185 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
+
+	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// commandTimeout bounds the GitHub calls a comment command makes while
+// GitHub waits for the webhook's answer (it gives up after 10 seconds).
+const commandTimeout = 5 * time.Second
+
+// GitHub is what comment commands need from GitHub, through the
+// installation's client. NewGitHub returns the real one.
+type GitHub interface {
+	// CanWrite reports whether user may push to repo (owner/name): write,
+	// maintain or admin permission.
+	CanWrite(ctx context.Context, installationID int64, repo, user string) (bool, error)
+	// React adds a reaction ("eyes", "+1", ...) to an issue comment.
+	React(ctx context.Context, installationID int64, repo string, commentID int64, reaction string) error
+	// Comment posts a comment on an issue or pull request.
+	Comment(ctx context.Context, installationID int64, repo string, number int, body string) error
+}
+
+// issueCommentHandler runs /mergeguard commands written on pull requests.
+//
+// The commenter's permission is checked here, in the request, with a short
+// timeout: a command is a person's action, rare next to pushes, and deciding
+// at intake means a reader's command leaves no run behind and a writer's
+// rerun is acknowledged at once. When GitHub cannot answer in time the
+// delivery is not recorded and the handler answers 500, so a redelivery
+// runs the command.
+type issueCommentHandler struct {
+	store       Store
+	github      GitHub
+	maxAttempts int
+}
+
+var _ githubapp.EventHandler = (*issueCommentHandler)(nil)
+
+func (h *issueCommentHandler) Handles() []string { return []string{"issue_comment"} }
+
+func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	var event gh.IssueCommentEvent
+	if err := json.Unmarshal(payload, &event); err != nil {
+		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
+	}
+	installationID := githubapp.GetInstallationIDFromEvent(&event)
+	number := event.GetIssue().GetNumber()
+	ctx, log := githubapp.PreparePRContext(ctx, installationID, event.GetRepo(), number)
+	d := store.Delivery{
+		ID:             deliveryID,
+		Event:          eventType,
+		Action:         event.GetAction(),
+		InstallationID: installationID,
+		Repository:     event.GetRepo().GetFullName(),
+	}
+	cmd, why := command(&event)
+	if why == "" && installationID == 0 {
+		why = noInstallation
+	}
+	if why != "" {
+		return ignore(ctx, h.store, &log, d, why)
+	}
+
+	if seen, err := redelivered(ctx, h.store, &log, deliveryID); err != nil || seen {
+		return err
+	}
+	user := event.GetComment().GetUser().GetLogin()
+	log = log.With().Str("command", cmd.Name).Str("user", user).Logger()
+	ctx = log.WithContext(ctx)
+	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+
+	allowed, err := h.github.CanWrite(cctx, installationID, d.Repository, user)
+	if err != nil {
+		return fmt.Errorf("check the permission of %s on %s: %w", user, d.Repository, err)
+	}
+	if !allowed {
+		return ignore(ctx, h.store, &log, d, user+" has no write permission")
+	}
+	return h.run(cctx, &log, d, &event, cmd)
+}
+
+// command returns the /mergeguard command of a comment, or why the comment
+// is not one to act on.
+func command(event *gh.IssueCommentEvent) (github.Command, string) {
+	c := event.GetComment()
+	switch {
+	case event.GetAction() != "created":
+		return github.Command{}, "comment " + event.GetAction()
+	case event.GetIssue().GetPullRequestLinks() == nil:
+		return github.Command{}, "comment on an issue, not a pull request"
+	case isBot(c.GetUser()):
+		return github.Command{}, "comment by bot " + c.GetUser().GetLogin()
+	}
+	cmd, ok := github.ParseCommand(c.GetBody())
+	if !ok {
+		return github.Command{}, "not a /mergeguard command"
+	}
+	return cmd, ""
+}
+
+// isBot reports whether a comment's author is a bot account, MergeGuard's
+// own included.
+func isBot(u *gh.User) bool {
+	return strings.EqualFold(u.GetType(), "Bot") || strings.HasSuffix(strings.ToLower(u.GetLogin()), "[bot]")
+}
+
+// run carries out a permitted command, then acknowledges it on GitHub. The
+// acknowledgement is best effort: the command is already recorded, so a
+// failure to react or reply is logged, not returned.
+func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d store.Delivery, event *gh.IssueCommentEvent, cmd github.Command) error {
+	number := event.GetIssue().GetNumber()
+	user := event.GetComment().GetUser().GetLogin()
+	var reaction, reply string
+	switch cmd.Name {
+	case github.CommandRerun, github.CommandReview:
+		res, err := h.store.RecordDelivery(ctx, d, &store.NewRun{
+			Mode:           store.ModePR,
+			Trigger:        store.TriggerCommand,
+			InstallationID: d.InstallationID,
+			Repository:     d.Repository,
+			PRNumber:       number,
+			RequestedBy:    user,
+			MaxAttempts:    h.maxAttempts,
+		})
+		if err != nil {
+			return err
+		}
+		logRecorded(ctx, log, d, res, "queued a review requested by "+user)
+		if res.Duplicate {
+			return nil
+		}
+		reaction = github.ReactionSeen
+	case github.CommandPause, github.CommandResume:
+		paused := cmd.Name == github.CommandPause
+		if err := h.store.SetPaused(ctx, d.Repository, number, paused, user); err != nil {
+			return err
+		}
+		d.Outcome, d.Detail = outcomeApplied, cmd.Name+" by "+user
+		res, err := h.store.RecordDelivery(ctx, d, nil)
+		if err != nil {
+			return err
+		}
+		logRecorded(ctx, log, d, res, d.Detail)
+		if res.Duplicate {
+			return nil
+		}
+		reaction = github.ReactionOK
+		reply = "Automatic reviews of this pull request are resumed."
+		if paused {
+			reply = "Automatic reviews of this pull request are paused; `/mergeguard resume` restarts them, `/mergeguard rerun` still reviews on request."
+		}
+	default:
+		d.Outcome, d.Detail = outcomeReplied, "help for "+cmd.Name
+		res, err := h.store.RecordDelivery(ctx, d, nil)
+		if err != nil {
+			return err
+		}
+		logRecorded(ctx, log, d, res, d.Detail)
+		if res.Duplicate {
+			return nil
+		}
+		reaction, reply = github.ReactionOK, github.HelpText
+	}
+	if err := h.github.React(ctx, d.InstallationID, d.Repository, event.GetComment().GetID(), reaction); err != nil {
+		log.Warn().Err(err).Str("reaction", reaction).Msg("acknowledge the command")
+	}
+	if reply != "" {
+		if err := h.github.Comment(ctx, d.InstallationID, d.Repository, number, reply); err != nil {
+			log.Warn().Err(err).Msg("reply to the command")
+		}
+	}
+	return nil
+}

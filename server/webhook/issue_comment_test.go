@@ -1,0 +1,166 @@
+package webhook_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+const smallDiff = "diff --git a/README.md b/README.md\nindex 557db03..980a0d5 100644\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-Hello\n+Hello World\n"
+
+// commentOn adds a comment by user to the fake's pull request
+// Codertocat/Hello-World#2 and returns the issue_comment created delivery
+// GitHub sends for it.
+func (in *intake) commentOn(id string, user githubtest.User, body string) githubtest.Delivery {
+	in.t.Helper()
+	commentID := in.gh.AddIssueComment("Codertocat", "Hello-World", 2, githubtest.IssueComment{User: user, Body: body})
+	payload := githubtest.SetFields(in.t, githubtest.Payload(in.t, "issue_comment/githubIssueCommentEvent.json"), map[string]any{
+		"comment.id":             commentID,
+		"comment.body":           body,
+		"comment.user.login":     user.Login,
+		"comment.user.type":      user.Type,
+		"installation.id":        1,
+		"issue.number":           2,
+		"repository.name":        "Hello-World",
+		"repository.full_name":   "Codertocat/Hello-World",
+		"repository.owner.login": "Codertocat",
+	})
+	return githubtest.Delivery{Event: "issue_comment", ID: id, Payload: payload}
+}
+
+func TestCommentCommands(t *testing.T) {
+	writer := githubtest.User{Login: "alice", ID: 11, Type: "User"}
+	reader := githubtest.User{Login: "bob", ID: 12, Type: "User"}
+	stranger := githubtest.User{Login: "eve", ID: 13, Type: "User"}
+	bot := githubtest.User{Login: "mergeguard[bot]", ID: 9001, Type: "Bot"}
+	otherBot := githubtest.User{Login: "dependabot[bot]", ID: 49699333, Type: "Bot"}
+
+	type result struct {
+		Outcome   string
+		Runs      int
+		Paused    bool
+		Reactions []string
+		Replies   []string
+		// PermissionChecks counts the permission API calls.
+		PermissionChecks int
+	}
+	tests := []struct {
+		name string
+		user githubtest.User
+		body string
+		want result
+	}{
+		{"rerun by a writer", writer, "/mergeguard rerun", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1}},
+		{"review by a writer", writer, "Looks odd.\n/mergeguard review\n", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1}},
+		{"rerun by a reader", reader, "/mergeguard rerun", result{Outcome: "ignored", PermissionChecks: 1}},
+		{"rerun by a stranger", stranger, "/mergeguard rerun", result{Outcome: "ignored", PermissionChecks: 1}},
+		{"pause by a writer", writer, "/mergeguard pause", result{Outcome: "applied", Paused: true, Reactions: []string{"+1"}, PermissionChecks: 1,
+			Replies: []string{"Automatic reviews of this pull request are paused; `/mergeguard resume` restarts them, `/mergeguard rerun` still reviews on request."}}},
+		{"resume by a writer", writer, "/mergeguard resume", result{Outcome: "applied", Reactions: []string{"+1"}, PermissionChecks: 1,
+			Replies: []string{"Automatic reviews of this pull request are resumed."}}},
+		{"help", writer, "/mergeguard help", result{Outcome: "replied", Reactions: []string{"+1"}, Replies: []string{github.HelpText}, PermissionChecks: 1}},
+		{"unknown command", writer, "/mergeguard frobnicate", result{Outcome: "replied", Reactions: []string{"+1"}, Replies: []string{github.HelpText}, PermissionChecks: 1}},
+		{"not a command", writer, "LGTM", result{Outcome: "ignored"}},
+		{"quoted command", writer, "> /mergeguard rerun\nno thanks", result{Outcome: "ignored"}},
+		{"our own comment", bot, "/mergeguard rerun", result{Outcome: "ignored"}},
+		{"another bot", otherBot, "/mergeguard rerun", result{Outcome: "ignored"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := newIntake(t)
+			in.gh.AddPR(githubtest.PR{Owner: "Codertocat", Repo: "Hello-World", Number: 2,
+				Base: map[string]string{"README.md": "Hello\n"}, Head: map[string]string{"README.md": "Hello World\n"}, Diff: smallDiff})
+			in.gh.SetPermission("Codertocat", "Hello-World", writer.Login, "maintain")
+			in.gh.SetPermission("Codertocat", "Hello-World", reader.Login, "read")
+			in.gh.SetPermission("Codertocat", "Hello-World", bot.Login, "write")
+
+			d := in.commentOn("c-1", tt.user, tt.body)
+			if got := in.send(d); got != http.StatusOK {
+				t.Fatalf("status %d, want 200", got)
+			}
+			paused, err := in.store.Paused(t.Context(), "Codertocat/Hello-World", 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := result{
+				Outcome:          in.delivery("c-1").Outcome,
+				Runs:             len(in.runs()),
+				Paused:           paused,
+				PermissionChecks: in.gh.CallCount(githubtest.RoutePermission),
+			}
+			for _, r := range in.gh.Reactions("Codertocat", "Hello-World") {
+				got.Reactions = append(got.Reactions, r.Content)
+			}
+			for _, c := range in.gh.IssueComments("Codertocat", "Hello-World", 2)[1:] {
+				got.Replies = append(got.Replies, c.Body)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			for _, r := range in.runs() {
+				if r.Trigger != store.TriggerCommand || r.RequestedBy != tt.user.Login || r.Repository != "Codertocat/Hello-World" || r.PRNumber != 2 || r.InstallationID != 1 {
+					t.Errorf("run %+v, want a command run of Codertocat/Hello-World#2 requested by %s", r, tt.user.Login)
+				}
+			}
+
+			// A redelivery changes nothing and calls nothing.
+			calls := len(in.gh.Calls())
+			if got := in.send(d); got != http.StatusOK {
+				t.Fatalf("redelivery: status %d, want 200", got)
+			}
+			if n := len(in.runs()); n != tt.want.Runs {
+				t.Errorf("redelivery: %d runs, want %d", n, tt.want.Runs)
+			}
+			if n := len(in.gh.Calls()) - calls; n != 0 {
+				t.Errorf("redelivery made %d GitHub calls, want 0", n)
+			}
+		})
+	}
+}
+
+func TestCommentOnAnIssueIsIgnored(t *testing.T) {
+	in := newIntake(t)
+	payload := githubtest.SetFields(t, githubtest.Payload(t, "issue_comment/created.with-installation.payload.json"),
+		map[string]any{"comment.body": "/mergeguard rerun"})
+	if got := in.send(githubtest.Delivery{Event: "issue_comment", ID: "issue", Payload: payload}); got != http.StatusOK {
+		t.Fatalf("status %d, want 200", got)
+	}
+	if got := in.delivery("issue").Outcome; got != "ignored" {
+		t.Errorf("outcome %q, want ignored", got)
+	}
+	if n := len(in.gh.Calls()); n != 0 {
+		t.Errorf("%d GitHub calls, want 0", n)
+	}
+}
+
+// TestPermissionCheckFailureIsRetriable: when GitHub cannot say whether the
+// commenter may write, the delivery is answered 500 and not recorded, so
+// GitHub's redelivery runs the command.
+func TestPermissionCheckFailureIsRetriable(t *testing.T) {
+	in := newIntake(t)
+	in.gh.AddPR(githubtest.PR{Owner: "Codertocat", Repo: "Hello-World", Number: 2,
+		Base: map[string]string{"README.md": "Hello\n"}, Head: map[string]string{"README.md": "Hello World\n"}, Diff: smallDiff})
+	in.gh.SetPermission("Codertocat", "Hello-World", "alice", "write")
+	for range 2 { // the request and the client's one retry
+		in.gh.Inject(githubtest.RoutePermission, githubtest.Failure{Status: http.StatusBadGateway})
+	}
+	d := in.commentOn("c-1", githubtest.User{Login: "alice", ID: 11, Type: "User"}, "/mergeguard rerun")
+	if got := in.send(d); got != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500", got)
+	}
+	if n := in.count("webhook_deliveries", "true"); n != 0 {
+		t.Fatalf("%d deliveries recorded after a failed permission check, want 0", n)
+	}
+	if got := in.send(d); got != http.StatusOK {
+		t.Fatalf("redelivery: status %d, want 200", got)
+	}
+	if n := len(in.runs()); n != 1 {
+		t.Errorf("%d runs after the redelivery, want 1", n)
+	}
+}

@@ -1,0 +1,62 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// Store is what intake needs from the database; *store.Store implements it.
+type Store interface {
+	// RecordDelivery records a delivery once and, when it is new, queues
+	// run in the same transaction.
+	RecordDelivery(ctx context.Context, d store.Delivery, run *store.NewRun) (store.DeliveryResult, error)
+	// DeliverySeen reports whether a delivery is already recorded.
+	DeliverySeen(ctx context.Context, id string) (bool, error)
+	// ClosePullRequest records a pull_request closed delivery and stops the
+	// pull request's runs, in one transaction.
+	ClosePullRequest(ctx context.Context, d store.Delivery, number int) (store.DeliveryResult, error)
+	SetPaused(ctx context.Context, repo string, number int, paused bool, by string) error
+	UpsertInstallation(ctx context.Context, in store.Installation) error
+	SetInstallationSuspended(ctx context.Context, id int64, suspended bool) error
+	DeleteInstallation(ctx context.Context, id int64) error
+	UpsertRepositories(ctx context.Context, installationID int64, repos []store.Repository) error
+	RemoveRepositories(ctx context.Context, installationID int64, ids []int64) error
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Delivery outcomes set by intake (the store sets queued and deduplicated).
+const (
+	outcomeIgnored   = "ignored"
+	outcomeMalformed = "malformed"
+	outcomeApplied   = "applied"
+	outcomeReplied   = "replied"
+)
+
+// recordMalformed records a delivery whose payload cannot be decoded (when it
+// has an id to record it under) and returns the error that answers 400.
+func recordMalformed(ctx context.Context, s Store, event, deliveryID string, err error) error {
+	bad := decodeError(event, err)
+	if deliveryID == "" {
+		return bad
+	}
+	_, recErr := s.RecordDelivery(ctx, store.Delivery{
+		ID: deliveryID, Event: event, Outcome: outcomeMalformed, Detail: bad.Error(),
+	}, nil)
+	return errors.Join(bad, recErr)
+}
+
+// redelivered reports whether a delivery is already recorded, for changes
+// made before the delivery is recorded: a redelivery must change nothing.
+func redelivered(ctx context.Context, s Store, log *zerolog.Logger, id string) (bool, error) {
+	seen, err := s.DeliverySeen(ctx, id)
+	if seen {
+		setOutcome(ctx, "duplicate")
+		log.Info().Msg("redelivery of a recorded delivery; nothing to do")
+	}
+	return seen, err
+}

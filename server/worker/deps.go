@@ -1,0 +1,75 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
+
+	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/server/metrics"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// jobsChannel is the Postgres channel a queued run is announced on.
+const jobsChannel = "mergeguard_jobs"
+
+// Store is what the workers need from the database; *store.Store
+// implements it.
+type Store interface {
+	ClaimRun(ctx context.Context, workerID string, lease time.Duration) (*store.Run, error)
+	RenewLease(ctx context.Context, runID, workerID string, lease time.Duration) (cancelRequested bool, err error)
+	RetryRun(ctx context.Context, runID, workerID string, after time.Duration, errMsg string) error
+	ReleaseRun(ctx context.Context, runID, workerID string) error
+	FinishRun(ctx context.Context, runID, workerID string, res store.Result) error
+	ClaimPost(ctx context.Context, runID, workerID string) (alreadyStarted bool, err error)
+	AppendEvent(ctx context.Context, runID string, e review.Event) (seq int, err error)
+	Listen(ctx context.Context, channel string, fn func(payload string)) error
+	Paused(ctx context.Context, repo string, number int) (bool, error)
+	InstallationUsageSince(ctx context.Context, installationID int64, since time.Time) (tokens int, cost float64, err error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Reviewer runs one review; *pipeline.Pipeline implements it.
+type Reviewer interface {
+	Run(ctx context.Context, req pipeline.Request) (*pipeline.Result, error)
+}
+
+// Deps are what a Pool needs.
+type Deps struct {
+	Store Store
+	// GitHub makes installation clients. It may be nil when no GitHub App
+	// is configured; pull request runs then fail.
+	GitHub githubapp.ClientCreator
+	// Reviewer runs the reviews.
+	Reviewer Reviewer
+	// Publisher posts the reviews; nil means github.NewPublisher with
+	// default options.
+	Publisher *github.Publisher
+	// PublicURL is where people reach MergeGuard's web UI; reviews link
+	// their run's page under it. Empty leaves the link out.
+	PublicURL string
+	// DefaultRepo is the repository configuration that a .mergeguard.yml
+	// is read over, and the configuration of diff runs.
+	DefaultRepo config.Repo
+	// Model names the LLM reviews are billed to, "" without one.
+	Model string
+	// Metrics records finished reviews, stage times, retries and posting
+	// failures; nil records nothing.
+	Metrics *metrics.Metrics
+	// Logger is the base logger.
+	Logger *zerolog.Logger
+}
+
+func (d Deps) check() error {
+	if d.Store == nil || d.Reviewer == nil || d.Logger == nil {
+		return errors.New("store, reviewer and logger are required")
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+// Package worker runs MergeGuard's durable review jobs. A job is a queued
+// review run in Postgres; workers in any replica claim runs with a lease,
+// renew it while they work, review the change through the pipeline, post
+// the review once and record how the run ended. Every run ends recorded —
+// succeeded, skipped with its reason, superseded by a newer head, or failed
+// with its error and a comment on the pull request — unless its worker lost
+// the lease, in which case the worker that took it over records it.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/server/metrics"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// Causes that stop a running job; read with context.Cause.
+var (
+	// errSuperseded: the store asked to cancel the run (a newer head was
+	// pushed or the pull request was closed).
+	errSuperseded = errors.New("run superseded")
+	// errLeaseLost: the lease expired or another worker took the run.
+	errLeaseLost = errors.New("lease lost")
+	// errShutdown: the process is stopping and the grace period is over.
+	errShutdown = errors.New("worker shutting down")
+)
+
+// Config tunes a Pool.
+type Config struct {
+	// ID names this replica; worker ids are ID/0, ID/1, ...
+	ID string
+	// Workers is how many runs the pool works on at once.
+	Workers int
+	// Lease is how long a claimed run stays reserved without renewal; it is
+	// renewed every Lease/3.
+	Lease time.Duration
+	// PollInterval is how often an idle worker looks for runs when no
+	// notification woke it.
+	PollInterval time.Duration
+	// ShutdownGrace is how long running jobs may go on after Run's context
+	// ends; jobs still running then are handed back to the queue.
+	ShutdownGrace time.Duration
+	// Retry is the backoff of transient failures.
+	Retry Retry
+	// Budgets cap what reviews may spend.
+	Budgets Budgets
+}
+
+// Budgets cap spending; zero values mean unlimited.
+type Budgets struct {
+	// ReviewMaxTokens caps the tokens of one review.
+	ReviewMaxTokens int
+	// InstallationDailyMaxTokens caps an installation's tokens per UTC day.
+	InstallationDailyMaxTokens int
+	// InstallationDailyMaxCost caps an installation's USD cost per UTC day.
+	InstallationDailyMaxCost float64
+}
+
+// Pool is a set of workers sharing one store.
+type Pool struct {
+	cfg  Config
+	deps Deps
+	log  *zerolog.Logger
+	wake *broadcast
+}
+
+// New returns a pool; it does nothing until Run.
+func New(deps Deps, cfg Config) (*Pool, error) {
+	if err := deps.check(); err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
+	}
+	if cfg.Workers < 1 || cfg.Lease <= 0 || cfg.PollInterval <= 0 || cfg.ID == "" {
+		return nil, errors.New("worker: ID, Workers, Lease and PollInterval must be set")
+	}
+	if deps.Publisher == nil {
+		deps.Publisher = github.NewPublisher(github.PublisherOptions{})
+	}
+	if deps.Metrics == nil {
+		deps.Metrics = metrics.New() // recorded nowhere
+	}
+	return &Pool{cfg: cfg, deps: deps, log: deps.Logger, wake: newBroadcast()}, nil
+}
+
+// Run works on queued runs until ctx ends. Then it stops claiming, lets the
+// running jobs finish within the grace period, hands back those that do not
+// (queued again at once), and returns.
+func (p *Pool) Run(ctx context.Context) {
+	// Jobs outlive ctx by the grace period.
+	jobs, stopJobs := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stopJobs(nil)
+	stop := context.AfterFunc(ctx, func() {
+		time.AfterFunc(p.cfg.ShutdownGrace, func() { stopJobs(errShutdown) })
+	})
+	defer stop()
+
+	var wg sync.WaitGroup
+	wg.Go(func() { p.listen(ctx) })
+	for i := range p.cfg.Workers {
+		id := fmt.Sprintf("%s/%d", p.cfg.ID, i)
+		wg.Go(func() { p.loop(ctx, jobs, id) })
+	}
+	wg.Wait()
+}
+
+// listen turns the store's job notifications into wake-ups until ctx ends.
+func (p *Pool) listen(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := p.deps.Store.Listen(ctx, jobsChannel, func(string) { p.wake.Notify() })
+		if ctx.Err() != nil {
+			return
+		}
+		p.log.Warn().Err(err).Msg("job notifications lost; polling until they are back")
+		sleep(ctx, p.cfg.PollInterval)
+	}
+}
+
+// loop is one worker: claim a run, work on it, repeat; sleep until woken or
+// the poll interval when the queue is empty.
+func (p *Pool) loop(ctx, jobs context.Context, workerID string) {
+	for ctx.Err() == nil {
+		woken := p.wake.Wait()
+		claimedAt := time.Now()
+		run, err := p.claim(ctx, workerID)
+		if err != nil {
+			if ctx.Err() == nil {
+				p.log.Error().Err(err).Str("worker", workerID).Msg("claim run")
+				sleep(ctx, p.cfg.PollInterval)
+			}
+			continue
+		}
+		if run == nil {
+			select {
+			case <-ctx.Done():
+			case <-woken:
+			case <-time.After(p.cfg.PollInterval):
+			}
+			continue
+		}
+		p.work(jobs, workerID, run, claimedAt)
+	}
+}
+
+// claimTimeout bounds one claim.
+const claimTimeout = 10 * time.Second
+
+// claim takes the next run. A claim under way is not cancelled with ctx: a
+// run claimed whose answer was lost would wait for its lease to expire.
+func (p *Pool) claim(ctx context.Context, workerID string) (*store.Run, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
+	defer cancel()
+	return p.deps.Store.ClaimRun(cctx, workerID, p.cfg.Lease)
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

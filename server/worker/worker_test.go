@@ -1,0 +1,633 @@
+package worker_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/worker"
+)
+
+const (
+	headA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	headB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+)
+
+// posted is what a test checks of a posted review.
+type posted struct {
+	CommitID string
+	State    string
+	Inline   []string // path:line of each inline comment
+}
+
+func postedReviews(rs []githubtest.Review) []posted {
+	var out []posted
+	for _, r := range rs {
+		p := posted{CommitID: r.CommitID, State: r.State}
+		for _, c := range r.Comments {
+			p.Inline = append(p.Inline, c.Path+":"+strconv.Itoa(c.Line))
+		}
+		slices.Sort(p.Inline)
+		out = append(out, p)
+	}
+	return out
+}
+
+// gate holds the fake LLM's first request until released.
+type gate struct {
+	calls   atomic.Int64
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newGate() *gate {
+	return &gate{entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+// answer wraps an answer function: the first request waits for Open.
+func (g *gate) answer(next func(llmtest.Request) llmtest.Response) func(llmtest.Request) llmtest.Response {
+	return func(req llmtest.Request) llmtest.Response {
+		if g.calls.Add(1) == 1 {
+			close(g.entered)
+			<-g.release
+		}
+		return next(req)
+	}
+}
+
+// Open lets the held request (and every later one) through.
+func (g *gate) Open() { g.once.Do(func() { close(g.release) }) }
+
+// waitEntered waits until the first LLM request is held.
+func (g *gate) waitEntered(t *testing.T) {
+	t.Helper()
+	select {
+	case <-g.entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("timed out waiting for the LLM request")
+	}
+}
+
+// newGatedEnv is an env whose fake LLM holds the first request; the gate
+// opens when the test ends (before the fake closes).
+func newGatedEnv(t *testing.T) (*env, *gate) {
+	g := newGate()
+	e := newEnv(t, g.answer(reviewer))
+	t.Cleanup(g.Open)
+	return e, g
+}
+
+func TestReviewsAnOpenedPullRequest(t *testing.T) {
+	e := newEnv(t, reviewer)
+	e.gh.AddPR(standardPR(fixtureSHA))
+	e.opened("d-1", fixtureSHA)
+	e.start(e.store, e.options(), nil)
+
+	run := e.waitDone(1)[0]
+	if run.Status != store.StatusSucceeded || run.Verdict != review.DecisionRequestChanges || run.PostedReviewID == 0 {
+		t.Fatalf("run: status %s verdict %q review %d (%s), want succeeded, request_changes, posted", run.Status, run.Verdict, run.PostedReviewID, run.Error)
+	}
+	want := []posted{{CommitID: fixtureSHA, State: "CHANGES_REQUESTED", Inline: []string{"mathx/div.go:4", "store/users.go:10"}}}
+	if diff := cmp.Diff(want, postedReviews(e.reviews())); diff != "" {
+		t.Errorf("reviews (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"SQL injection": "inline", "Division by zero": "inline"}, e.findings(run.ID)); diff != "" {
+		t.Errorf("stored findings (-want +got):\n%s", diff)
+	}
+	if run.InputTokens == 0 {
+		t.Error("run recorded no token usage")
+	}
+	agents, err := e.store.AgentResults(t.Context(), run.ID)
+	if err != nil || len(agents) == 0 {
+		t.Errorf("agent results: %v, %v; want some", agents, err)
+	}
+	events, err := e.store.Events(t.Context(), run.ID, 0, 1000)
+	if err != nil || len(events) == 0 || events[len(events)-1].Type != review.EventPipelineCompleted {
+		t.Errorf("events: %d (%v), want a log ending in pipeline.completed", len(events), err)
+	}
+}
+
+func TestRedeliveredWebhookReviewsOnce(t *testing.T) {
+	e := newEnv(t, reviewer)
+	e.gh.AddPR(standardPR(fixtureSHA))
+	for range 5 {
+		e.opened("same-delivery", fixtureSHA)
+	}
+	e.start(e.store, e.options(), nil)
+	e.waitDone(1)
+	for range 5 { // and while the review is done
+		e.opened("same-delivery", fixtureSHA)
+	}
+	if n := len(e.runs()); n != 1 {
+		t.Errorf("%d runs, want 1", n)
+	}
+	if n := len(e.reviews()); n != 1 {
+		t.Errorf("%d reviews posted, want 1", n)
+	}
+}
+
+func TestSynchronizeSupersedesTheRunningReview(t *testing.T) {
+	e, g := newGatedEnv(t)
+	e.gh.AddPR(standardPR(headA))
+	e.opened("d-open", headA)
+	e.start(e.store, e.options(), nil)
+	g.waitEntered(t) // the review of head A is with the model
+
+	e.gh.SetHeadSHA(owner, repoName, prNumber, headB)
+	e.deliver("pull_request", "d-sync", githubtest.SetFields(t, githubtest.Payload(t, "pull_request/synchronize.payload.json"),
+		map[string]any{"pull_request.head.sha": headB, "after": headB}))
+
+	runs := e.waitDone(2)
+	if runs[0].HeadSHA != headA || runs[0].Status != store.StatusSuperseded || runs[0].PostStartedAt != nil {
+		t.Errorf("run of head A: %s, post started %v; want superseded, never posting", runs[0].Status, runs[0].PostStartedAt)
+	}
+	if runs[1].HeadSHA != headB || runs[1].Status != store.StatusSucceeded {
+		t.Errorf("run of head B: %s (%s), want succeeded", runs[1].Status, runs[1].Error)
+	}
+	rs := postedReviews(e.reviews())
+	if len(rs) != 1 || rs[0].CommitID != headB {
+		t.Errorf("reviews %+v, want one review of head B", rs)
+	}
+}
+
+// severable is a worker's connection to the database that the test can
+// cut, as when the worker's machine dies: every call fails from then on.
+type severable struct {
+	worker.Store
+	cut atomic.Bool
+}
+
+var errCut = errors.New("connection to the database lost")
+
+func (s *severable) check() error {
+	if s.cut.Load() {
+		return errCut
+	}
+	return nil
+}
+
+func (s *severable) ClaimRun(ctx context.Context, workerID string, lease time.Duration) (*store.Run, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return s.Store.ClaimRun(ctx, workerID, lease)
+}
+
+func (s *severable) RenewLease(ctx context.Context, runID, workerID string, lease time.Duration) (bool, error) {
+	if err := s.check(); err != nil {
+		return false, err
+	}
+	return s.Store.RenewLease(ctx, runID, workerID, lease)
+}
+
+func (s *severable) RetryRun(ctx context.Context, runID, workerID string, after time.Duration, msg string) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	return s.Store.RetryRun(ctx, runID, workerID, after, msg)
+}
+
+func (s *severable) ReleaseRun(ctx context.Context, runID, workerID string) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	return s.Store.ReleaseRun(ctx, runID, workerID)
+}
+
+func (s *severable) FinishRun(ctx context.Context, runID, workerID string, res store.Result) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	return s.Store.FinishRun(ctx, runID, workerID, res)
+}
+
+func (s *severable) ClaimPost(ctx context.Context, runID, workerID string) (bool, error) {
+	if err := s.check(); err != nil {
+		return false, err
+	}
+	return s.Store.ClaimPost(ctx, runID, workerID)
+}
+
+func (s *severable) AppendEvent(ctx context.Context, runID string, ev review.Event) (int, error) {
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	return s.Store.AppendEvent(ctx, runID, ev)
+}
+
+func TestKilledWorkersRunIsTakenOver(t *testing.T) {
+	e, g := newGatedEnv(t)
+	e.gh.AddPR(standardPR(fixtureSHA))
+	e.opened("d-1", fixtureSHA)
+
+	dying := &severable{Store: e.store}
+	cfg := e.options()
+	cfg.ID, cfg.Workers, cfg.ShutdownGrace = "dying", 1, 0
+	kill := e.start(dying, cfg, nil)
+	g.waitEntered(t)
+	dying.cut.Store(true) // the worker loses the database mid-review...
+	kill()                // ...and stops without recording anything
+	g.Open()
+	if got := e.runs()[0]; got.Status != store.StatusRunning || got.LockedBy != "dying/0" {
+		t.Fatalf("after the kill the run is %s held by %q, want still running under the dead worker's lease", got.Status, got.LockedBy)
+	}
+
+	cfg = e.options()
+	cfg.ID = "survivor"
+	e.start(e.store, cfg, nil)
+	run := e.waitDone(1)[0]
+	if run.Status != store.StatusSucceeded || run.Attempts != 2 || !strings.HasPrefix(run.LockedBy, "survivor/") {
+		t.Errorf("run: %s after %d attempts by %q, want succeeded on attempt 2 by the survivor", run.Status, run.Attempts, run.LockedBy)
+	}
+	if n := len(e.reviews()); n != 1 {
+		t.Errorf("%d reviews posted, want 1", n)
+	}
+}
+
+func TestRerunCommand(t *testing.T) {
+	e := newEnv(t, reviewer)
+	e.gh.AddPR(standardPR(fixtureSHA))
+	e.gh.SetPermission(owner, repoName, "alice", "write")
+	e.gh.SetPermission(owner, repoName, "bob", "read")
+	e.opened("d-1", fixtureSHA)
+	e.start(e.store, e.options(), nil)
+	first := e.waitDone(1)[0]
+
+	e.comment("c-reader", "bob", "/mergeguard rerun")
+	if n := len(e.runs()); n != 1 {
+		t.Fatalf("a reader's rerun queued a run (%d runs)", n)
+	}
+	e.comment("c-writer", "alice", "/mergeguard rerun")
+	runs := e.waitDone(2)
+	second := runs[1]
+	if second.Trigger != store.TriggerCommand || second.RequestedBy != "alice" || second.Status != store.StatusSucceeded {
+		t.Fatalf("rerun: %s by %q %s (%s), want a succeeded command run by alice", second.Trigger, second.RequestedBy, second.Status, second.Error)
+	}
+	rs := postedReviews(e.reviews())
+	if len(rs) != 2 {
+		t.Fatalf("%d reviews, want 2", len(rs))
+	}
+	if len(rs[1].Inline) != 0 {
+		t.Errorf("the rerun repeated inline comments %v", rs[1].Inline)
+	}
+	if diff := cmp.Diff(map[string]string{"SQL injection": "inline", "Division by zero": "inline"}, e.findings(first.ID)); diff != "" {
+		t.Errorf("first run's findings (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"SQL injection": "duplicate", "Division by zero": "duplicate"}, e.findings(second.ID)); diff != "" {
+		t.Errorf("rerun's findings (-want +got):\n%s", diff)
+	}
+	var reactions []string
+	for _, r := range e.gh.Reactions(owner, repoName) {
+		reactions = append(reactions, r.Content)
+	}
+	if diff := cmp.Diff([]string{"eyes"}, reactions); diff != "" {
+		t.Errorf("reactions (-want +got):\n%s", diff)
+	}
+}
+
+func TestGitHubFailingMidPost(t *testing.T) {
+	t.Run("review created but answered 500: found, not posted again", func(t *testing.T) {
+		e := newEnv(t, reviewer)
+		e.gh.AddPR(standardPR(fixtureSHA))
+		e.gh.Inject(githubtest.RouteCreateReview, githubtest.Failure{Status: http.StatusInternalServerError, Processed: true})
+		e.opened("d-1", fixtureSHA)
+		e.start(e.store, e.options(), nil)
+		run := e.waitDone(1)[0]
+		if run.Status != store.StatusSucceeded || run.Attempts != 2 || run.PostedReviewID == 0 {
+			t.Errorf("run: %s after %d attempts, review %d (%s); want succeeded on attempt 2 with the review recorded", run.Status, run.Attempts, run.PostedReviewID, run.Error)
+		}
+		if n := len(e.reviews()); n != 1 {
+			t.Errorf("%d reviews posted, want 1", n)
+		}
+		if n := e.gh.CallCount(githubtest.RouteCreateReview); n != 1 {
+			t.Errorf("%d create-review calls, want 1", n)
+		}
+	})
+	t.Run("500 every time: failed and told", func(t *testing.T) {
+		e := newEnv(t, reviewer)
+		e.gh.AddPR(standardPR(fixtureSHA))
+		for range 10 {
+			e.gh.Inject(githubtest.RouteCreateReview, githubtest.Failure{Status: http.StatusInternalServerError})
+		}
+		e.opened("d-1", fixtureSHA)
+		e.start(e.store, e.options(), nil)
+		run := e.waitDone(1)[0]
+		if run.Status != store.StatusFailed || run.Attempts != store.DefaultMaxAttempts || run.Error == "" {
+			t.Errorf("run: %s after %d attempts (%q); want failed after %d with the error", run.Status, run.Attempts, run.Error, store.DefaultMaxAttempts)
+		}
+		if n := len(e.reviews()); n != 0 {
+			t.Errorf("%d reviews posted, want 0", n)
+		}
+		comments := e.botComments(1)
+		if len(comments) != 1 || !strings.Contains(comments[0].Body, "could not complete the review") {
+			t.Errorf("comments %+v, want one saying the review could not be completed", comments)
+		}
+	})
+	t.Run("422 on one comment: review still posted", func(t *testing.T) {
+		e := newEnv(t, reviewer)
+		e.gh.AddPR(standardPR(fixtureSHA))
+		e.gh.Inject(githubtest.RouteCreateReview, githubtest.Failure{Status: http.StatusUnprocessableEntity})
+		e.opened("d-1", fixtureSHA)
+		e.start(e.store, e.options(), nil)
+		run := e.waitDone(1)[0]
+		if run.Status != store.StatusSucceeded || run.PostedReviewID == 0 {
+			t.Errorf("run: %s, review %d (%s); want succeeded and posted", run.Status, run.PostedReviewID, run.Error)
+		}
+		if n := len(e.reviews()); n != 1 {
+			t.Errorf("%d reviews posted, want 1", n)
+		}
+	})
+}
+
+func TestBrokenRepoConfigFailsTheRun(t *testing.T) {
+	e := newEnv(t, reviewer)
+	e.gh.AddPR(pr(fixtureSHA,
+		map[string]string{"README.md": "Hello\n", ".mergeguard.yml": "enabled: true\nauto_review:\n  drafts: false\n  draftz: true\n"},
+		map[string]string{"store/users.go": usersGo}))
+	e.opened("d-1", fixtureSHA)
+	e.start(e.store, e.options(), nil)
+	run := e.waitDone(1)[0]
+	if run.Status != store.StatusFailed || !strings.Contains(run.Error, ".mergeguard.yml:4") {
+		t.Errorf("run: %s (%q), want failed naming .mergeguard.yml:4", run.Status, run.Error)
+	}
+	comments := e.botComments(1)
+	if len(comments) != 1 || !strings.Contains(comments[0].Body, ".mergeguard.yml:4") || !strings.Contains(comments[0].Body, "draftz") {
+		t.Errorf("comments %+v, want one naming the line and the key", comments)
+	}
+	if n := e.llm.Calls(); n != 0 {
+		t.Errorf("%d LLM calls, want 0", n)
+	}
+}
+
+func TestSkippedRuns(t *testing.T) {
+	tests := []struct {
+		name   string
+		setup  func(e *env, p *githubtest.PR)
+		reason string
+	}{
+		{"bot author", func(_ *env, p *githubtest.PR) {
+			p.User = githubtest.User{Login: "dependabot[bot]", ID: 49699333, Type: "Bot"}
+		}, "opened by bot"},
+		{"draft", func(_ *env, p *githubtest.PR) { p.Draft = true }, "draft pull request"},
+		{"paused", func(e *env, _ *githubtest.PR) {
+			if err := e.store.SetPaused(e.t.Context(), repoFull, prNumber, true, "alice"); err != nil {
+				e.t.Fatal(err)
+			}
+		}, "paused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, reviewer)
+			p := standardPR(fixtureSHA)
+			tt.setup(e, &p)
+			e.gh.AddPR(p)
+			e.opened("d-1", fixtureSHA)
+			e.start(e.store, e.options(), nil)
+			run := e.waitDone(1)[0]
+			if run.Status != store.StatusSkipped || !strings.Contains(run.StatusReason, tt.reason) {
+				t.Errorf("run: %s (%q), want skipped for %q", run.Status, run.StatusReason, tt.reason)
+			}
+			if n := len(e.reviews()); n != 0 {
+				t.Errorf("%d reviews posted, want 0", n)
+			}
+			if n := e.llm.Calls(); n != 0 {
+				t.Errorf("%d LLM calls, want 0", n)
+			}
+		})
+	}
+}
+
+func TestBudgets(t *testing.T) {
+	t.Run("installation's daily budget used up", func(t *testing.T) {
+		e := newEnv(t, reviewer)
+		e.gh.AddPR(standardPR(fixtureSHA))
+		_, err := e.raw.Exec(t.Context(), `INSERT INTO review_runs (mode, trigger, status, installation_id, repository, pr_number,
+			input_tokens, output_tokens, finished_at) VALUES ('pr', 'webhook', 'succeeded', 1, 'o/r', 9, 900, 200, now())`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.opened("d-1", fixtureSHA)
+		cfg := e.options()
+		cfg.Budgets.InstallationDailyMaxTokens = 1000
+		e.start(e.store, cfg, nil)
+		run := e.waitDone(2)[1]
+		if run.Status != store.StatusSkipped || !strings.Contains(run.StatusReason, "daily budget of 1000 tokens") {
+			t.Errorf("run: %s (%q), want skipped for the daily budget", run.Status, run.StatusReason)
+		}
+		comments := e.botComments(1)
+		if len(comments) != 1 || !strings.Contains(comments[0].Body, "daily budget") {
+			t.Errorf("comments %+v, want one about the budget", comments)
+		}
+		if n := e.llm.Calls(); n != 0 {
+			t.Errorf("%d LLM calls, want 0", n)
+		}
+	})
+	t.Run("review's token budget used up", func(t *testing.T) {
+		e := newEnv(t, reviewer)
+		e.gh.AddPR(standardPR(fixtureSHA))
+		e.opened("d-1", fixtureSHA)
+		cfg := e.options()
+		cfg.Budgets.ReviewMaxTokens = 10
+		e.start(e.store, cfg, nil)
+		run := e.waitDone(1)[0]
+		if run.Status != store.StatusSkipped || !strings.Contains(run.StatusReason, "per-review budget of 10 tokens") {
+			t.Errorf("run: %s (%q), want skipped for the review budget", run.Status, run.StatusReason)
+		}
+		if n := len(e.reviews()); n != 0 {
+			t.Errorf("%d reviews posted, want 0", n)
+		}
+		comments := e.botComments(1)
+		if len(comments) != 1 || !strings.Contains(comments[0].Body, "per-review budget") {
+			t.Errorf("comments %+v, want one about the budget", comments)
+		}
+	})
+}
+
+// panicking is a reviewer with a bug.
+type panicking struct{}
+
+func (panicking) Run(context.Context, pipeline.Request) (*pipeline.Result, error) {
+	panic("index out of range")
+}
+
+func TestPanicIsRecordedAsFailure(t *testing.T) {
+	e := newEnv(t, reviewer)
+	e.gh.AddPR(standardPR(fixtureSHA))
+	e.opened("d-1", fixtureSHA)
+	e.start(e.store, e.options(), panicking{})
+	run := e.waitDone(1)[0]
+	if run.Status != store.StatusFailed || !strings.Contains(run.Error, "panic: index out of range") || run.Attempts != 1 {
+		t.Errorf("run: %s after %d attempts (%q), want failed at once with the panic", run.Status, run.Attempts, run.Error)
+	}
+	if n := len(e.botComments(1)); n != 1 {
+		t.Errorf("%d comments, want 1 saying the review could not be completed", n)
+	}
+}
+
+func TestLLMUnavailableIsRetried(t *testing.T) {
+	var calls atomic.Int64
+	e := newEnv(t, func(req llmtest.Request) llmtest.Response {
+		if calls.Add(1) <= 2 { // the first attempt's call and the client's one retry
+			return llmtest.APIError(http.StatusTooManyRequests, "requests", "rate_limit_exceeded", "Rate limit reached")
+		}
+		return reviewer(req)
+	})
+	e.gh.AddPR(standardPR(fixtureSHA))
+	e.opened("d-1", fixtureSHA)
+	e.start(e.store, e.options(), nil)
+	run := e.waitDone(1)[0]
+	if run.Status != store.StatusSucceeded || run.Attempts != 2 {
+		t.Errorf("run: %s after %d attempts (%q), want succeeded on attempt 2", run.Status, run.Attempts, run.Error)
+	}
+	if rs := postedReviews(e.reviews()); len(rs) != 1 || len(rs[0].Inline) != 2 {
+		t.Errorf("reviews %+v, want one with the model's two findings", rs)
+	}
+}
+
+func TestShutdown(t *testing.T) {
+	t.Run("running review finishes within the grace period", func(t *testing.T) {
+		e, g := newGatedEnv(t)
+		e.gh.AddPR(standardPR(fixtureSHA))
+		e.opened("d-1", fixtureSHA)
+		stop := e.start(e.store, e.options(), nil)
+		g.waitEntered(t)
+		time.AfterFunc(200*time.Millisecond, g.Open)
+		stop()
+		if run := e.runs()[0]; run.Status != store.StatusSucceeded {
+			t.Errorf("run: %s (%s), want succeeded before the pool stopped", run.Status, run.Error)
+		}
+	})
+	t.Run("running review past the grace period is handed back", func(t *testing.T) {
+		e, g := newGatedEnv(t)
+		e.gh.AddPR(standardPR(fixtureSHA))
+		e.opened("d-1", fixtureSHA)
+		cfg := e.options()
+		cfg.ShutdownGrace = 100 * time.Millisecond
+		stop := e.start(e.store, cfg, nil)
+		g.waitEntered(t)
+		stop()
+		if run := e.runs()[0]; run.Status != store.StatusQueued || run.LockedBy != "" || run.Attempts != 0 {
+			t.Fatalf("run after shutdown: %s held by %q after %d attempts, want queued again, the attempt not counted", run.Status, run.LockedBy, run.Attempts)
+		}
+		g.Open()
+		e.start(e.store, e.options(), nil)
+		if run := e.waitDone(1)[0]; run.Status != store.StatusSucceeded || len(e.reviews()) != 1 {
+			t.Errorf("run: %s with %d reviews, want succeeded with one review", run.Status, len(e.reviews()))
+		}
+	})
+}
+
+// twentyFiles is a pull request adding 20 files, one with the SQL
+// injection.
+func twentyFiles() githubtest.PR {
+	added := map[string]string{"store/users.go": usersGo}
+	for i := range 19 {
+		added[fmt.Sprintf("pkg/f%02d.go", i)] = fmt.Sprintf("package pkg\n\n// F%02d returns %d.\nfunc F%02d() int { return %d }\n", i, i, i, i)
+	}
+	return pr(fixtureSHA, map[string]string{"README.md": "Hello\n"}, added)
+}
+
+// apiCalls counts the GitHub API calls of the fake's log by route, without
+// installation tokens.
+func apiCalls(gh *githubtest.Server) (int, map[string]int) {
+	by := map[string]int{}
+	n := 0
+	for _, c := range gh.Calls() {
+		if c.Route == githubtest.RouteAccessToken {
+			continue
+		}
+		by[c.Route]++
+		n++
+	}
+	return n, by
+}
+
+// TestAPICallsPerReview counts the GitHub API calls of the review of a
+// 20-file pull request, from the webhook to the posted review: 8 (the pull
+// request, its diff, the base tree for .mergeguard.yml and conventions, the
+// head re-read before posting, and Publish's reviews, comments, create and
+// created comments), plus, when tools read head files, the head tree once
+// and one blob per file.
+func TestAPICallsPerReview(t *testing.T) {
+	tests := []struct {
+		name  string
+		reads []string // files the model reads with read_file_part
+	}{
+		{name: "no tool calls"},
+		{name: "model reads two files", reads: []string{"pkg/f01.go", "pkg/f02.go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked atomic.Bool
+			e := newEnv(t, func(req llmtest.Request) llmtest.Response {
+				if len(tt.reads) > 0 && len(req.ToolResults()) == 0 && asked.CompareAndSwap(false, true) {
+					var calls []llmtest.ToolCall
+					for i, p := range tt.reads {
+						calls = append(calls, llmtest.Call(fmt.Sprintf("call_%d", i), "read_file_part", map[string]string{"file_path": p}))
+					}
+					return llmtest.ToolCalls(calls...)
+				}
+				return reviewer(req)
+			})
+			e.gh.AddPR(twentyFiles())
+			e.opened("d-1", fixtureSHA)
+			e.start(e.store, e.options(), nil)
+			if run := e.waitDone(1)[0]; run.Status != store.StatusSucceeded {
+				t.Fatalf("run %s (%s), want succeeded", run.Status, run.Error)
+			}
+			n, by := apiCalls(e.gh)
+			t.Logf("%d API calls: %v", n, by)
+			limit := 8
+			if len(tt.reads) > 0 {
+				limit += 1 + len(tt.reads)
+			}
+			if n > limit {
+				t.Errorf("%d API calls, want at most %d: %v", n, limit, by)
+			}
+		})
+	}
+}
+
+func TestReviewsADiffRun(t *testing.T) {
+	e := newEnv(t, reviewer)
+	diffText := addedFileDiff("mathx/div.go", divGo) + addedFileDiff("store/users.go", usersGo)
+	queued, err := e.store.EnqueueRun(t.Context(), store.NewRun{
+		Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &diffText,
+		Options: []byte(`{"severity_threshold": "CRITICAL", "focus_areas": ["Security"]}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(e.store, e.options(), nil)
+	run := e.waitDone(1)[0]
+	if run.ID != queued.ID || run.Status != store.StatusSucceeded || run.Verdict != review.DecisionRequestChanges {
+		t.Fatalf("run: %s verdict %q (%s), want succeeded with request_changes", run.Status, run.Verdict, run.Error)
+	}
+	reported := map[string]string{}
+	for _, f := range run.Result.Findings() {
+		reported[f.Title] = string(f.Severity)
+	}
+	if diff := cmp.Diff(map[string]string{"SQL injection": "critical"}, reported); diff != "" {
+		t.Errorf("reported findings under the run's options (-want +got):\n%s", diff)
+	}
+	if n, _ := apiCalls(e.gh); n != 0 {
+		t.Errorf("%d GitHub API calls for a diff run, want 0", n)
+	}
+}
