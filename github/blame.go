@@ -77,7 +77,7 @@ func (s *Source) Blame(ctx context.Context, path string, line int) (review.Blame
 				End:   r.EndingLine,
 				Line: review.BlameLine{
 					Author:    r.Commit.Author.Name,
-					Date:      r.Commit.AuthoredDate.Time.In(time.UTC),
+					Date:      r.Commit.AuthoredDate.In(time.UTC),
 					CommitSHA: string(r.Commit.Oid),
 					Message:   r.Commit.Message,
 				},

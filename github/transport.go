@@ -203,7 +203,7 @@ func (t *rateLimitTransport) acquire(req *http.Request) (func(), error) {
 }
 
 // classify says whether a request may be retried and after how long.
-func (t *rateLimitTransport) classify(req *http.Request, resp *http.Response, err error, write bool, attempt int) (time.Duration, bool) {
+func (t *rateLimitTransport) classify(_ *http.Request, resp *http.Response, err error, write bool, attempt int) (time.Duration, bool) {
 	backoff := t.limiter.policy.Backoff << attempt
 	if err != nil {
 		return backoff, !write
@@ -297,7 +297,7 @@ func isGraphQLMutation(req *http.Request) bool {
 	if err != nil {
 		return true
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }() // read-only: nothing to learn from a close error
 	var body struct {
 		Query string `json:"query"`
 	}

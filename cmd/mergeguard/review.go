@@ -125,14 +125,14 @@ func openSource(ctx context.Context, dir, diffFile, base, head string, fallback 
 	if repoYML == nil {
 		return src, fallback, nil
 	}
-	repo, err := config.ParseRepo(repoYML)
+	// As in the worker: the repository's file refines the operator's
+	// review defaults. Its errors already name the file and line.
+	repo, err := config.ParseRepoOver(fallback, repoYML)
 	if err != nil {
-		return nil, config.Repo{}, fmt.Errorf("review: %s: %w", config.RepoFileName, err)
+		return nil, config.Repo{}, fmt.Errorf("review: %w", err)
 	}
 	return src, repo, nil
 }
-
-// prices converts the configured prices for the LLM client.
 
 // writeJSON writes the verdict as the API's ReviewVerdict JSON.
 func writeJSON(w io.Writer, v review.Verdict) error {

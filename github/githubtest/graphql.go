@@ -180,9 +180,10 @@ func (p *selParser) set() (selection, error) {
 			if p.peek() == "(" {
 				for depth := 0; ; {
 					t := p.next()
-					if t == "(" {
+					switch t {
+					case "(":
 						depth++
-					} else if t == ")" {
+					case ")":
 						depth--
 					}
 					if depth == 0 || t == "" {

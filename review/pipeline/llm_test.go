@@ -150,6 +150,19 @@ func TestRunWithLLM(t *testing.T) {
 				Statuses: map[string]review.VerificationStatus{
 					"ghost file": review.FalsePositive, "ghost line": review.FalsePositive}},
 		},
+		"lines outside the hunks of a modified file in a bare diff are unverified, not false": {
+			diff: "modified.diff",
+			responses: []llmtest.Response{answer(
+				found{FilePath: "server/handler.go", LineStart: 11, LineEnd: 11, Severity: "critical", Category: "security",
+					Title: "XSS", CodeSnippet: `fmt.Fprintf(w, "hello %s", name)`},
+				found{FilePath: "server/handler.go", LineStart: 40, LineEnd: 41, Severity: "warning", Category: "bug",
+					Title: "outside the hunk"},
+			)},
+			want: outcome{Verdict: review.DecisionRequestChanges, Calls: 1,
+				Agent: review.AgentResult{Status: review.AgentSuccess, Issues: 2, Turns: 1},
+				Statuses: map[string]review.VerificationStatus{
+					"XSS": review.Verified, "outside the hunk": review.Unverified}},
+		},
 		"snippet not in the file is not verified": {
 			diff: "sqli.diff",
 			responses: []llmtest.Response{answer(found{FilePath: "store/users.go", LineStart: 11, LineEnd: 11,

@@ -71,7 +71,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 	r.emit(ctx, review.EventAgentHandoff, review.StagePlanner, name, map[string]any{
 		"from": review.StagePlanner, "to": review.StageReviewer,
 		"files_changed": len(d.Files), "files_reviewed": len(pl.reviewed), "files_skipped": len(pl.skipped),
-		"skipped": pl.skipped, "chunks": chunks, "chunk_tokens": chunkTokens, "truncated": pl.truncation != nil,
+		"skipped": nonNil(pl.skipped), "chunks": chunks, "chunk_tokens": chunkTokens, "truncated": pl.truncation != nil,
 	})
 	return pl, pr, notes
 }
@@ -443,4 +443,12 @@ func sortFindings(fs []review.Finding) {
 			cmp.Compare(a.Category, b.Category),
 		)
 	})
+}
+
+// nonNil makes an empty list marshal as [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

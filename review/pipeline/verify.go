@@ -124,6 +124,10 @@ func (v *verifier) outsideDiff(ctx context.Context, f review.Finding, snippet []
 	}
 	lines, err := v.read(ctx, f.FilePath, rev)
 	switch {
+	case errors.Is(err, review.ErrNotFound) && v.existsAt(f.FilePath, rev):
+		// The diff says the file is there: the source just cannot read
+		// it (a bare diff holds only the changed lines of a modified file).
+		return mark(f, review.Unverified, "lines outside the diff; only the diff of this file is known")
 	case errors.Is(err, review.ErrNotFound):
 		return mark(f, review.FalsePositive, fmt.Sprintf("%s does not exist at the %s revision", f.FilePath, rev))
 	case err != nil:
@@ -136,6 +140,22 @@ func (v *verifier) outsideDiff(ctx context.Context, f review.Finding, snippet []
 		return mark(f, review.FalsePositive, "the cited code is not in the file")
 	}
 	return mark(f, review.Unverified, "the cited lines are outside the diff")
+}
+
+// existsAt reports whether the diff says path exists at rev: everywhere
+// but the head of a deleted file and the base of an added one.
+func (v *verifier) existsAt(path string, rev review.Revision) bool {
+	file, ok := v.idx.File(path)
+	if !ok {
+		return false
+	}
+	switch file.Status {
+	case diff.Deleted:
+		return rev == review.Base
+	case diff.Added:
+		return rev == review.Head
+	}
+	return true
 }
 
 // lookup finds the diff file for a cited path, forgiving a leading "./",

@@ -114,19 +114,25 @@ type Options struct {
 	IncludeStyle      bool     `json:"include_style,omitempty"`
 }
 
-// Validate checks option values, naming the first bad one.
-func (o Options) Validate() error {
+// Normalize checks option values, naming the first bad one, and returns
+// them in canonical form (lower case), as the worker compares them.
+func (o Options) Normalize() (Options, error) {
+	out := Options{IncludeStyle: o.IncludeStyle}
 	for _, f := range o.FocusAreas {
-		if _, err := review.ParseCategory(f); err != nil {
-			return fmt.Errorf("options.focus_areas: %w", err)
+		c, err := review.ParseCategory(f)
+		if err != nil {
+			return Options{}, fmt.Errorf("options.focus_areas: %w", err)
 		}
+		out.FocusAreas = append(out.FocusAreas, string(c))
 	}
 	if o.SeverityThreshold != "" {
-		if _, err := review.ParseSeverity(o.SeverityThreshold); err != nil {
-			return fmt.Errorf("options.severity_threshold: %w", err)
+		s, err := review.ParseSeverity(o.SeverityThreshold)
+		if err != nil {
+			return Options{}, fmt.Errorf("options.severity_threshold: %w", err)
 		}
+		out.SeverityThreshold = string(s)
 	}
-	return nil
+	return out, nil
 }
 
 type createRequest struct {
@@ -155,11 +161,12 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
 		return
 	}
-	if err := req.Options.Validate(); err != nil {
+	options, err := req.Options.Normalize()
+	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	opts, err := json.Marshal(req.Options)
+	opts, err := json.Marshal(options)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "encode options")
 		return

@@ -83,7 +83,7 @@ func (f *fixture) do(t *testing.T, method, path, body string, header map[string]
 
 func TestCreateThenGet(t *testing.T) {
 	f := newFixture(t, "")
-	body, _ := json.Marshal(map[string]any{"diff_text": sampleDiff, "options": map[string]any{"focus_areas": []string{"security"}, "severity_threshold": "warning"}})
+	body, _ := json.Marshal(map[string]any{"diff_text": sampleDiff, "options": map[string]any{"focus_areas": []string{"Security", "bug"}, "severity_threshold": "WARNING"}})
 	code, out := f.do(t, http.MethodPost, "/api/review", string(body), nil)
 	if code != http.StatusAccepted {
 		t.Fatalf("POST /api/review = %d %v, want 202", code, out)
@@ -103,7 +103,7 @@ func TestCreateThenGet(t *testing.T) {
 	if err := json.Unmarshal(run.Options, &opts); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Options{FocusAreas: []string{"security"}, SeverityThreshold: "warning"}, opts); diff != "" {
+	if diff := cmp.Diff(Options{FocusAreas: []string{"security", "bug"}, SeverityThreshold: "warning"}, opts); diff != "" {
 		t.Errorf("stored options (-want +got):\n%s", diff)
 	}
 
@@ -361,16 +361,32 @@ func TestStreamReplaysResumesAndFollowsLive(t *testing.T) {
 	if got[0].Data.Stage != review.StagePlanner || got[0].Data.RunID != run.ID {
 		t.Errorf("event data %+v", got[0].Data)
 	}
+	// A failed attempt that is retried does not end the stream.
+	appendEv(review.EventPipelineFailed, review.StageReviewer)
+	appendEv(review.EventPipelineStarted, review.StagePlanner)
 	appendEv(review.EventAgentHandoff, review.StageReviewer)
 	appendEv(review.EventPipelineCompleted, review.StageReporter)
-	rest := readSSE(t, res.Body, 10) // ends after pipeline.completed
-	if diff := cmp.Diff([]string{"3:agent.handoff", "4:pipeline.completed"}, types(rest)); diff != "" {
+	// The run is recorded after its pipeline ends; only then does the
+	// stream end.
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		if _, err := f.store.ClaimRun(context.WithoutCancel(ctx), "w", time.Minute); err != nil {
+			t.Error(err)
+			return
+		}
+		if err := f.store.FinishRun(context.WithoutCancel(ctx), run.ID, "w", store.Result{Status: store.StatusSucceeded}); err != nil {
+			t.Error(err)
+		}
+	}()
+	rest := readSSE(t, res.Body, 10)
+	want := []string{"3:pipeline.failed", "4:pipeline.started", "5:agent.handoff", "6:pipeline.completed"}
+	if diff := cmp.Diff(want, types(rest)); diff != "" {
 		t.Fatalf("live events (-want +got):\n%s", diff)
 	}
 
-	// Resuming after event 2 replays only 3 and 4, then ends.
-	resumed := readSSE(t, f.stream(t, run.ID, "2").Body, 10)
-	if diff := cmp.Diff([]string{"3:agent.handoff", "4:pipeline.completed"}, types(resumed)); diff != "" {
+	// Resuming after event 4 replays only 5 and 6, then ends.
+	resumed := readSSE(t, f.stream(t, run.ID, "4").Body, 10)
+	if diff := cmp.Diff(want[2:], types(resumed)); diff != "" {
 		t.Fatalf("resumed events (-want +got):\n%s", diff)
 	}
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,8 +18,10 @@ const streamBatch = 500
 
 // stream serves GET /api/review/{id}/stream: the run's stored events first
 // (after Last-Event-ID when the client resumes), then live ones as they are
-// stored, until pipeline.completed or pipeline.failed — or, for a run that
-// ends without a pipeline (skipped, superseded), until the run is final.
+// stored. It ends after pipeline.completed or pipeline.failed once the run
+// is final — a failed attempt that the worker retries goes on streaming the
+// next attempt's events — and, for a run that ends without a pipeline
+// (skipped, superseded while queued), when the run is final.
 func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
@@ -64,27 +67,33 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 	defer heartbeat.Stop()
 	poll := time.NewTicker(a.d.Poll)
 	defer poll.Stop()
+	ended := false // the last event written ends a pipeline attempt
 	for {
-		done, last, err := a.flushEvents(w, r, run.ID, after)
+		terminal, last, err := a.flushEvents(w, r, run.ID, after)
 		if err != nil {
 			return // the client went away or the database failed; the client resumes
 		}
-		after = last
-		if done {
-			return
+		if last > after {
+			ended = terminal
 		}
+		after = last
 		if err := rc.Flush(); err != nil {
 			return
+		}
+		if ended && a.final(ctx, run.ID, after) {
+			return
+		}
+		if ended {
+			// The run is recorded moments after its pipeline ends (the
+			// review is posted in between): look again soon.
+			poll.Reset(finalPoll)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
 		case <-poll.C:
-			// A run that ended without pipeline events (skipped before the
-			// pipeline, superseded while queued) has nothing more to say.
-			cur, err := a.d.Store.GetRun(ctx, run.ID)
-			if err == nil && cur.Status.Final() && cur.EventSeq <= after {
+			if a.final(ctx, run.ID, after) {
 				return
 			}
 		case <-heartbeat.C:
@@ -95,9 +104,20 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// finalPoll is how often a stream whose pipeline ended checks that its run
+// is recorded.
+const finalPoll = 250 * time.Millisecond
+
+// final reports whether the run has ended and every event of it up to seq
+// has been written.
+func (a *API) final(ctx context.Context, runID string, seq int) bool {
+	cur, err := a.d.Store.GetRun(ctx, runID)
+	return err == nil && cur.Status.Final() && cur.EventSeq <= seq
+}
+
 // flushEvents writes every stored event after seq and reports whether the
-// stream is over and the last sequence number written.
-func (a *API) flushEvents(w http.ResponseWriter, r *http.Request, runID string, after int) (done bool, last int, err error) {
+// last one written ends a pipeline attempt, and its sequence number.
+func (a *API) flushEvents(w http.ResponseWriter, r *http.Request, runID string, after int) (terminal bool, last int, err error) {
 	last = after
 	for {
 		evs, err := a.d.Store.Events(r.Context(), runID, last, streamBatch)
@@ -113,12 +133,10 @@ func (a *API) flushEvents(w http.ResponseWriter, r *http.Request, runID string, 
 				return false, last, err
 			}
 			last = e.Seq
-			if e.Type == review.EventPipelineCompleted || e.Type == review.EventPipelineFailed {
-				done = true
-			}
+			terminal = e.Type == review.EventPipelineCompleted || e.Type == review.EventPipelineFailed
 		}
-		if done || len(evs) < streamBatch {
-			return done, last, nil
+		if len(evs) < streamBatch {
+			return terminal, last, nil
 		}
 	}
 }
