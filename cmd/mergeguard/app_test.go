@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,37 +41,19 @@ func TestServeGitHubApp(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	pr, pw := io.Pipe()
-	var logs logLines
-	listening := make(chan map[string]any, 1)
-	go logs.collect(pr, "listening", listening)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve"}, env(map[string]string{
-			"DATABASE_URL":              storetest.Empty(t),
-			"MERGEGUARD_ADDR":           "127.0.0.1:0",
-			"GITHUB_APP_INTEGRATION_ID": strconv.FormatInt(app.App.IntegrationID, 10),
-			"GITHUB_APP_WEBHOOK_SECRET": app.App.WebhookSecret,
-			"GITHUB_APP_PRIVATE_KEY":    app.App.PrivateKey,
-			"GITHUB_V3_API_URL":         app.V3APIURL,
-			"GITHUB_V4_API_URL":         app.V4APIURL,
-			"OPENAI_BASE_URL":           model.URL(),
-			"MERGEGUARD_MODEL":          "gpt-4o",
-		}), io.Discard, pw)
-		_ = pw.Close() // a PipeWriter's Close never fails
-	}()
-	var base string
-	select {
-	case m := <-listening:
-		base = "http://" + m["addr"].(string)
-	case err := <-done:
-		t.Fatalf("serve stopped: %v\n%s", err, &logs)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not start listening\n%s", &logs)
-	}
+	s := startServe(t, ctx, map[string]string{
+		"DATABASE_URL":              storetest.Empty(t),
+		"GITHUB_APP_INTEGRATION_ID": strconv.FormatInt(app.App.IntegrationID, 10),
+		"GITHUB_APP_WEBHOOK_SECRET": app.App.WebhookSecret,
+		"GITHUB_APP_PRIVATE_KEY":    app.App.PrivateKey,
+		"GITHUB_V3_API_URL":         app.V3APIURL,
+		"GITHUB_V4_API_URL":         app.V4APIURL,
+		"OPENAI_BASE_URL":           model.URL(),
+		"MERGEGUARD_MODEL":          "gpt-4o",
+	})
 
 	opened := githubtest.Delivery{Event: "pull_request", ID: "delivery-1", Payload: githubtest.Payload(t, "pull_request/opened.payload.json")}
-	req, err := opened.Request(t.Context(), base+"/api/github/hook", []byte(app.App.WebhookSecret))
+	req, err := opened.Request(t.Context(), s.base+"/api/github/hook", []byte(app.App.WebhookSecret))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,13 +63,13 @@ func TestServeGitHubApp(t *testing.T) {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("webhook answered %d, want 200\n%s", resp.StatusCode, &logs)
+		t.Fatalf("webhook answered %d, want 200\n%s", resp.StatusCode, s.logs)
 	}
 
 	deadline := time.Now().Add(30 * time.Second)
 	for len(gh.Reviews("Codertocat", "Hello-World", 2)) == 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("no review posted\n%s", &logs)
+			t.Fatalf("no review posted\n%s", s.logs)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -97,13 +78,5 @@ func TestServeGitHubApp(t *testing.T) {
 		t.Errorf("reviews %+v, want one on %s with an inline comment on line 4", reviews, head)
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("serve returned %v after cancel, want nil\n%s", err, &logs)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop after cancel")
-	}
+	s.stop(t, cancel)
 }

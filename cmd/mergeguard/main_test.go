@@ -198,34 +198,58 @@ func (l *logLines) String() string {
 	return strings.Join(l.lines, "\n")
 }
 
+// serving is a `mergeguard serve` started by a test.
+type serving struct {
+	base string // http://host:port
+	logs *logLines
+	done chan error
+}
+
+// startServe runs `mergeguard serve` with vars as its environment (the
+// listen address set to a free port) until ctx is cancelled, and waits until
+// it listens.
+func startServe(t *testing.T, ctx context.Context, vars map[string]string) serving {
+	t.Helper()
+	pr, pw := io.Pipe()
+	s := serving{logs: &logLines{}, done: make(chan error, 1)}
+	listening := make(chan map[string]any, 1)
+	go s.logs.collect(pr, "listening", listening)
+	vars["MERGEGUARD_ADDR"] = "127.0.0.1:0"
+	go func() {
+		s.done <- run(ctx, []string{"serve"}, env(vars), io.Discard, pw)
+		_ = pw.Close() // a PipeWriter's Close never fails
+	}()
+	select {
+	case m := <-listening:
+		s.base = "http://" + m["addr"].(string)
+	case err := <-s.done:
+		t.Fatalf("serve stopped: %v\n%s", err, s.logs)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve did not start listening\n%s", s.logs)
+	}
+	return s
+}
+
+// stop cancels serve's context and checks that it stops cleanly.
+func (s serving) stop(t *testing.T, cancel context.CancelFunc) {
+	t.Helper()
+	cancel()
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Errorf("serve returned %v after cancel, want nil\n%s", err, s.logs)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop after cancel")
+	}
+}
+
 func TestServe(t *testing.T) {
 	dbURL := storetest.Empty(t) // serve migrates it
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-
-	pr, pw := io.Pipe()
-	var logs logLines
-	listening := make(chan map[string]any, 1)
-	go logs.collect(pr, "listening", listening)
-
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve"}, env(map[string]string{
-			"DATABASE_URL":    dbURL,
-			"MERGEGUARD_ADDR": "127.0.0.1:0",
-		}), io.Discard, pw)
-		_ = pw.Close() // a PipeWriter's Close never fails
-	}()
-
-	var base string
-	select {
-	case m := <-listening:
-		base = "http://" + m["addr"].(string)
-	case err := <-done:
-		t.Fatalf("serve stopped: %v\n%s", err, &logs)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not start listening\n%s", &logs)
-	}
+	s := startServe(t, ctx, map[string]string{"DATABASE_URL": dbURL})
+	base, logs := s.base, s.logs
 
 	for _, path := range []string{"/healthz", "/readyz"} {
 		if status, body := get(t, base+path); status != http.StatusOK || body != "ok\n" {
@@ -236,7 +260,7 @@ func TestServe(t *testing.T) {
 		t.Errorf("after serve started, schema version = %d dirty=%v err=%v; want 1", v, dirty, err)
 	}
 	if !strings.Contains(logs.String(), "GitHub App not configured") {
-		t.Errorf("serve did not say that the GitHub App is not configured:\n%s", &logs)
+		t.Errorf("serve did not say that the GitHub App is not configured:\n%s", logs)
 	}
 
 	dropDatabase(t, dbURL)
@@ -248,15 +272,7 @@ func TestServe(t *testing.T) {
 		t.Errorf("GET /healthz with the database gone = %d, want 200", status)
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("serve returned %v after cancel, want nil\n%s", err, &logs)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop after cancel")
-	}
+	s.stop(t, cancel)
 }
 
 func get(t *testing.T, url string) (int, string) {
