@@ -52,7 +52,8 @@ func (p *Pool) work(jobs context.Context, workerID string, run *store.Run, claim
 }
 
 // runLogger is the logger of one run: every line names the run, the worker
-// and, for a pull request, the installation, repository and number.
+// and, for a pull request, the installation, repository, number, head SHA
+// and the delivery that asked for it.
 func (p *Pool) runLogger(run *store.Run, workerID string) zerolog.Logger {
 	lc := p.log.With().Str("run_id", run.ID).Str("worker", workerID).
 		Str("mode", string(run.Mode)).Str("trigger", string(run.Trigger))
@@ -62,6 +63,9 @@ func (p *Pool) runLogger(run *store.Run, workerID string) zerolog.Logger {
 			Str(githubapp.LogKeyRepositoryOwner, owner).
 			Str(githubapp.LogKeyRepositoryName, name).
 			Int(githubapp.LogKeyPRNum, run.PRNumber)
+	}
+	if run.HeadSHA != "" {
+		lc = lc.Str("head_sha", run.HeadSHA)
 	}
 	if run.DeliveryID != "" {
 		lc = lc.Str(githubapp.LogKeyDeliveryID, run.DeliveryID)
