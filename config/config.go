@@ -120,8 +120,20 @@ type LLM struct {
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
 	// MaxTurns caps the tool-calling turns of one agent run.
 	MaxTurns int `yaml:"max_turns" json:"max_turns"`
-	// Concurrency caps the model calls in flight per process.
+	// Concurrency caps the reviewer agents of one review running at once.
 	Concurrency int `yaml:"concurrency" json:"concurrency"`
+	// APIType is "openai" (any OpenAI-compatible server) or "azure" (Azure
+	// OpenAI: base_url is the resource URL, model the deployment name).
+	APIType string `yaml:"api_type" json:"api_type"`
+	// APIVersion is Azure OpenAI's api-version; empty keeps the client's.
+	APIVersion string `yaml:"api_version" json:"api_version"`
+	// ResponseFormat is how the reviewer's final JSON is asked for:
+	// json_schema (structured outputs), json_object, or text for servers
+	// that support neither.
+	ResponseFormat string `yaml:"response_format" json:"response_format"`
+	// StrictTools sends OpenAI strict-mode schemas for the tools; servers
+	// other than OpenAI and Azure handle the default (non-strict) better.
+	StrictTools bool `yaml:"strict_tools" json:"strict_tools"`
 	// Prices are USD prices per model name, used to compute review cost. A
 	// file's entries are added to the built-in table, replacing same names.
 	Prices map[string]Price `yaml:"prices" json:"prices"`

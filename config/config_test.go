@@ -482,6 +482,8 @@ llm:
   max_output_tokens: 1000
   temperature: 2.5
   max_turns: 0
+  api_type: bedrock
+  response_format: xml
   prices:
     m: {input_per_million: -1, output_per_million: -2}
 workers:
@@ -513,6 +515,8 @@ budgets:
 		"llm.max_output_tokens: must be less than llm.context_tokens (1000), got 1000",
 		"llm.temperature: must be between 0 and 2, got 2.5",
 		"llm.max_turns: must be at least 1, got 0",
+		`llm.api_type: "bedrock" is not one of openai, azure`,
+		`llm.response_format: "xml" is not one of json_schema, json_object, text`,
 		"llm.prices.m.input_per_million: must not be negative, got -1",
 		"llm.prices.m.output_per_million: must not be negative, got -2",
 		"workers.lease: must be positive, got 0s",

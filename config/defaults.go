@@ -32,6 +32,8 @@ func Default() Config {
 			Timeout:         2 * time.Minute,
 			MaxTurns:        10,
 			Concurrency:     4,
+			APIType:         "openai",
+			ResponseFormat:  "json_schema",
 			Prices:          defaultPrices(),
 		},
 		Workers: Workers{

@@ -145,6 +145,8 @@ func (l LLM) check(v *validation) {
 	positive(v, "llm.timeout", l.Timeout)
 	atLeastOne(v, "llm.max_turns", l.MaxTurns)
 	atLeastOne(v, "llm.concurrency", l.Concurrency)
+	oneOf(v.add, "llm.api_type", l.APIType, []string{"openai", "azure"})
+	oneOf(v.add, "llm.response_format", l.ResponseFormat, []string{"json_schema", "json_object", "text"})
 	for _, model := range slices.Sorted(maps.Keys(l.Prices)) {
 		p := l.Prices[model]
 		if p.InputPerMillion < 0 {

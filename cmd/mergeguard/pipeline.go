@@ -6,6 +6,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -24,9 +25,9 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.De
 	deps = pipeline.Deps{
 		Model: cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
 		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: prices(cfg.Prices),
-		Temperature: float32(cfg.Temperature),
+		Temperature: float32(cfg.Temperature), ResponseFormat: agent.ResponseFormat(cfg.ResponseFormat),
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
-			return tools.New(src, d, tools.Options{})
+			return tools.New(src, d, tools.Options{Strict: cfg.StrictTools})
 		},
 	}
 	if !cfg.APIKey.IsSet() && strings.TrimRight(cfg.BaseURL, "/") == defaultOpenAIURL {
@@ -35,7 +36,8 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.De
 	// Each attempt has its own timeout (llm.Config.Timeout); the client
 	// itself has none so retries are not cut short.
 	deps.LLM = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey.Value(), Model: cfg.Model,
-		Timeout: cfg.Timeout, MaxRetries: 3}, &http.Client{Transport: transport})
+		Timeout: cfg.Timeout, MaxRetries: 3, Azure: cfg.APIType == "azure", APIVersion: cfg.APIVersion},
+		&http.Client{Transport: transport})
 	return deps, true
 }
 
