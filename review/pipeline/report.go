@@ -95,8 +95,9 @@ func blockingSeverity(s string) review.Severity {
 }
 
 // decide is the verdict policy:
-//   - request_changes when a verified or likely finding at or above the
-//     blocking severity remains;
+//   - request_changes when a verified finding at or above the blocking
+//     severity remains (a likely one — its code not checked at its lines —
+//     is reported but does not block);
 //   - approve only when the repository allows it, an LLM reviewed every
 //     chunk without failure, and nothing at warning or above remains;
 //   - comment otherwise.
@@ -104,7 +105,7 @@ func blockingSeverity(s string) review.Severity {
 // The model has no say: its findings count only through verification.
 func decide(allowApprove bool, blocking review.Severity, reported []review.Finding, degraded, llmReviewed bool, filesReviewed int) (review.Decision, string) {
 	for _, f := range reported {
-		if f.Severity.AtLeast(blocking) && (f.VerificationStatus == review.Verified || f.VerificationStatus == review.Likely) {
+		if f.Severity.AtLeast(blocking) && f.VerificationStatus == review.Verified {
 			return review.DecisionRequestChanges, fmt.Sprintf("Changes requested: %s (%s:%d).", f.Title, f.FilePath, f.LineStart)
 		}
 	}
