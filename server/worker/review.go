@@ -143,12 +143,12 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 		return out, err
 	}
 
-	head, err := github.HeadSHA(ctx, client, owner, name, run.PRNumber)
+	head, err := github.PullHead(ctx, client, owner, name, run.PRNumber)
 	if err != nil {
 		return outcome{}, fmt.Errorf("re-read head before posting: %w", err)
 	}
-	if head != res.Change.HeadSHA {
-		return superseded(fmt.Sprintf("the head moved from %s to %s during the review", short(res.Change.HeadSHA), short(head))), nil
+	if head.SHA != res.Change.HeadSHA {
+		return superseded(fmt.Sprintf("the head moved from %s to %s during the review", short(res.Change.HeadSHA), short(head.SHA))), nil
 	}
 	alreadyStarted, err := p.deps.Store.ClaimPost(ctx, run.ID, j.workerID)
 	switch {
