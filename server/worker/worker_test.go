@@ -210,6 +210,13 @@ func (s *severable) ReleaseRun(ctx context.Context, runID, workerID string) erro
 	return s.Store.ReleaseRun(ctx, runID, workerID)
 }
 
+func (s *severable) SetRunHead(ctx context.Context, runID, workerID string, head store.Head) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	return s.Store.SetRunHead(ctx, runID, workerID, head)
+}
+
 func (s *severable) FinishRun(ctx context.Context, runID, workerID string, res store.Result) error {
 	if err := s.check(); err != nil {
 		return err
@@ -262,7 +269,7 @@ func TestKilledWorkersRunIsTakenOver(t *testing.T) {
 
 func TestRerunCommand(t *testing.T) {
 	e := newEnv(t, reviewer)
-	e.gh.AddPR(standardPR(fixtureSHA))
+	pr := e.gh.AddPR(standardPR(fixtureSHA))
 	e.gh.SetPermission(owner, repoName, "alice", "write")
 	e.gh.SetPermission(owner, repoName, "bob", "read")
 	e.opened("d-1", fixtureSHA)
@@ -278,6 +285,11 @@ func TestRerunCommand(t *testing.T) {
 	second := runs[1]
 	if second.Trigger != store.TriggerCommand || second.RequestedBy != "alice" || second.Status != store.StatusSucceeded {
 		t.Fatalf("rerun: %s by %q %s (%s), want a succeeded command run by alice", second.Trigger, second.RequestedBy, second.Status, second.Error)
+	}
+	for _, r := range runs {
+		if got := (store.Head{HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
+			t.Errorf("%s run recorded %+v, want the reviewed %+v", r.Trigger, got, reviewedHead(pr))
+		}
 	}
 	rs := postedReviews(e.reviews())
 	if len(rs) != 2 {
@@ -300,6 +312,43 @@ func TestRerunCommand(t *testing.T) {
 		t.Errorf("reactions (-want +got):\n%s", diff)
 	}
 }
+
+// reviewedHead is the revision of pr a review reads.
+func reviewedHead(pr githubtest.PR) store.Head {
+	return store.Head{HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Branch: pr.HeadRef}
+}
+
+// TestRerunWaitsForTheRunningReviewOfItsHead: a rerun asked while the
+// review of the same head runs does not cancel it; it runs next, on that
+// head.
+func TestRerunWaitsForTheRunningReviewOfItsHead(t *testing.T) {
+	e, g := newGatedEnv(t)
+	pr := e.gh.AddPR(standardPR(fixtureSHA))
+	e.gh.SetPermission(owner, repoName, "alice", "write")
+	e.opened("d-1", fixtureSHA)
+	e.start(e.store, e.options(), nil)
+	g.waitEntered(t) // the review of the head is with the model
+
+	e.comment("c-rerun", "alice", "/mergeguard rerun")
+	if runs := e.runs(); len(runs) != 2 || runs[1].Status != store.StatusQueued {
+		t.Fatalf("after the rerun: %s; want the rerun queued", e.describeRuns())
+	}
+	g.Open()
+	runs := e.waitDone(2)
+	for _, r := range runs {
+		if r.Status != store.StatusSucceeded {
+			t.Errorf("%s run: %s (%s %s), want succeeded", r.Trigger, r.Status, r.StatusReason, r.Error)
+		}
+		if got := (store.Head{HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
+			t.Errorf("%s run recorded %+v, want the reviewed %+v", r.Trigger, got, reviewedHead(pr))
+		}
+	}
+	if rs := postedReviews(e.reviews()); len(rs) != 2 || rs[0].CommitID != fixtureSHA || rs[1].CommitID != fixtureSHA {
+		t.Errorf("reviews %+v, want two reviews of head %s", rs, short(fixtureSHA))
+	}
+}
+
+func short(sha string) string { return sha[:7] }
 
 func TestGitHubFailingMidPost(t *testing.T) {
 	t.Run("review created but answered 500: found, not posted again", func(t *testing.T) {
