@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -584,13 +585,15 @@ func TestShutdown(t *testing.T) {
 }
 
 // twentyFiles is a pull request adding 20 files, one with the SQL
-// injection.
-func twentyFiles() githubtest.PR {
+// injection, to a base holding README.md and base.
+func twentyFiles(base map[string]string) githubtest.PR {
 	added := map[string]string{"store/users.go": usersGo}
 	for i := range 19 {
 		added[fmt.Sprintf("pkg/f%02d.go", i)] = fmt.Sprintf("package pkg\n\n// F%02d returns %d.\nfunc F%02d() int { return %d }\n", i, i, i, i)
 	}
-	return pr(fixtureSHA, map[string]string{"README.md": "Hello\n"}, added)
+	files := map[string]string{"README.md": "Hello\n"}
+	maps.Copy(files, base)
+	return pr(fixtureSHA, files, added)
 }
 
 // apiCalls counts the GitHub API calls of the fake's log by route, without
@@ -612,15 +615,21 @@ func apiCalls(gh *githubtest.Server) (int, map[string]int) {
 // 20-file pull request, from the webhook to the posted review: 8 (the pull
 // request, its diff, the base tree for .mergeguard.yml and conventions, the
 // head re-read before posting, and Publish's reviews, comments, create and
-// created comments), plus, when tools read head files, the head tree once
-// and one blob per file.
+// created comments), plus one per head file a tool reads (the contents
+// API, no head tree) and one per convention file the base holds (its
+// blob).
 func TestAPICallsPerReview(t *testing.T) {
 	tests := []struct {
 		name  string
-		reads []string // files the model reads with read_file_part
+		base  map[string]string // files of the base besides README.md
+		reads []string          // files the model reads with read_file_part
 	}{
 		{name: "no tool calls"},
 		{name: "model reads two files", reads: []string{"pkg/f01.go", "pkg/f02.go"}},
+		{name: "repository with conventions", base: map[string]string{
+			".mergeguard.yml": "instructions: Prefer small functions.\n",
+			"AGENTS.md":       "Wrap errors with %w.\n",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -635,7 +644,7 @@ func TestAPICallsPerReview(t *testing.T) {
 				}
 				return reviewer(req)
 			})
-			e.gh.AddPR(twentyFiles())
+			e.gh.AddPR(twentyFiles(tt.base))
 			e.opened("d-1", fixtureSHA)
 			e.start(e.store, e.options(), nil)
 			if run := e.waitDone(1)[0]; run.Status != store.StatusSucceeded {
@@ -643,11 +652,7 @@ func TestAPICallsPerReview(t *testing.T) {
 			}
 			n, by := apiCalls(e.gh)
 			t.Logf("%d API calls: %v", n, by)
-			limit := 8
-			if len(tt.reads) > 0 {
-				limit += 1 + len(tt.reads)
-			}
-			if n > limit {
+			if limit := 8 + len(tt.reads) + len(tt.base); n > limit {
 				t.Errorf("%d API calls, want at most %d: %v", n, limit, by)
 			}
 		})
