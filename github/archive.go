@@ -16,7 +16,7 @@ import (
 )
 
 // ErrArchiveTooLarge is returned by Preload when the head archive is above
-// the configured caps; head reads then keep using blobs.
+// the configured caps; head files are then read one by one.
 var ErrArchiveTooLarge = errors.New("repository archive too large")
 
 // archive is the head commit's files, from its tarball; nil when the

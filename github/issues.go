@@ -9,16 +9,27 @@ import (
 	gh "github.com/google/go-github/v60/github"
 )
 
-// HeadSHA returns the current head commit of a pull request. Workers read
-// it just before posting: a review of an older head is stale.
+// Head is where a pull request stands.
+type Head struct {
+	// SHA is the head commit.
+	SHA string
+	// Ref is the head branch.
+	Ref string
+	// BaseSHA is the base commit.
+	BaseSHA string
+}
+
+// PullHead returns the current head of a pull request. Workers read it
+// just before posting (a review of an older head is stale), and comment
+// commands read it to name the head they ask to review.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/pulls#get-a-pull-request
-func HeadSHA(ctx context.Context, client *gh.Client, owner, repo string, number int) (string, error) {
+func PullHead(ctx context.Context, client *gh.Client, owner, repo string, number int) (Head, error) {
 	pr, _, err := client.PullRequests.Get(ctx, owner, repo, number)
 	if err != nil {
-		return "", fmt.Errorf("get head of %s/%s#%d: %w", owner, repo, number, apiError(err))
+		return Head{}, fmt.Errorf("get head of %s/%s#%d: %w", owner, repo, number, apiError(err))
 	}
-	return pr.GetHead().GetSHA(), nil
+	return Head{SHA: pr.GetHead().GetSHA(), Ref: pr.GetHead().GetRef(), BaseSHA: pr.GetBase().GetSHA()}, nil
 }
 
 // Comment posts a comment on a pull request's conversation (failure

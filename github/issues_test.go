@@ -1,11 +1,13 @@
 package github
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/review"
 )
 
 func TestPermission(t *testing.T) {
@@ -50,16 +52,22 @@ func TestCanWrite(t *testing.T) {
 	}
 }
 
-func TestHeadSHA(t *testing.T) {
+func TestPullHead(t *testing.T) {
 	fake := githubtest.New(t)
 	pr := fake.AddPR(testPR(3))
-	got, err := HeadSHA(t.Context(), fake.Client(), "acme", "widgets", 7)
-	if err != nil || got != pr.HeadSHA {
-		t.Fatalf("HeadSHA = %q, %v; want %q", got, err, pr.HeadSHA)
+	got, err := PullHead(t.Context(), fake.Client(), "acme", "widgets", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Head{SHA: pr.HeadSHA, Ref: pr.HeadRef, BaseSHA: pr.BaseSHA}, got); diff != "" {
+		t.Errorf("PullHead (-want +got):\n%s", diff)
 	}
 	fake.SetHeadSHA("acme", "widgets", 7, "1234567890123456789012345678901234567890")
-	if got, _ := HeadSHA(t.Context(), fake.Client(), "acme", "widgets", 7); got != "1234567890123456789012345678901234567890" {
-		t.Errorf("HeadSHA after a push = %q", got)
+	if got, _ := PullHead(t.Context(), fake.Client(), "acme", "widgets", 7); got.SHA != "1234567890123456789012345678901234567890" {
+		t.Errorf("PullHead after a push = %q", got.SHA)
+	}
+	if _, err := PullHead(t.Context(), fake.Client(), "acme", "widgets", 99); !errors.Is(err, review.ErrNotFound) {
+		t.Errorf("PullHead of a missing pull request: %v, want ErrNotFound", err)
 	}
 }
 

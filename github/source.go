@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"sort"
@@ -36,7 +37,7 @@ type SourceOptions struct {
 	MaxFiles int
 	// ArchiveMaxBytes and ArchiveMaxFiles cap the head archive Preload
 	// keeps in memory (uncompressed). Above either, Preload gives up and
-	// head reads keep using blobs.
+	// head files keep being read one by one.
 	ArchiveMaxBytes int64
 	ArchiveMaxFiles int
 	// ArchiveClient downloads the archive from the address GitHub
@@ -75,11 +76,11 @@ func (o SourceOptions) withDefaults() SourceOptions {
 
 // Source reads one pull request through the GitHub API for a review. It
 // implements review.Source and makes as few calls as it can: the pull
-// request, its raw diff, its files and its commits are fetched once; file
-// contents come from one recursive tree per revision and one blob per file
-// (each blob at most once), or from the head archive after Preload; blame
-// is one GraphQL query per file. Everything is cached for the life of the
-// Source, which is safe for concurrent use. A missing object is
+// request, its raw diff, its files and its commits are fetched once; each
+// file is fetched at most once per revision (see ReadFile); the head tree
+// is fetched only to list files, and the head archive only for Preload;
+// blame is one GraphQL query per file. Everything is cached for the life
+// of the Source, which is safe for concurrent use. A missing object is
 // review.ErrNotFound.
 type Source struct {
 	client      *gh.Client
@@ -94,6 +95,7 @@ type Source struct {
 	commits memo[struct{}, []review.Commit]
 	trees   memo[string, *tree]
 	blobs   memo[string, []byte]
+	reads   memo[fileAt, []byte]
 	archive memo[struct{}, *archive]
 	blame   memo[string, []blameRange]
 }
@@ -335,11 +337,21 @@ func (s *Source) tree(ctx context.Context, sha string) (*tree, error) {
 	})
 }
 
-// ReadFile returns a file's content at the base or head commit: from the
-// head archive once Preload has fetched it, otherwise from its blob (found
-// through the revision's tree, each blob fetched at most once). A path the
-// tree does not list is review.ErrNotFound, except in a truncated tree,
-// where the contents API is asked.
+// fileAt is a file at a commit.
+type fileAt struct{ sha, path string }
+
+// ReadFile returns a file's content at the base or head commit, each file
+// fetched at most once per commit:
+//   - at head after Preload, from the archive (no call);
+//   - through the revision's tree when it is at hand — always at base,
+//     whose tree is fetched once and answers the convention files
+//     (.mergeguard.yml, AGENTS.md, CONTRIBUTING.md), most of which a
+//     repository lacks, without a call each; at head once ListFiles
+//     fetched it. A path the tree lists is one blob call (each blob at
+//     most once), a path it does not list is review.ErrNotFound without a
+//     call, and a truncated tree falls back to the contents API;
+//   - otherwise at head, through the contents API: one call per file,
+//     instead of the whole head tree for the first file read.
 func (s *Source) ReadFile(ctx context.Context, path string, rev review.Revision) ([]byte, error) {
 	if rev == review.Head {
 		if a, ok := s.archive.peek(struct{}{}); ok && a != nil {
@@ -353,6 +365,21 @@ func (s *Source) ReadFile(ctx context.Context, path string, rev review.Revision)
 	if err != nil {
 		return nil, err
 	}
+	b, err := s.reads.get(ctx, fileAt{sha: sha, path: path}, func() ([]byte, error) {
+		if _, ok := s.trees.peek(sha); ok || rev == review.Base {
+			return s.readFromTree(ctx, path, rev, sha)
+		}
+		return s.contents(ctx, path, sha)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(b), nil
+}
+
+// readFromTree reads a file through the tree of commit sha and the file's
+// blob.
+func (s *Source) readFromTree(ctx context.Context, path string, rev review.Revision, sha string) ([]byte, error) {
 	t, err := s.tree(ctx, sha)
 	if err != nil {
 		return nil, err
@@ -364,21 +391,20 @@ func (s *Source) ReadFile(ctx context.Context, path string, rev review.Revision)
 		}
 		return nil, fmt.Errorf("read %s at %s: %w", path, rev, review.ErrNotFound)
 	}
-	b, err := s.blobs.get(ctx, blob, func() ([]byte, error) {
+	return s.blobs.get(ctx, blob, func() ([]byte, error) {
 		b, _, err := s.client.Git.GetBlobRaw(ctx, s.owner, s.repo, blob)
 		if err != nil {
 			return nil, fmt.Errorf("read %s at %s: %w", path, rev, apiError(err))
 		}
 		return b, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return bytes.Clone(b), nil
 }
 
-// contents reads a file through the contents API, for trees too large to
-// list whole.
+// contents reads a file at commit sha through the contents API with the
+// raw media type, which serves files up to 100 MB. GitHub answers a
+// directory (and a submodule, or a symbolic link leaving the repository)
+// with JSON instead of content: that path is not a file,
+// review.ErrNotFound.
 //
 // GitHub API docs: https://docs.github.com/rest/repos/contents#get-repository-content
 func (s *Source) contents(ctx context.Context, path, sha string) ([]byte, error) {
@@ -389,8 +415,12 @@ func (s *Source) contents(ctx context.Context, path, sha string) ([]byte, error)
 	}
 	req.Header.Set("Accept", "application/vnd.github.raw")
 	var buf bytes.Buffer
-	if _, err := s.client.Do(ctx, req, &buf); err != nil {
+	resp, err := s.client.Do(ctx, req, &buf)
+	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", path, sha, apiError(err))
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		return nil, fmt.Errorf("read %s at %s: not a file: %w", path, sha, review.ErrNotFound)
 	}
 	return buf.Bytes(), nil
 }

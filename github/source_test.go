@@ -2,6 +2,7 @@ package github
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,8 +24,8 @@ func newTestSource(t *testing.T, pr githubtest.PR) (*githubtest.Server, *Source,
 
 // TestSourceFullReviewCalls reads a 20-file pull request the way a review
 // does and counts the API calls: the fixed reads (pull request, diff,
-// files, commits, head and base trees, archive) plus one call per file
-// whose content or blame is read.
+// files, commits, base tree, head tree for listing, archive) plus one call
+// per file whose content or blame is read.
 func TestSourceFullReviewCalls(t *testing.T) {
 	fake, src, pr := newTestSource(t, testPR(20))
 	ctx := t.Context()
@@ -59,33 +60,29 @@ func TestSourceFullReviewCalls(t *testing.T) {
 	if _, err := src.Commits(ctx, 20); err != nil {
 		t.Fatal(err)
 	}
-	paths, err := src.ListFiles(ctx)
-	if err != nil {
-		t.Fatal(err)
+	// The conventions are read at base: the base tree says that none of
+	// them exists.
+	for _, p := range []string{".mergeguard.yml", "AGENTS.md", "CONTRIBUTING.md"} {
+		if _, err := src.ReadFile(ctx, p, review.Base); !errors.Is(err, review.ErrNotFound) {
+			t.Fatalf("ReadFile(%s, base): %v, want ErrNotFound", p, err)
+		}
 	}
-	if len(paths) != 22 { // 18 changed Go files, README, guide, keep.go, new.go
-		t.Errorf("ListFiles: %d paths, want 22: %v", len(paths), paths)
+	readAll := func(rev review.Revision, contents map[string]string, paths ...string) {
+		t.Helper()
+		for i, p := range paths {
+			b, err := src.ReadFile(ctx, p, rev)
+			if err != nil {
+				t.Fatalf("ReadFile(%s, %s) #%d: %v", p, rev, i, err)
+			}
+			if string(b) != contents[p] {
+				t.Errorf("ReadFile(%s, %s) = %.40q..., want the %s content", p, rev, b, rev)
+			}
+		}
 	}
 	// The reviewer reads five changed files at head (one of them twice)
 	// and two at base, and blames two lines of one file and one of another.
-	for i, p := range []string{"pkg/p00/file.go", "pkg/p01/file.go", "pkg/p02/file.go", "pkg/p03/file.go", "internal/new.go", "pkg/p00/file.go"} {
-		b, err := src.ReadFile(ctx, p, review.Head)
-		if err != nil {
-			t.Fatalf("ReadFile(%s, head) #%d: %v", p, i, err)
-		}
-		if string(b) != pr.Head[p] {
-			t.Errorf("ReadFile(%s, head) = %.40q..., want the head content", p, b)
-		}
-	}
-	for _, p := range []string{"pkg/p00/file.go", "internal/delete.go"} {
-		b, err := src.ReadFile(ctx, p, review.Base)
-		if err != nil {
-			t.Fatalf("ReadFile(%s, base): %v", p, err)
-		}
-		if string(b) != pr.Base[p] {
-			t.Errorf("ReadFile(%s, base) is not the base content", p)
-		}
-	}
+	readAll(review.Head, pr.Head, "pkg/p00/file.go", "pkg/p01/file.go", "pkg/p02/file.go", "pkg/p03/file.go", "internal/new.go", "pkg/p00/file.go")
+	readAll(review.Base, pr.Base, "pkg/p00/file.go", "internal/delete.go")
 	for _, q := range []struct {
 		path string
 		line int
@@ -94,19 +91,25 @@ func TestSourceFullReviewCalls(t *testing.T) {
 			t.Fatalf("Blame(%s, %d): %v", q.path, q.line, err)
 		}
 	}
-	// Searching reads every file: one archive instead of a blob each.
+	// Listing fetches the head tree; later head reads use it: a file
+	// already read is not fetched again, another is one blob, a missing
+	// one costs nothing.
+	paths, err := src.ListFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 22 { // 18 changed Go files, README, guide, keep.go, new.go
+		t.Errorf("ListFiles: %d paths, want 22: %v", len(paths), paths)
+	}
+	readAll(review.Head, pr.Head, "pkg/p00/file.go", "pkg/p04/file.go")
+	if _, err := src.ReadFile(ctx, "pkg/none.go", review.Head); !errors.Is(err, review.ErrNotFound) {
+		t.Errorf("ReadFile of a missing file after ListFiles: %v, want ErrNotFound", err)
+	}
+	// Searching reads every file: one archive instead of a call each.
 	if err := src.Preload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range paths {
-		b, err := src.ReadFile(ctx, p, review.Head)
-		if err != nil {
-			t.Fatalf("ReadFile(%s) after Preload: %v", p, err)
-		}
-		if string(b) != pr.Head[p] {
-			t.Errorf("ReadFile(%s) after Preload is not the head content", p)
-		}
-	}
+	readAll(review.Head, pr.Head, paths...)
 
 	counts := map[string]int{}
 	for _, c := range fake.Calls() {
@@ -116,8 +119,9 @@ func TestSourceFullReviewCalls(t *testing.T) {
 		githubtest.RoutePull:        2, // metadata and raw diff (same route, Accept differs)
 		githubtest.RoutePullFiles:   1,
 		githubtest.RoutePullCommits: 1,
-		githubtest.RouteTree:        2, // head and base
-		githubtest.RouteBlob:        7, // 5 distinct head files, 2 base files
+		githubtest.RouteTree:        2, // base, then head for ListFiles
+		githubtest.RouteContents:    5, // 5 distinct head files before the head tree
+		githubtest.RouteBlob:        3, // 2 base files, 1 head file after the head tree
 		githubtest.RouteGraphQL:     2, // one blame per file
 		githubtest.RouteTarball:     1,
 		githubtest.RouteCodeload:    1, // the download, outside the API
@@ -125,9 +129,10 @@ func TestSourceFullReviewCalls(t *testing.T) {
 	if d := cmp.Diff(wantCounts, counts); d != "" {
 		t.Errorf("calls by route (-want +got):\n%s", d)
 	}
-	fixed := fake.APICallCount() - counts[githubtest.RouteBlob] - counts[githubtest.RouteGraphQL]
-	t.Logf("API calls: %d in all, %d fixed reads, %d blobs, %d blame queries, for %d files read and %d searched",
-		fake.APICallCount(), fixed, counts[githubtest.RouteBlob], counts[githubtest.RouteGraphQL], 7, len(paths))
+	perFile := counts[githubtest.RouteContents] + counts[githubtest.RouteBlob] + counts[githubtest.RouteGraphQL]
+	fixed := fake.APICallCount() - perFile
+	t.Logf("API calls: %d in all, %d fixed reads, %d file reads (contents or blob), %d blame queries, for 8 files read and %d searched",
+		fake.APICallCount(), fixed, counts[githubtest.RouteContents]+counts[githubtest.RouteBlob], counts[githubtest.RouteGraphQL], len(paths))
 	if fixed > 8 {
 		t.Errorf("fixed reads made %d API calls, want at most 8", fixed)
 	}
@@ -153,19 +158,24 @@ func TestSourceReadFileOnceConcurrently(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := fake.CallCount(githubtest.RouteBlob); n != 1 {
-		t.Errorf("blob fetched %d times, want 1", n)
+	if n := fake.CallCount(githubtest.RouteContents); n != 1 {
+		t.Errorf("file fetched %d times, want 1", n)
 	}
 	if n := fake.CallCount(githubtest.RoutePull); n != 1 {
 		t.Errorf("pull request fetched %d times, want 1", n)
 	}
-	if n := fake.CallCount(githubtest.RouteTree); n != 1 {
-		t.Errorf("tree fetched %d times, want 1", n)
+	if n := fake.APICallCount(); n != 2 {
+		t.Errorf("%d API calls, want 2 (the pull request and the file)", n)
 	}
 }
 
+// Once both trees are at hand, a file unchanged between base and head is
+// one blob, fetched once.
 func TestSourceSameBlobAtBothRevisionsFetchedOnce(t *testing.T) {
 	fake, src, pr := newTestSource(t, testPR(4))
+	if _, err := src.ListFiles(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	for _, rev := range []review.Revision{review.Head, review.Base} {
 		b, err := src.ReadFile(t.Context(), "README.md", rev)
 		if err != nil {
@@ -300,16 +310,46 @@ func TestSourceBlame(t *testing.T) {
 }
 
 func TestSourceNotFound(t *testing.T) {
-	fake, src, _ := newTestSource(t, testPR(3))
-	if _, err := src.ReadFile(t.Context(), "no/such/file.go", review.Head); !errors.Is(err, review.ErrNotFound) {
-		t.Errorf("ReadFile of a missing file: %v, want ErrNotFound", err)
+	tests := []struct {
+		name      string
+		rev       review.Revision
+		listFirst bool // fetch the head tree first
+		wantCalls int  // API calls for the reads, after the pull request
+	}{
+		{name: "head through the contents API", rev: review.Head, wantCalls: 2},
+		{name: "head through the listed tree", rev: review.Head, listFirst: true, wantCalls: 0},
+		{name: "base through its tree", rev: review.Base, wantCalls: 1},
 	}
-	if _, err := src.ReadFile(t.Context(), "internal/delete.go", review.Head); !errors.Is(err, review.ErrNotFound) {
-		t.Errorf("ReadFile of a deleted file at head: %v, want ErrNotFound", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake, src, _ := newTestSource(t, testPR(3))
+			if _, err := src.Change(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if tt.listFirst {
+				if _, err := src.ListFiles(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := fake.APICallCount()
+			missing := []string{"no/such/file.go", "docs"} // a directory is not a file
+			if tt.rev == review.Head {
+				missing[0] = "internal/delete.go" // deleted by the pull request
+			}
+			for _, p := range missing {
+				if _, err := src.ReadFile(t.Context(), p, tt.rev); !errors.Is(err, review.ErrNotFound) {
+					t.Errorf("ReadFile(%s, %s): %v, want ErrNotFound", p, tt.rev, err)
+				}
+				if _, err := src.ReadFile(t.Context(), p, tt.rev); !errors.Is(err, review.ErrNotFound) {
+					t.Errorf("ReadFile(%s, %s) again: %v, want ErrNotFound", p, tt.rev, err)
+				}
+			}
+			if n := fake.APICallCount() - before; n != tt.wantCalls {
+				t.Errorf("%d API calls, want %d (each answer kept)", n, tt.wantCalls)
+			}
+		})
 	}
-	if _, err := src.ReadFile(t.Context(), "docs", review.Head); !errors.Is(err, review.ErrNotFound) {
-		t.Errorf("ReadFile of a directory: %v, want ErrNotFound", err)
-	}
+	fake := githubtest.New(t)
 	missing := NewSource(fake.Client(), nil, "acme", "widgets", 99, SourceOptions{})
 	if _, err := missing.Change(t.Context()); !errors.Is(err, review.ErrNotFound) {
 		t.Errorf("Change of a missing pull request: %v, want ErrNotFound", err)
@@ -319,12 +359,35 @@ func TestSourceNotFound(t *testing.T) {
 func TestSourceTruncatedTreeUsesContents(t *testing.T) {
 	fake, src, pr := newTestSource(t, testPR(3))
 	fake.SetTreeLimit(2)
-	b, err := src.ReadFile(t.Context(), "pkg/p00/file.go", review.Head)
+	b, err := src.ReadFile(t.Context(), "pkg/p00/file.go", review.Base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(b) != pr.Head["pkg/p00/file.go"] {
+	if string(b) != pr.Base["pkg/p00/file.go"] {
 		t.Error("content read through the contents API differs")
+	}
+	if n := fake.CallCount(githubtest.RouteContents); n != 1 {
+		t.Errorf("contents calls: %d, want 1", n)
+	}
+	if _, err := src.ReadFile(t.Context(), "no/such/file.go", review.Base); !errors.Is(err, review.ErrNotFound) {
+		t.Errorf("ReadFile of a path a truncated tree does not list: %v, want ErrNotFound", err)
+	}
+}
+
+// A head file above 1 MB, which the contents API serves only raw, is one
+// call.
+func TestSourceReadsLargeHeadFile(t *testing.T) {
+	pr := testPR(3)
+	large := strings.Repeat("// a generated line of 32 bytes\n", 50000) // 1.6 MB
+	pr.Head["internal/new.go"] = large
+	pr.Diff = strings.Replace(pr.Diff, addedDiff("internal/new.go", goFile("new", 12)), addedDiff("internal/new.go", large), 1)
+	fake, src, _ := newTestSource(t, pr)
+	b, err := src.ReadFile(t.Context(), "internal/new.go", review.Head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != large {
+		t.Errorf("ReadFile of a 1.6 MB file: %d bytes, want %d", len(b), len(large))
 	}
 	if n := fake.CallCount(githubtest.RouteContents); n != 1 {
 		t.Errorf("contents calls: %d, want 1", n)
@@ -349,10 +412,10 @@ func TestSourcePreloadTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(b) != pr.Head["pkg/p00/file.go"] {
-		t.Error("ReadFile after a refused archive did not read the blob")
+		t.Error("ReadFile after a refused archive did not read the file")
 	}
-	if n := fake.CallCount(githubtest.RouteBlob); n != 1 {
-		t.Errorf("blob calls: %d, want 1", n)
+	if n := fake.CallCount(githubtest.RouteContents); n != 1 {
+		t.Errorf("contents calls: %d, want 1", n)
 	}
 
 	bySize := NewSource(fake.Client(), nil, pr.Owner, pr.Repo, pr.Number, SourceOptions{ArchiveMaxBytes: 200})

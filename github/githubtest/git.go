@@ -140,8 +140,16 @@ func (s *Server) blob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, m)
 }
 
-// contents answers repos/get-content for files (JSON with base64 content,
-// or the raw bytes) and directories (a list).
+// maxContentsJSONBytes is the largest file repos/get-content answers as
+// JSON; larger files (up to 100 MB) only come with the raw media type.
+const maxContentsJSONBytes = 1 << 20
+
+// contents answers repos/get-content as GitHub does for files and
+// directories. A file comes as JSON with base64 content, or as its bytes
+// with the raw media type (application/vnd.github.raw); above 1 MB only
+// the raw media type serves it and JSON is refused with 403 too_large. A
+// directory comes as a JSON list whatever the media type. A path the
+// commit does not hold is 404.
 func (s *Server) contents(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,9 +172,18 @@ func (s *Server) contents(w http.ResponseWriter, r *http.Request) {
 	if blob, ok := files[p]; ok {
 		content := rp.blobs[blob]
 		if strings.Contains(r.Header.Get("Accept"), ".raw") {
-			w.Header().Set("Content-Type", "application/vnd.github.raw")
+			w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
 			w.WriteHeader(http.StatusOK)
 			_, _ = w.Write([]byte(content))
+			return
+		}
+		if len(content) > maxContentsJSONBytes {
+			writeJSON(w, http.StatusForbidden, map[string]any{
+				"message":           "This API returns blobs up to 1 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.",
+				"errors":            []any{map[string]any{"resource": "Blob", "field": "data", "code": "too_large"}},
+				"documentation_url": docContents,
+				"status":            "403",
+			})
 			return
 		}
 		m := s.example("content-file-response-if-content-is-a-file.json")

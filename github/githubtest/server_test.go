@@ -313,3 +313,64 @@ func TestAccessTokenNeedsTheAppsJWT(t *testing.T) {
 		t.Error("a token was issued for a forged JWT")
 	}
 }
+
+// TestContents: repos/get-content serves files as JSON or, with the raw
+// media type, as their bytes; files above 1 MB only raw; directories as a
+// list; missing paths 404.
+func TestContents(t *testing.T) {
+	fake := githubtest.New(t)
+	large := strings.Repeat("0123456789abcde\n", 80000) // 1.28 MB
+	pr := fake.AddPR(githubtest.PR{Owner: "acme", Repo: "widgets", Number: 1,
+		Base: map[string]string{"README.md": "hi\n"},
+		Head: map[string]string{"README.md": "hi\n", "data/large.txt": large, "data/small.txt": "small\n"},
+		Diff: "diff --git a/data/small.txt b/data/small.txt\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/data/small.txt\n@@ -0,0 +1 @@\n+small\n"})
+	client := fake.Client()
+	get := func(path, accept string) (*http.Response, []byte) {
+		t.Helper()
+		req, err := client.NewRequest(http.MethodGet, "repos/acme/widgets/contents/"+path+"?ref="+pr.HeadSHA, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		resp, err := client.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, body
+	}
+	type answer struct {
+		Status      int
+		ContentType string
+		Body        string // the body, or its start for JSON
+	}
+	tests := []struct {
+		name, path, accept string
+		want               answer
+	}{
+		{"raw file", "data/small.txt", "application/vnd.github.raw", answer{200, "application/vnd.github.raw; charset=utf-8", "small\n"}},
+		{"raw file above 1 MB", "data/large.txt", "application/vnd.github.raw", answer{200, "application/vnd.github.raw; charset=utf-8", large}},
+		{"JSON file", "data/small.txt", "", answer{200, "application/json; charset=utf-8", `{"_links":`}},
+		{"JSON file above 1 MB", "data/large.txt", "application/vnd.github+json", answer{403, "application/json; charset=utf-8", `{"documentation_url":"https://docs.github.com/rest/repos/contents#get-repository-content","errors":[{"code":"too_large","field":"data","resource":"Blob"}],"message":"This API returns blobs up to 1 MB in size.`}},
+		{"raw directory", "data", "application/vnd.github.raw", answer{200, "application/json; charset=utf-8", `[{"name":"large.txt","path":"data/large.txt"`}},
+		{"missing file", "data/none.txt", "application/vnd.github.raw", answer{404, "application/json; charset=utf-8", `{"documentation_url":"https://docs.github.com/rest/repos/contents#get-repository-content","message":"Not Found","status":"404"}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := get(tt.path, tt.accept)
+			got := answer{resp.StatusCode, resp.Header.Get("Content-Type"), string(body)}
+			if len(got.Body) > len(tt.want.Body) {
+				got.Body = got.Body[:len(tt.want.Body)]
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("GET contents/%s (-want +got):\n%s", tt.path, diff)
+			}
+		})
+	}
+}

@@ -171,7 +171,8 @@ func queryRun(ctx context.Context, q querier, sql string, args ...any) (Run, err
 //     head SHA and trigger (except for the command trigger: a rerun runs again);
 //   - supersedes every other queued run of the pull request;
 //   - asks a running run of the pull request at another head to stop
-//     (cancel_requested; its worker records it superseded).
+//     (cancel_requested; its worker records it superseded). A run without a
+//     head SHA is not a newer head: it waits for the running run.
 //
 // Enqueues of one pull request are serialized by a transaction advisory lock.
 func (s *Store) EnqueueRun(ctx context.Context, r NewRun) (Run, error) {
@@ -207,7 +208,7 @@ const (
 
 	// Runs after supersedeQueued, so a run claimed meanwhile is seen running.
 	cancelRunning = `UPDATE review_runs SET cancel_requested = true
-		WHERE status = 'running' AND repository = $1 AND pr_number = $2 AND head_sha <> $3`
+		WHERE status = 'running' AND repository = $1 AND pr_number = $2 AND $3 <> '' AND head_sha <> $3`
 )
 
 // enqueue is EnqueueRun inside tx; reused is true when an identical queued

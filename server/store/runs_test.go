@@ -198,6 +198,68 @@ func TestEnqueueRunCancelsRunningRunAtOtherHead(t *testing.T) {
 	}
 }
 
+// A pull request run queued without a head (its head is read when it
+// starts) is not a newer head: it waits behind the running run instead of
+// cancelling it.
+func TestEnqueueRunWithoutHeadDoesNotCancelTheRunningRun(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	a := enqueue(t, s, prRun("o/r", 1, "a"))
+	if got := claim(t, s, "w1"); got == nil || got.ID != a.ID {
+		t.Fatalf("claimed %v, want run %s", got, a.ID)
+	}
+	rerun := prRun("o/r", 1, "")
+	rerun.Trigger = store.TriggerCommand
+	waiting := enqueue(t, s, rerun)
+	if cancel, err := s.RenewLease(t.Context(), a.ID, "w1", time.Minute); err != nil || cancel {
+		t.Fatalf("RenewLease after enqueueing a run without a head = %t, %v; want false, nil", cancel, err)
+	}
+	if err := s.FinishRun(t.Context(), a.ID, "w1", store.Result{Status: store.StatusSucceeded}); err != nil {
+		t.Fatal(err)
+	}
+	if got := claim(t, s, "w2"); got == nil || got.ID != waiting.ID {
+		t.Fatalf("claimed %v after the running run finished, want the waiting run %s", got, waiting.ID)
+	}
+}
+
+func TestSetRunHead(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	r := prRun("o/r", 1, "")
+	r.Trigger, r.BaseSHA, r.Branch = store.TriggerCommand, "", ""
+	run := enqueue(t, s, r)
+	head := store.Head{HeadSHA: "h1", BaseSHA: "b1", Branch: "topic"}
+	if err := s.SetRunHead(t.Context(), run.ID, "w1", head); !errors.Is(err, store.ErrLeaseLost) {
+		t.Errorf("SetRunHead of a queued run: %v, want ErrLeaseLost", err)
+	}
+	if got := claim(t, s, "w1"); got == nil || got.ID != run.ID {
+		t.Fatalf("claimed %v, want run %s", got, run.ID)
+	}
+	if err := s.SetRunHead(t.Context(), run.ID, "w2", head); !errors.Is(err, store.ErrLeaseLost) {
+		t.Errorf("SetRunHead by another worker: %v, want ErrLeaseLost", err)
+	}
+	if err := s.SetRunHead(t.Context(), "not-a-run", "w1", head); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("SetRunHead of a malformed id: %v, want ErrNotFound", err)
+	}
+	if err := s.SetRunHead(t.Context(), run.ID, "w1", head); err != nil {
+		t.Fatal(err)
+	}
+	got := getRun(t, s, run.ID)
+	if diff := cmp.Diff(head, store.Head{HeadSHA: got.HeadSHA, BaseSHA: got.BaseSHA, Branch: got.Branch}); diff != "" {
+		t.Errorf("recorded head (-want +got):\n%s", diff)
+	}
+
+	// The recorded head is what later enqueues compare with.
+	enqueue(t, s, prRun("o/r", 1, "h1"))
+	if cancel, err := s.RenewLease(t.Context(), run.ID, "w1", time.Minute); err != nil || cancel {
+		t.Fatalf("RenewLease after a same-head enqueue = %t, %v; want false, nil", cancel, err)
+	}
+	enqueue(t, s, prRun("o/r", 1, "h2"))
+	if cancel, err := s.RenewLease(t.Context(), run.ID, "w1", time.Minute); err != nil || !cancel {
+		t.Fatalf("RenewLease after a new-head enqueue = %t, %v; want true, nil", cancel, err)
+	}
+}
+
 // Concurrent enqueues of one pull request are serialized: exactly one run
 // stays queued.
 func TestEnqueueRunConcurrentlyLeavesOneQueued(t *testing.T) {

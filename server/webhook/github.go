@@ -40,6 +40,14 @@ func (g installationGitHub) CanWrite(ctx context.Context, installationID int64, 
 	return github.CanWrite(level), nil
 }
 
+func (g installationGitHub) Head(ctx context.Context, installationID int64, repo string, number int) (github.Head, error) {
+	client, owner, name, err := g.client(installationID, repo)
+	if err != nil {
+		return github.Head{}, err
+	}
+	return github.PullHead(ctx, client, owner, name, number)
+}
+
 func (g installationGitHub) React(ctx context.Context, installationID int64, repo string, commentID int64, reaction string) error {
 	client, owner, name, err := g.client(installationID, repo)
 	if err != nil {

@@ -25,6 +25,8 @@ type GitHub interface {
 	// CanWrite reports whether user may push to repo (owner/name): write,
 	// maintain or admin permission.
 	CanWrite(ctx context.Context, installationID int64, repo, user string) (bool, error)
+	// Head returns the current head of a pull request of repo.
+	Head(ctx context.Context, installationID int64, repo string, number int) (github.Head, error)
 	// React adds a reaction ("eyes", "+1", ...) to an issue comment.
 	React(ctx context.Context, installationID int64, repo string, commentID int64, reaction string) error
 	// Comment posts a comment on an issue or pull request.
@@ -36,9 +38,12 @@ type GitHub interface {
 // The commenter's permission is checked here, in the request, with a short
 // timeout: a command is a person's action, rare next to pushes, and deciding
 // at intake means a reader's command leaves no run behind and a writer's
-// rerun is acknowledged at once. When GitHub cannot answer in time the
-// delivery is not recorded and the handler answers 500, so a redelivery
-// runs the command.
+// rerun is acknowledged at once. A rerun also reads the pull request's head
+// here (the payload carries none), so that its run is queued for a head
+// like every other pull request run: it waits behind a running review of
+// that head instead of cancelling it, and supersedes one of an older head.
+// When GitHub cannot answer in time the delivery is not recorded and the
+// handler answers 500, so a redelivery runs the command.
 type issueCommentHandler struct {
 	store       Store
 	github      GitHub
@@ -125,19 +130,26 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 	var reaction, reply string
 	switch cmd.Name {
 	case github.CommandRerun, github.CommandReview:
+		head, err := h.github.Head(ctx, d.InstallationID, d.Repository, number)
+		if err != nil {
+			return fmt.Errorf("read the head of %s#%d: %w", d.Repository, number, err)
+		}
 		res, err := h.store.RecordDelivery(ctx, d, &store.NewRun{
 			Mode:           store.ModePR,
 			Trigger:        store.TriggerCommand,
 			InstallationID: d.InstallationID,
 			Repository:     d.Repository,
 			PRNumber:       number,
+			HeadSHA:        head.SHA,
+			BaseSHA:        head.BaseSHA,
+			Branch:         head.Ref,
 			RequestedBy:    user,
 			MaxAttempts:    h.maxAttempts,
 		})
 		if err != nil {
 			return err
 		}
-		logRecorded(ctx, log, d, res, "queued a review requested by "+user)
+		logRecorded(ctx, log, d, res, "queued a review of head "+head.SHA+" requested by "+user)
 		if res.Duplicate {
 			return nil
 		}

@@ -48,6 +48,9 @@ func TestCommentCommands(t *testing.T) {
 		Replies   []string
 		// PermissionChecks counts the permission API calls.
 		PermissionChecks int
+		// HeadReads counts the pull request reads (a rerun names the head
+		// it asks to review).
+		HeadReads int
 	}
 	tests := []struct {
 		name string
@@ -55,8 +58,8 @@ func TestCommentCommands(t *testing.T) {
 		body string
 		want result
 	}{
-		{"rerun by a writer", writer, "/mergeguard rerun", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1}},
-		{"review by a writer", writer, "Looks odd.\n/mergeguard review\n", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1}},
+		{"rerun by a writer", writer, "/mergeguard rerun", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1}},
+		{"review by a writer", writer, "Looks odd.\n/mergeguard review\n", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1}},
 		{"rerun by a reader", reader, "/mergeguard rerun", result{Outcome: "ignored", PermissionChecks: 1}},
 		{"rerun by a stranger", stranger, "/mergeguard rerun", result{Outcome: "ignored", PermissionChecks: 1}},
 		{"pause by a writer", writer, "/mergeguard pause", result{Outcome: "applied", Paused: true, Reactions: []string{"+1"}, PermissionChecks: 1,
@@ -74,7 +77,7 @@ func TestCommentCommands(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			in := newIntake(t)
-			in.gh.AddPR(githubtest.PR{Owner: "Codertocat", Repo: "Hello-World", Number: 2,
+			pr := in.gh.AddPR(githubtest.PR{Owner: "Codertocat", Repo: "Hello-World", Number: 2,
 				Base: map[string]string{"README.md": "Hello\n"}, Head: map[string]string{"README.md": "Hello World\n"}, Diff: smallDiff})
 			in.gh.SetPermission("Codertocat", "Hello-World", writer.Login, "maintain")
 			in.gh.SetPermission("Codertocat", "Hello-World", reader.Login, "read")
@@ -93,6 +96,7 @@ func TestCommentCommands(t *testing.T) {
 				Runs:             len(in.runs()),
 				Paused:           paused,
 				PermissionChecks: in.gh.CallCount(githubtest.RoutePermission),
+				HeadReads:        in.gh.CallCount(githubtest.RoutePull),
 			}
 			for _, r := range in.gh.Reactions("Codertocat", "Hello-World") {
 				got.Reactions = append(got.Reactions, r.Content)
@@ -106,6 +110,9 @@ func TestCommentCommands(t *testing.T) {
 			for _, r := range in.runs() {
 				if r.Trigger != store.TriggerCommand || r.RequestedBy != tt.user.Login || r.Repository != "Codertocat/Hello-World" || r.PRNumber != 2 || r.InstallationID != 1 {
 					t.Errorf("run %+v, want a command run of Codertocat/Hello-World#2 requested by %s", r, tt.user.Login)
+				}
+				if r.HeadSHA != pr.HeadSHA || r.BaseSHA != pr.BaseSHA || r.Branch != pr.HeadRef {
+					t.Errorf("run of head %q base %q branch %q, want the pull request's %q, %q, %q", r.HeadSHA, r.BaseSHA, r.Branch, pr.HeadSHA, pr.BaseSHA, pr.HeadRef)
 				}
 			}
 
@@ -162,5 +169,30 @@ func TestPermissionCheckFailureIsRetriable(t *testing.T) {
 	}
 	if n := len(in.runs()); n != 1 {
 		t.Errorf("%d runs after the redelivery, want 1", n)
+	}
+}
+
+// TestHeadReadFailureIsRetriable: a rerun whose head GitHub cannot give is
+// answered 500 and not recorded, so GitHub's redelivery queues it.
+func TestHeadReadFailureIsRetriable(t *testing.T) {
+	in := newIntake(t)
+	pr := in.gh.AddPR(githubtest.PR{Owner: "Codertocat", Repo: "Hello-World", Number: 2,
+		Base: map[string]string{"README.md": "Hello\n"}, Head: map[string]string{"README.md": "Hello World\n"}, Diff: smallDiff})
+	in.gh.SetPermission("Codertocat", "Hello-World", "alice", "write")
+	for range 2 { // the request and the client's one retry
+		in.gh.Inject(githubtest.RoutePull, githubtest.Failure{Status: http.StatusBadGateway})
+	}
+	d := in.commentOn("c-1", githubtest.User{Login: "alice", ID: 11, Type: "User"}, "/mergeguard rerun")
+	if got := in.send(d); got != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500", got)
+	}
+	if n := in.count("webhook_deliveries", "true"); n != 0 {
+		t.Fatalf("%d deliveries recorded after a failed head read, want 0", n)
+	}
+	if got := in.send(d); got != http.StatusOK {
+		t.Fatalf("redelivery: status %d, want 200", got)
+	}
+	if runs := in.runs(); len(runs) != 1 || runs[0].HeadSHA != pr.HeadSHA {
+		t.Errorf("runs after the redelivery: %+v, want one run of head %s", runs, pr.HeadSHA)
 	}
 }

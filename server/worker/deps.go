@@ -26,6 +26,7 @@ type Store interface {
 	RenewLease(ctx context.Context, runID, workerID string, lease time.Duration) (cancelRequested bool, err error)
 	RetryRun(ctx context.Context, runID, workerID string, after time.Duration, errMsg string) error
 	ReleaseRun(ctx context.Context, runID, workerID string) error
+	SetRunHead(ctx context.Context, runID, workerID string, head store.Head) error
 	FinishRun(ctx context.Context, runID, workerID string, res store.Result) error
 	ClaimPost(ctx context.Context, runID, workerID string) (alreadyStarted bool, err error)
 	AppendEvent(ctx context.Context, runID string, e review.Event) (seq int, err error)

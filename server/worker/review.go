@@ -112,6 +112,9 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	if run.HeadSHA != "" && change.HeadSHA != run.HeadSHA {
 		return superseded(fmt.Sprintf("the head moved from %s to %s before the review started", short(run.HeadSHA), short(change.HeadSHA))), nil
 	}
+	if err := p.recordHead(ctx, j, change); err != nil {
+		return outcome{}, err
+	}
 	repo, err := p.repoConfig(ctx, src)
 	if err != nil {
 		return outcome{}, err
@@ -143,12 +146,12 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 		return out, err
 	}
 
-	head, err := github.HeadSHA(ctx, client, owner, name, run.PRNumber)
+	head, err := github.PullHead(ctx, client, owner, name, run.PRNumber)
 	if err != nil {
 		return outcome{}, fmt.Errorf("re-read head before posting: %w", err)
 	}
-	if head != res.Change.HeadSHA {
-		return superseded(fmt.Sprintf("the head moved from %s to %s during the review", short(res.Change.HeadSHA), short(head))), nil
+	if head.SHA != res.Change.HeadSHA {
+		return superseded(fmt.Sprintf("the head moved from %s to %s during the review", short(res.Change.HeadSHA), short(head.SHA))), nil
 	}
 	alreadyStarted, err := p.deps.Store.ClaimPost(ctx, run.ID, j.workerID)
 	switch {
@@ -188,6 +191,23 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	}
 	out.result.Posted = &store.Posting{ReviewID: posted.ReviewID, Placements: placements(j, post.Findings, posted)}
 	return out, nil
+}
+
+// recordHead records on the run the revision the review reads (head, base
+// and branch as GitHub gives them when the review starts) unless the run
+// already names exactly that: a run queued without a head learns it only
+// now, and the base a webhook payload gave may have moved since.
+func (p *Pool) recordHead(ctx context.Context, j *job, change review.Change) error {
+	head := store.Head{HeadSHA: change.HeadSHA, BaseSHA: change.BaseSHA, Branch: change.HeadRef}
+	run := j.run
+	if head == (store.Head{HeadSHA: run.HeadSHA, BaseSHA: run.BaseSHA, Branch: run.Branch}) {
+		return nil
+	}
+	if err := p.deps.Store.SetRunHead(ctx, run.ID, j.workerID, head); err != nil {
+		return err
+	}
+	run.HeadSHA, run.BaseSHA, run.Branch = head.HeadSHA, head.BaseSHA, head.Branch
+	return nil
 }
 
 // placements converts where Publish put each finding for the store. A

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -210,6 +211,13 @@ func (s *severable) ReleaseRun(ctx context.Context, runID, workerID string) erro
 	return s.Store.ReleaseRun(ctx, runID, workerID)
 }
 
+func (s *severable) SetRunHead(ctx context.Context, runID, workerID string, head store.Head) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	return s.Store.SetRunHead(ctx, runID, workerID, head)
+}
+
 func (s *severable) FinishRun(ctx context.Context, runID, workerID string, res store.Result) error {
 	if err := s.check(); err != nil {
 		return err
@@ -262,7 +270,7 @@ func TestKilledWorkersRunIsTakenOver(t *testing.T) {
 
 func TestRerunCommand(t *testing.T) {
 	e := newEnv(t, reviewer)
-	e.gh.AddPR(standardPR(fixtureSHA))
+	pr := e.gh.AddPR(standardPR(fixtureSHA))
 	e.gh.SetPermission(owner, repoName, "alice", "write")
 	e.gh.SetPermission(owner, repoName, "bob", "read")
 	e.opened("d-1", fixtureSHA)
@@ -278,6 +286,11 @@ func TestRerunCommand(t *testing.T) {
 	second := runs[1]
 	if second.Trigger != store.TriggerCommand || second.RequestedBy != "alice" || second.Status != store.StatusSucceeded {
 		t.Fatalf("rerun: %s by %q %s (%s), want a succeeded command run by alice", second.Trigger, second.RequestedBy, second.Status, second.Error)
+	}
+	for _, r := range runs {
+		if got := (store.Head{HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
+			t.Errorf("%s run recorded %+v, want the reviewed %+v", r.Trigger, got, reviewedHead(pr))
+		}
 	}
 	rs := postedReviews(e.reviews())
 	if len(rs) != 2 {
@@ -300,6 +313,43 @@ func TestRerunCommand(t *testing.T) {
 		t.Errorf("reactions (-want +got):\n%s", diff)
 	}
 }
+
+// reviewedHead is the revision of pr a review reads.
+func reviewedHead(pr githubtest.PR) store.Head {
+	return store.Head{HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Branch: pr.HeadRef}
+}
+
+// TestRerunWaitsForTheRunningReviewOfItsHead: a rerun asked while the
+// review of the same head runs does not cancel it; it runs next, on that
+// head.
+func TestRerunWaitsForTheRunningReviewOfItsHead(t *testing.T) {
+	e, g := newGatedEnv(t)
+	pr := e.gh.AddPR(standardPR(fixtureSHA))
+	e.gh.SetPermission(owner, repoName, "alice", "write")
+	e.opened("d-1", fixtureSHA)
+	e.start(e.store, e.options(), nil)
+	g.waitEntered(t) // the review of the head is with the model
+
+	e.comment("c-rerun", "alice", "/mergeguard rerun")
+	if runs := e.runs(); len(runs) != 2 || runs[1].Status != store.StatusQueued {
+		t.Fatalf("after the rerun: %s; want the rerun queued", e.describeRuns())
+	}
+	g.Open()
+	runs := e.waitDone(2)
+	for _, r := range runs {
+		if r.Status != store.StatusSucceeded {
+			t.Errorf("%s run: %s (%s %s), want succeeded", r.Trigger, r.Status, r.StatusReason, r.Error)
+		}
+		if got := (store.Head{HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
+			t.Errorf("%s run recorded %+v, want the reviewed %+v", r.Trigger, got, reviewedHead(pr))
+		}
+	}
+	if rs := postedReviews(e.reviews()); len(rs) != 2 || rs[0].CommitID != fixtureSHA || rs[1].CommitID != fixtureSHA {
+		t.Errorf("reviews %+v, want two reviews of head %s", rs, short(fixtureSHA))
+	}
+}
+
+func short(sha string) string { return sha[:7] }
 
 func TestGitHubFailingMidPost(t *testing.T) {
 	t.Run("review created but answered 500: found, not posted again", func(t *testing.T) {
@@ -535,13 +585,15 @@ func TestShutdown(t *testing.T) {
 }
 
 // twentyFiles is a pull request adding 20 files, one with the SQL
-// injection.
-func twentyFiles() githubtest.PR {
+// injection, to a base holding README.md and base.
+func twentyFiles(base map[string]string) githubtest.PR {
 	added := map[string]string{"store/users.go": usersGo}
 	for i := range 19 {
 		added[fmt.Sprintf("pkg/f%02d.go", i)] = fmt.Sprintf("package pkg\n\n// F%02d returns %d.\nfunc F%02d() int { return %d }\n", i, i, i, i)
 	}
-	return pr(fixtureSHA, map[string]string{"README.md": "Hello\n"}, added)
+	files := map[string]string{"README.md": "Hello\n"}
+	maps.Copy(files, base)
+	return pr(fixtureSHA, files, added)
 }
 
 // apiCalls counts the GitHub API calls of the fake's log by route, without
@@ -563,15 +615,21 @@ func apiCalls(gh *githubtest.Server) (int, map[string]int) {
 // 20-file pull request, from the webhook to the posted review: 8 (the pull
 // request, its diff, the base tree for .mergeguard.yml and conventions, the
 // head re-read before posting, and Publish's reviews, comments, create and
-// created comments), plus, when tools read head files, the head tree once
-// and one blob per file.
+// created comments), plus one per head file a tool reads (the contents
+// API, no head tree) and one per convention file the base holds (its
+// blob).
 func TestAPICallsPerReview(t *testing.T) {
 	tests := []struct {
 		name  string
-		reads []string // files the model reads with read_file_part
+		base  map[string]string // files of the base besides README.md
+		reads []string          // files the model reads with read_file_part
 	}{
 		{name: "no tool calls"},
 		{name: "model reads two files", reads: []string{"pkg/f01.go", "pkg/f02.go"}},
+		{name: "repository with conventions", base: map[string]string{
+			".mergeguard.yml": "instructions: Prefer small functions.\n",
+			"AGENTS.md":       "Wrap errors with %w.\n",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -586,7 +644,7 @@ func TestAPICallsPerReview(t *testing.T) {
 				}
 				return reviewer(req)
 			})
-			e.gh.AddPR(twentyFiles())
+			e.gh.AddPR(twentyFiles(tt.base))
 			e.opened("d-1", fixtureSHA)
 			e.start(e.store, e.options(), nil)
 			if run := e.waitDone(1)[0]; run.Status != store.StatusSucceeded {
@@ -594,11 +652,7 @@ func TestAPICallsPerReview(t *testing.T) {
 			}
 			n, by := apiCalls(e.gh)
 			t.Logf("%d API calls: %v", n, by)
-			limit := 8
-			if len(tt.reads) > 0 {
-				limit += 1 + len(tt.reads)
-			}
-			if n > limit {
+			if limit := 8 + len(tt.reads) + len(tt.base); n > limit {
 				t.Errorf("%d API calls, want at most %d: %v", n, limit, by)
 			}
 		})
