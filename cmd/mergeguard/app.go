@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"time"
 
@@ -139,17 +138,9 @@ func (r pullResolver) Resolve(ctx context.Context, owner, repo string, number in
 	if err != nil {
 		return api.PullRequest{}, fmt.Errorf("installation client: %w", err)
 	}
-	pr, resp, err := client.PullRequests.Get(ctx, owner, repo, number)
-	if resp != nil && resp.StatusCode == http.StatusNotFound {
-		return api.PullRequest{}, fmt.Errorf("pull request %s/%s#%d: %w", owner, repo, number, store.ErrNotFound)
-	}
+	head, err := github.PullHead(ctx, client, owner, repo, number) // review.ErrNotFound on 404
 	if err != nil {
-		return api.PullRequest{}, fmt.Errorf("get pull request %s/%s#%d: %w", owner, repo, number, err)
+		return api.PullRequest{}, err
 	}
-	return api.PullRequest{
-		InstallationID: id,
-		HeadSHA:        pr.GetHead().GetSHA(),
-		BaseSHA:        pr.GetBase().GetSHA(),
-		Branch:         pr.GetHead().GetRef(),
-	}, nil
+	return api.PullRequest{InstallationID: id, HeadSHA: head.SHA, BaseSHA: head.BaseSHA, Branch: head.Ref}, nil
 }

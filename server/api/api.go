@@ -37,8 +37,8 @@ type Store interface {
 type PullRequests interface {
 	// Resolve returns the installation covering owner/repo and the pull
 	// request's head and base. It returns ErrNotInstalled when no
-	// installation covers the repository and store.ErrNotFound when the pull
-	// request does not exist.
+	// installation covers the repository and review.ErrNotFound when the
+	// pull request does not exist.
 	Resolve(ctx context.Context, owner, repo string, number int) (PullRequest, error)
 }
 
@@ -203,7 +203,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 		case errors.Is(err, ErrNotInstalled):
 			writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("%s/%s: %v", owner, repo, err))
 			return
-		case errors.Is(err, store.ErrNotFound):
+		case errors.Is(err, review.ErrNotFound):
 			writeError(w, http.StatusNotFound, fmt.Sprintf("pull request %s/%s#%d not found", owner, repo, number))
 			return
 		case err != nil:

@@ -206,7 +206,7 @@ func TestCreateFromGitHubURL(t *testing.T) {
 	}{
 		{"installed", fakePRs{}, http.StatusAccepted},
 		{"not installed", fakePRs{err: ErrNotInstalled}, http.StatusUnprocessableEntity},
-		{"no such PR", fakePRs{err: fmt.Errorf("get: %w", store.ErrNotFound)}, http.StatusNotFound},
+		{"no such PR", fakePRs{err: fmt.Errorf("get: %w", review.ErrNotFound)}, http.StatusNotFound},
 		{"GitHub down", fakePRs{err: io.ErrUnexpectedEOF}, http.StatusBadGateway},
 	}
 	for _, tt := range tests {
