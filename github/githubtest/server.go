@@ -105,6 +105,9 @@ type Failure struct {
 	// Delay, and after the work when Processed is set). The call is
 	// recorded with Status 0.
 	Reset bool
+	// Hangup closes the connection without answering, as a proxy that
+	// gives up does: the client reads EOF. Like Reset otherwise.
+	Hangup bool
 }
 
 // Server is a fake GitHub API. Create it with New; it is safe for
@@ -344,9 +347,9 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 			}
 		}
 		switch {
-		case injected && f.Reset:
+		case injected && (f.Reset || f.Hangup):
 			rec.call.status(0)
-			s.resetConn(w)
+			s.dropConn(w, f.Reset)
 		case !authorized:
 			writeJSON(rec, http.StatusUnauthorized, map[string]any{
 				"message":           "Bad credentials",
@@ -362,15 +365,16 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// resetConn drops the connection of w without an answer: the client reads
-// a connection reset.
-func (s *Server) resetConn(w http.ResponseWriter) {
+// dropConn closes the connection of w without an answer: with a TCP reset
+// when reset is set (the client reads ECONNRESET), else the client reads
+// EOF.
+func (s *Server) dropConn(w http.ResponseWriter, reset bool) {
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		s.t.Errorf("githubtest: reset the connection: %v", err)
+		s.t.Errorf("githubtest: drop the connection: %v", err)
 		return
 	}
-	if tc, ok := conn.(*net.TCPConn); ok {
+	if tc, ok := conn.(*net.TCPConn); ok && reset {
 		_ = tc.SetLinger(0) // close with RST, not FIN
 	}
 	_ = conn.Close()

@@ -238,6 +238,7 @@ func TestInjectedResetsAndLateAnswers(t *testing.T) {
 	}{
 		{"reset", githubtest.Failure{Reset: true}, 0, isConnReset, 0, 0},
 		{"reset after the work", githubtest.Failure{Reset: true, Processed: true}, 0, isConnReset, 0, 1},
+		{"hangup", githubtest.Failure{Hangup: true}, 0, func(err error) bool { return errors.Is(err, io.EOF) }, 0, 0},
 		{"late answer the client gave up on", githubtest.Failure{Delay: time.Second, Processed: true}, 50 * time.Millisecond,
 			func(err error) bool { return errors.Is(err, context.DeadlineExceeded) }, 499, 1},
 		{"late answer", githubtest.Failure{Delay: 50 * time.Millisecond, Processed: true}, 0,
