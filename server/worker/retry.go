@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"syscall"
 	"time"
@@ -65,12 +66,16 @@ func transient(err error) (asked time.Duration, ok bool) {
 		return retryableStatus(tokenErr.Response.StatusCode, tokenErr.Response.Header)
 	}
 	// Connection failures and timeouts; not every error of an HTTP client
-	// (a url.Error wraps a refused installation token too).
+	// (a url.Error wraps a refused installation token too). A request
+	// whose connection closed before any answer fails with a url.Error
+	// wrapping io.EOF.
 	var opErr *net.OpError
 	var netErr net.Error
+	var urlErr *url.Error
 	switch {
 	case errors.As(err, &opErr),
 		errors.As(err, &netErr) && netErr.Timeout(),
+		errors.As(err, &urlErr) && errors.Is(urlErr.Err, io.EOF),
 		errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.ECONNREFUSED):
