@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -301,60 +300,6 @@ func TestRerunCommand(t *testing.T) {
 	}
 }
 
-func TestGitHubFailingMidPost(t *testing.T) {
-	t.Run("review created but answered 500: found, not posted again", func(t *testing.T) {
-		e := newEnv(t, reviewer)
-		e.gh.AddPR(standardPR(fixtureSHA))
-		e.gh.Inject(githubtest.RouteCreateReview, githubtest.Failure{Status: http.StatusInternalServerError, Processed: true})
-		e.opened("d-1", fixtureSHA)
-		e.start(e.store, e.options(), nil)
-		run := e.waitDone(1)[0]
-		if run.Status != store.StatusSucceeded || run.Attempts != 2 || run.PostedReviewID == 0 {
-			t.Errorf("run: %s after %d attempts, review %d (%s); want succeeded on attempt 2 with the review recorded", run.Status, run.Attempts, run.PostedReviewID, run.Error)
-		}
-		if n := len(e.reviews()); n != 1 {
-			t.Errorf("%d reviews posted, want 1", n)
-		}
-		if n := e.gh.CallCount(githubtest.RouteCreateReview); n != 1 {
-			t.Errorf("%d create-review calls, want 1", n)
-		}
-	})
-	t.Run("500 every time: failed and told", func(t *testing.T) {
-		e := newEnv(t, reviewer)
-		e.gh.AddPR(standardPR(fixtureSHA))
-		for range 10 {
-			e.gh.Inject(githubtest.RouteCreateReview, githubtest.Failure{Status: http.StatusInternalServerError})
-		}
-		e.opened("d-1", fixtureSHA)
-		e.start(e.store, e.options(), nil)
-		run := e.waitDone(1)[0]
-		if run.Status != store.StatusFailed || run.Attempts != store.DefaultMaxAttempts || run.Error == "" {
-			t.Errorf("run: %s after %d attempts (%q); want failed after %d with the error", run.Status, run.Attempts, run.Error, store.DefaultMaxAttempts)
-		}
-		if n := len(e.reviews()); n != 0 {
-			t.Errorf("%d reviews posted, want 0", n)
-		}
-		comments := e.botComments(1)
-		if len(comments) != 1 || !strings.Contains(comments[0].Body, "could not complete the review") {
-			t.Errorf("comments %+v, want one saying the review could not be completed", comments)
-		}
-	})
-	t.Run("422 on one comment: review still posted", func(t *testing.T) {
-		e := newEnv(t, reviewer)
-		e.gh.AddPR(standardPR(fixtureSHA))
-		e.gh.Inject(githubtest.RouteCreateReview, githubtest.Failure{Status: http.StatusUnprocessableEntity})
-		e.opened("d-1", fixtureSHA)
-		e.start(e.store, e.options(), nil)
-		run := e.waitDone(1)[0]
-		if run.Status != store.StatusSucceeded || run.PostedReviewID == 0 {
-			t.Errorf("run: %s, review %d (%s); want succeeded and posted", run.Status, run.PostedReviewID, run.Error)
-		}
-		if n := len(e.reviews()); n != 1 {
-			t.Errorf("%d reviews posted, want 1", n)
-		}
-	})
-}
-
 func TestBrokenRepoConfigFailsTheRun(t *testing.T) {
 	e := newEnv(t, reviewer)
 	e.gh.AddPR(pr(fixtureSHA,
@@ -478,26 +423,6 @@ func TestPanicIsRecordedAsFailure(t *testing.T) {
 	}
 	if n := len(e.botComments(1)); n != 1 {
 		t.Errorf("%d comments, want 1 saying the review could not be completed", n)
-	}
-}
-
-func TestLLMUnavailableIsRetried(t *testing.T) {
-	var calls atomic.Int64
-	e := newEnv(t, func(req llmtest.Request) llmtest.Response {
-		if calls.Add(1) <= 2 { // the first attempt's call and the client's one retry
-			return llmtest.APIError(http.StatusTooManyRequests, "requests", "rate_limit_exceeded", "Rate limit reached")
-		}
-		return reviewer(req)
-	})
-	e.gh.AddPR(standardPR(fixtureSHA))
-	e.opened("d-1", fixtureSHA)
-	e.start(e.store, e.options(), nil)
-	run := e.waitDone(1)[0]
-	if run.Status != store.StatusSucceeded || run.Attempts != 2 {
-		t.Errorf("run: %s after %d attempts (%q), want succeeded on attempt 2", run.Status, run.Attempts, run.Error)
-	}
-	if rs := postedReviews(e.reviews()); len(rs) != 1 || len(rs[0].Inline) != 2 {
-		t.Errorf("reviews %+v, want one with the model's two findings", rs)
 	}
 }
 
