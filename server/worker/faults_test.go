@@ -1,6 +1,7 @@
 package worker_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/store/storetest"
+	"github.com/mergeguard/mergeguard/server/worker"
 )
 
 // The fault-injection suite: GitHub, the LLM and the database fail in the
@@ -519,5 +522,112 @@ func inline(t *testing.T, e *env, want ...string) {
 	}
 	if diff := cmp.Diff(want, rs[0].Inline); diff != "" {
 		t.Errorf("inline comments (-want +got):\n%s", diff)
+	}
+}
+
+// outage stops the database for a second, just before the worker's first
+// call of one of its methods, so that the call meets the database down.
+type outage struct {
+	worker.Store
+	pg     *storetest.Server
+	before string     // "RenewLease", "ClaimPost" or "FinishRun"
+	done   chan error // the outage's end: nil once the server is back
+	once   sync.Once
+}
+
+func newOutage(st worker.Store, pg *storetest.Server, before string) *outage {
+	return &outage{Store: st, pg: pg, before: before, done: make(chan error, 1)}
+}
+
+// around makes call, stopping the database before it the first time method
+// is called; the database starts again a second later.
+func (o *outage) around(method string, call func()) {
+	if method == o.before {
+		o.once.Do(func() {
+			if err := o.pg.Stop(); err != nil {
+				o.done <- err
+				return
+			}
+			time.AfterFunc(time.Second, func() { o.done <- o.pg.Start() })
+		})
+	}
+	call()
+}
+
+// wait waits for the database to be back.
+func (o *outage) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-o.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("the worker never called %s", o.before)
+	}
+}
+
+func (o *outage) RenewLease(ctx context.Context, runID, workerID string, lease time.Duration) (cancel bool, err error) {
+	o.around("RenewLease", func() { cancel, err = o.Store.RenewLease(ctx, runID, workerID, lease) })
+	return cancel, err
+}
+
+func (o *outage) ClaimPost(ctx context.Context, runID, workerID string) (started bool, err error) {
+	o.around("ClaimPost", func() { started, err = o.Store.ClaimPost(ctx, runID, workerID) })
+	return started, err
+}
+
+func (o *outage) FinishRun(ctx context.Context, runID, workerID string, res store.Result) (err error) {
+	o.around("FinishRun", func() { err = o.Store.FinishRun(ctx, runID, workerID, res) })
+	return err
+}
+
+// TestPostgresRestartMidRun restarts the database (a server of the test's
+// own) while a review runs, and takes it down when the worker's bookkeeping
+// needs it most: the pool reconnects, and the worker posts once and records
+// the run on its first attempt.
+func TestPostgresRestartMidRun(t *testing.T) {
+	tests := []struct {
+		name   string
+		before string        // the call the database is down for; "" restarts it while the model thinks
+		lease  time.Duration // renewed every third
+	}{
+		{name: "restarted while the model thinks", lease: 3 * time.Second},
+		{name: "down during a lease renewal", before: "RenewLease", lease: 6 * time.Second},
+		{name: "down when claiming the post", before: "ClaimPost", lease: time.Minute},
+		{name: "down when recording the run's end", before: "FinishRun", lease: time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pg := storetest.StartServer(t)
+			g := newGate()
+			e := newEnvWith(t, g.answer(reviewer), envConfig{databaseURL: pg.URL()})
+			t.Cleanup(g.Open)
+			e.gh.AddPR(standardPR(fixtureSHA))
+			e.opened("d-1", fixtureSHA)
+			cfg := e.options()
+			cfg.Workers, cfg.Lease = 1, tt.lease // the lease outlasts the outage: the worker keeps its run
+			o := newOutage(e.store, pg, tt.before)
+			e.start(o, cfg, nil)
+			g.waitEntered(t)
+			switch tt.before {
+			case "":
+				if err := pg.Restart(); err != nil {
+					t.Fatal(err)
+				}
+				g.Open()
+			case "RenewLease":
+				o.wait(t)
+				g.Open()
+			default:
+				g.Open()
+				o.wait(t)
+			}
+			run := e.checkEnding(reviewed)
+			if diff := cmp.Diff(map[string]string{"SQL injection": "inline", "Division by zero": "inline"}, e.findings(run.ID)); diff != "" {
+				t.Errorf("stored findings (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
