@@ -167,95 +167,137 @@ func TestSynchronizeSupersedesTheRunningReview(t *testing.T) {
 
 // severable is a worker's connection to the database that the test can
 // cut, as when the worker's machine dies: every call fails from then on.
+// Setting cutAt cuts it at the first call of that method.
 type severable struct {
 	worker.Store
-	cut atomic.Bool
+	cutAt string
+	cut   atomic.Bool
 }
 
 var errCut = errors.New("connection to the database lost")
 
-func (s *severable) check() error {
+func (s *severable) check(method string) error {
+	if method == s.cutAt {
+		s.cut.Store(true)
+	}
 	if s.cut.Load() {
 		return errCut
 	}
 	return nil
 }
 
+func (s *severable) ReapRuns(ctx context.Context) ([]store.Run, error) {
+	if err := s.check("ReapRuns"); err != nil {
+		return nil, err
+	}
+	return s.Store.ReapRuns(ctx)
+}
+
 func (s *severable) ClaimRun(ctx context.Context, workerID string, lease time.Duration) (*store.Run, error) {
-	if err := s.check(); err != nil {
+	if err := s.check("ClaimRun"); err != nil {
 		return nil, err
 	}
 	return s.Store.ClaimRun(ctx, workerID, lease)
 }
 
 func (s *severable) RenewLease(ctx context.Context, runID, workerID string, lease time.Duration) (bool, error) {
-	if err := s.check(); err != nil {
+	if err := s.check("RenewLease"); err != nil {
 		return false, err
 	}
 	return s.Store.RenewLease(ctx, runID, workerID, lease)
 }
 
 func (s *severable) RetryRun(ctx context.Context, runID, workerID string, after time.Duration, msg string) error {
-	if err := s.check(); err != nil {
+	if err := s.check("RetryRun"); err != nil {
 		return err
 	}
 	return s.Store.RetryRun(ctx, runID, workerID, after, msg)
 }
 
 func (s *severable) ReleaseRun(ctx context.Context, runID, workerID string) error {
-	if err := s.check(); err != nil {
+	if err := s.check("ReleaseRun"); err != nil {
 		return err
 	}
 	return s.Store.ReleaseRun(ctx, runID, workerID)
 }
 
 func (s *severable) FinishRun(ctx context.Context, runID, workerID string, res store.Result) error {
-	if err := s.check(); err != nil {
+	if err := s.check("FinishRun"); err != nil {
 		return err
 	}
 	return s.Store.FinishRun(ctx, runID, workerID, res)
 }
 
 func (s *severable) ClaimPost(ctx context.Context, runID, workerID string) (bool, error) {
-	if err := s.check(); err != nil {
+	if err := s.check("ClaimPost"); err != nil {
 		return false, err
 	}
 	return s.Store.ClaimPost(ctx, runID, workerID)
 }
 
 func (s *severable) AppendEvent(ctx context.Context, runID string, ev review.Event) (int, error) {
-	if err := s.check(); err != nil {
+	if err := s.check("AppendEvent"); err != nil {
 		return 0, err
 	}
 	return s.Store.AppendEvent(ctx, runID, ev)
 }
 
+// TestKilledWorkersRunIsTakenOver kills a worker mid-run (it loses the
+// database, then its pool stops without a grace period): once the lease
+// expires another worker takes the run over, and one review is posted.
 func TestKilledWorkersRunIsTakenOver(t *testing.T) {
-	e, g := newGatedEnv(t)
-	e.gh.AddPR(standardPR(fixtureSHA))
-	e.opened("d-1", fixtureSHA)
-
-	dying := &severable{Store: e.store}
-	cfg := e.options()
-	cfg.ID, cfg.Workers, cfg.ShutdownGrace = "dying", 1, 0
-	kill := e.start(dying, cfg, nil)
-	g.waitEntered(t)
-	dying.cut.Store(true) // the worker loses the database mid-review...
-	kill()                // ...and stops without recording anything
-	g.Open()
-	if got := e.runs()[0]; got.Status != store.StatusRunning || got.LockedBy != "dying/0" {
-		t.Fatalf("after the kill the run is %s held by %q, want still running under the dead worker's lease", got.Status, got.LockedBy)
+	tests := []struct {
+		name   string
+		cutAt  string // the dying worker's call that finds the database gone; "" cuts while the model thinks
+		last   bool   // the run is on its last attempt
+		want   ending
+		posted int // create-review calls
+	}{
+		{name: "while the model thinks", want: reviewedOnRetry, posted: 1},
+		{name: "after posting, before recording the run", cutAt: "FinishRun", want: reviewedOnRetry, posted: 1},
+		{name: "on its last attempt: given up, and the pull request told", last: true,
+			want: ending{Status: store.StatusFailed, Attempts: 1, Told: true}},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e, g := newGatedEnv(t)
+			e.gh.AddPR(standardPR(fixtureSHA))
+			e.opened("d-1", fixtureSHA)
+			if tt.last {
+				if _, err := e.raw.Exec(t.Context(), `UPDATE review_runs SET max_attempts = 1`); err != nil {
+					t.Fatal(err)
+				}
+			}
 
-	cfg = e.options()
-	cfg.ID = "survivor"
-	e.start(e.store, cfg, nil)
-	run := e.waitDone(1)[0]
-	if run.Status != store.StatusSucceeded || run.Attempts != 2 || !strings.HasPrefix(run.LockedBy, "survivor/") {
-		t.Errorf("run: %s after %d attempts by %q, want succeeded on attempt 2 by the survivor", run.Status, run.Attempts, run.LockedBy)
-	}
-	if n := len(e.reviews()); n != 1 {
-		t.Errorf("%d reviews posted, want 1", n)
+			dying := &severable{Store: e.store, cutAt: tt.cutAt}
+			cfg := e.options()
+			cfg.ID, cfg.Workers, cfg.ShutdownGrace = "dying", 1, 0
+			kill := e.start(dying, cfg, nil)
+			if tt.cutAt == "" {
+				g.waitEntered(t)
+				dying.cut.Store(true) // the worker loses the database mid-review...
+			} else {
+				g.Open()
+				e.waitFor("the dying worker's cut", dying.cut.Load)
+			}
+			kill() // ...and stops without recording anything
+			g.Open()
+			if got := e.runs()[0]; got.Status != store.StatusRunning || got.LockedBy != "dying/0" {
+				t.Fatalf("after the kill the run is %s held by %q, want still running under the dead worker's lease", got.Status, got.LockedBy)
+			}
+
+			cfg = e.options()
+			cfg.ID = "survivor"
+			e.start(e.store, cfg, nil)
+			run := e.checkEnding(tt.want)
+			if run.Status == store.StatusSucceeded && !strings.HasPrefix(run.LockedBy, "survivor/") {
+				t.Errorf("run finished by %q, want the survivor", run.LockedBy)
+			}
+			if n := e.gh.CallCount(githubtest.RouteCreateReview); n != tt.posted {
+				t.Errorf("%d create-review calls, want %d", n, tt.posted)
+			}
+		})
 	}
 }
 
