@@ -7,8 +7,8 @@
 // comments, reactions, permissions, check runs and installation tokens.
 //
 // Every request is recorded (Calls, CallCount) so that tests can count API
-// calls and read what was posted. Failures and slow answers are injected per
-// route (FailNext, Inject). The package also signs webhook payloads like
+// calls and read what was posted. Failures, slow or late answers and reset
+// connections are injected per route (FailNext, Inject). The package also signs webhook payloads like
 // GitHub (see Delivery) and serves the real payloads in testdata/webhooks.
 //
 // Routes are named like GitHub's OpenAPI description, "METHOD /path/{param}"
@@ -21,6 +21,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -76,8 +78,11 @@ type Call struct {
 	Query  url.Values
 	Header http.Header
 	Body   []byte
-	// Status is the HTTP status the fake answered.
+	// Status is the HTTP status the fake answered; 0 when it reset the
+	// connection instead (Failure.Reset).
 	Status int
+	// Time is when the request arrived.
+	Time time.Time
 }
 
 // Failure is an injected answer for a route. See Inject.
@@ -91,9 +96,18 @@ type Failure struct {
 	Body string
 	// Delay is waited before answering (or until the request is cancelled).
 	Delay time.Duration
-	// Processed makes the fake do the request's work before answering with
-	// the failure, like a GitHub 502 after the review was created.
+	// Processed makes the fake do the request's work before waiting and
+	// answering, like a GitHub 502 after the review was created; with
+	// Delay alone, the work is done at once and its answer comes late (a
+	// client that timed out never sees it).
 	Processed bool
+	// Reset drops the connection without answering, as a TCP reset (after
+	// Delay, and after the work when Processed is set). The call is
+	// recorded with Status 0.
+	Reset bool
+	// Hangup closes the connection without answering, as a proxy that
+	// gives up does: the client reads EOF. Like Reset otherwise.
+	Hangup bool
 }
 
 // Server is a fake GitHub API. Create it with New; it is safe for
@@ -289,6 +303,7 @@ func (s *Server) record(r *http.Request, route string, body []byte) *recorded {
 		Header: r.Header.Clone(),
 		Body:   body,
 		Status: http.StatusOK,
+		Time:   time.Now(),
 	}
 	s.callsMu.Lock()
 	defer s.callsMu.Unlock()
@@ -315,8 +330,14 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &statusRecorder{ResponseWriter: w, call: s.record(r, route, body)}
+		authorized := route == RouteAccessToken || route == RouteCodeload || s.authorized(r)
 
 		f, injected := s.nextFailure(route)
+		var done *httptest.ResponseRecorder // the answer of work done ahead (Processed)
+		if injected && f.Processed && authorized {
+			done = httptest.NewRecorder()
+			h(done, r)
+		}
 		if injected && f.Delay > 0 {
 			select {
 			case <-time.After(f.Delay):
@@ -325,22 +346,45 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		if route != RouteAccessToken && route != RouteCodeload && !s.authorized(r) {
+		switch {
+		case injected && (f.Reset || f.Hangup):
+			rec.call.status(0)
+			s.dropConn(w, f.Reset)
+		case !authorized:
 			writeJSON(rec, http.StatusUnauthorized, map[string]any{
 				"message":           "Bad credentials",
 				"documentation_url": "https://docs.github.com/rest",
 			})
-			return
-		}
-		if !injected || f.Status == 0 {
+		case injected && f.Status != 0:
+			writeFailure(rec, f)
+		case done != nil:
+			replay(rec, done)
+		default:
 			h(rec, r)
-			return
 		}
-		if f.Processed {
-			h(discard{header: http.Header{}}, r)
-		}
-		writeFailure(rec, f)
 	}
+}
+
+// dropConn closes the connection of w without an answer: with a TCP reset
+// when reset is set (the client reads ECONNRESET), else the client reads
+// EOF.
+func (s *Server) dropConn(w http.ResponseWriter, reset bool) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		s.t.Errorf("githubtest: drop the connection: %v", err)
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok && reset {
+		_ = tc.SetLinger(0) // close with RST, not FIN
+	}
+	_ = conn.Close()
+}
+
+// replay sends an answer recorded earlier.
+func replay(w http.ResponseWriter, done *httptest.ResponseRecorder) {
+	maps.Copy(w.Header(), done.Header())
+	w.WriteHeader(done.Code)
+	_, _ = w.Write(done.Body.Bytes())
 }
 
 func (s *Server) nextFailure(route string) (Failure, bool) {
@@ -404,13 +448,6 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.call.status(code)
 	r.ResponseWriter.WriteHeader(code)
 }
-
-// discard is a ResponseWriter that drops the answer (Failure.Processed).
-type discard struct{ header http.Header }
-
-func (d discard) Header() http.Header         { return d.header }
-func (d discard) Write(b []byte) (int, error) { return len(b), nil }
-func (d discard) WriteHeader(int)             {}
 
 // id returns a fresh object id.
 func (s *Server) id() int64 {

@@ -2,12 +2,15 @@ package githubtest_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	gh "github.com/google/go-github/v60/github"
@@ -219,6 +222,60 @@ func TestInjectedFailures(t *testing.T) {
 		t.Errorf("calls = %+v", calls)
 	}
 }
+
+func TestInjectedResetsAndLateAnswers(t *testing.T) {
+	comment := func(fake *githubtest.Server, ctx context.Context) error {
+		_, _, err := fake.Client().Issues.CreateComment(ctx, "reviewdog", "reviewdog", 1, &gh.IssueComment{Body: gh.String("hello")})
+		return err
+	}
+	tests := []struct {
+		name         string
+		failure      githubtest.Failure
+		timeout      time.Duration
+		wantErr      func(error) bool
+		wantStatus   int
+		wantComments int
+	}{
+		{"reset", githubtest.Failure{Reset: true}, 0, isConnReset, 0, 0},
+		{"reset after the work", githubtest.Failure{Reset: true, Processed: true}, 0, isConnReset, 0, 1},
+		{"hangup", githubtest.Failure{Hangup: true}, 0, func(err error) bool { return errors.Is(err, io.EOF) }, 0, 0},
+		{"late answer the client gave up on", githubtest.Failure{Delay: time.Second, Processed: true}, 50 * time.Millisecond,
+			func(err error) bool { return errors.Is(err, context.DeadlineExceeded) }, 499, 1},
+		{"late answer", githubtest.Failure{Delay: 50 * time.Millisecond, Processed: true}, 0,
+			func(err error) bool { return err == nil }, http.StatusCreated, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake, _ := realPR(t)
+			fake.Inject(githubtest.RouteCreateIssueComment, tt.failure)
+			ctx := t.Context()
+			if tt.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+				defer cancel()
+			}
+			if err := comment(fake, ctx); !tt.wantErr(err) {
+				t.Errorf("create comment: unexpected error %v", err)
+			}
+			var calls []githubtest.Call
+			for range 100 { // a client that gave up does not wait for the fake's bookkeeping
+				if calls = fake.CallsTo(githubtest.RouteCreateIssueComment); len(calls) == 1 && calls[0].Status == tt.wantStatus {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if len(calls) != 1 || calls[0].Status != tt.wantStatus || calls[0].Time.IsZero() {
+				t.Errorf("calls = %+v, want one answered %d at a recorded time", calls, tt.wantStatus)
+			}
+			if n := len(fake.IssueComments("reviewdog", "reviewdog", 1)); n != tt.wantComments {
+				t.Errorf("%d comments created, want %d", n, tt.wantComments)
+			}
+		})
+	}
+}
+
+// isConnReset reports whether err is a connection reset by the server.
+func isConnReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
 
 func TestGraphQLBlameSelectsFields(t *testing.T) {
 	fake := githubtest.New(t)

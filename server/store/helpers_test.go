@@ -52,8 +52,13 @@ func enqueue(t *testing.T, s *store.Store, r store.NewRun) store.Run {
 	return run
 }
 
+// claim claims a run as a worker does: after ending the runs whose worker
+// died for good.
 func claim(t *testing.T, s *store.Store, worker string) *store.Run {
 	t.Helper()
+	if _, err := s.ReapRuns(t.Context()); err != nil {
+		t.Fatalf("ReapRuns: %v", err)
+	}
 	run, err := s.ClaimRun(t.Context(), worker, time.Minute)
 	if err != nil {
 		t.Fatalf("ClaimRun: %v", err)

@@ -30,7 +30,8 @@ const (
 		    SELECT id FROM review_runs
 		    WHERE status = 'running' AND lease_expires_at < now()
 		      AND (attempts >= max_attempts OR cancel_requested)
-		    FOR UPDATE SKIP LOCKED)`
+		    FOR UPDATE SKIP LOCKED)
+		RETURNING ` + runColumns
 
 	// claimExpired takes over a run whose worker died.
 	claimExpired = `UPDATE review_runs SET
@@ -71,19 +72,33 @@ const (
 // for a pull request; each retry sees the winner's run as running.
 const claimConflictRetries = 5
 
+// ReapRuns ends the runs whose worker died and that must not run again:
+// expired runs that used up their attempts are recorded failed ("worker
+// lost; gave up after N attempts"), expired runs a newer head cancelled are
+// recorded superseded. It returns them, for the worker to tell their pull
+// requests. Workers call it before ClaimRun: a run it has not ended keeps
+// its pull request's other runs waiting.
+func (s *Store) ReapRuns(ctx context.Context) ([]Run, error) {
+	rows, err := s.pool.Query(ctx, reapExpired)
+	if err != nil {
+		return nil, fmt.Errorf("reap expired leases: %w", err)
+	}
+	runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
+	if err != nil {
+		return nil, fmt.Errorf("reap expired leases: %w", err)
+	}
+	return runs, nil
+}
+
 // ClaimRun takes the next run for workerID and holds it for lease: first a
-// run whose worker died (its lease expired), else the oldest queued run that
-// is due and whose pull request has no running run. It counts an attempt,
-// sets the run running and returns it; nil when there is nothing to do.
-// Expired runs that used up their attempts are recorded failed ("worker
-// lost; gave up after N attempts"), and expired runs a newer head cancelled
-// are recorded superseded. workerID must be unique per worker.
+// run whose worker died (its lease expired) and that may run again, else
+// the oldest queued run that is due and whose pull request has no running
+// run. It counts an attempt, sets the run running and returns it; nil when
+// there is nothing to do. Expired runs that may not run again are left to
+// ReapRuns. workerID must be unique per worker.
 func (s *Store) ClaimRun(ctx context.Context, workerID string, lease time.Duration) (*Run, error) {
 	if lease <= 0 {
 		return nil, fmt.Errorf("claim run: lease must be positive, got %v", lease)
-	}
-	if _, err := s.pool.Exec(ctx, reapExpired); err != nil {
-		return nil, fmt.Errorf("claim run: reap expired leases: %w", err)
 	}
 	run, err := queryRun(ctx, s.pool, claimExpired, workerID, lease.Milliseconds())
 	if err == nil {

@@ -22,6 +22,7 @@ const jobsChannel = "mergeguard_jobs"
 // Store is what the workers need from the database; *store.Store
 // implements it.
 type Store interface {
+	ReapRuns(ctx context.Context) ([]store.Run, error)
 	ClaimRun(ctx context.Context, workerID string, lease time.Duration) (*store.Run, error)
 	RenewLease(ctx context.Context, runID, workerID string, lease time.Duration) (cancelRequested bool, err error)
 	RetryRun(ctx context.Context, runID, workerID string, after time.Duration, errMsg string) error

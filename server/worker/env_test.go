@@ -44,6 +44,7 @@ const (
 // fake LLM: the webhook intake and worker pools started by the test.
 type env struct {
 	t      *testing.T
+	cfg    envConfig
 	dbURL  string
 	store  *store.Store
 	raw    *pgxpool.Pool
@@ -55,11 +56,31 @@ type env struct {
 	log    zerolog.Logger
 }
 
+// envConfig adjusts an env; most tests use the zero value.
+type envConfig struct {
+	// databaseURL is a migrated database of the test's own; empty creates
+	// one on the shared test server.
+	databaseURL string
+	// githubTimeout bounds each attempt of a GitHub request; 0 is none.
+	githubTimeout time.Duration
+	// llmTimeout bounds each attempt of an LLM request; 0 is none.
+	llmTimeout time.Duration
+}
+
 // newEnv starts everything but the workers; the fake LLM answers with
 // answer.
 func newEnv(t *testing.T, answer func(llmtest.Request) llmtest.Response) *env {
 	t.Helper()
-	e := &env{t: t, dbURL: storetest.URL(t), log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)}
+	return newEnvWith(t, answer, envConfig{})
+}
+
+// newEnvWith is newEnv adjusted by cfg.
+func newEnvWith(t *testing.T, answer func(llmtest.Request) llmtest.Response, cfg envConfig) *env {
+	t.Helper()
+	e := &env{t: t, cfg: cfg, dbURL: cfg.databaseURL, log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)}
+	if e.dbURL == "" {
+		e.dbURL = storetest.URL(t)
+	}
 	var err error
 	e.store, err = store.Open(t.Context(), e.dbURL)
 	if err != nil {
@@ -74,7 +95,10 @@ func newEnv(t *testing.T, answer func(llmtest.Request) llmtest.Response) *env {
 
 	e.gh = githubtest.New(t)
 	app := e.gh.AppConfig(42)
-	e.cc, err = github.NewClientCreator(app, github.ClientOptions{Retry: &github.RetryPolicy{MaxRetries: 1, MaxWait: time.Second, Backoff: 10 * time.Millisecond}})
+	e.cc, err = github.NewClientCreator(app, github.ClientOptions{
+		Timeout: cfg.githubTimeout,
+		Retry:   &github.RetryPolicy{MaxRetries: 1, MaxWait: time.Second, Backoff: 10 * time.Millisecond},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,8 +170,11 @@ func (e *env) options() worker.Config {
 }
 
 // pipeline is the real review pipeline on the fake LLM, with the tools.
+// The LLM client retries once, after a short backoff or what the fake asks
+// (up to 2s).
 func (e *env) pipeline() *pipeline.Pipeline {
-	client := llm.New(llm.Config{BaseURL: e.llm.URL(), Model: "gpt-4o", MaxRetries: 1}, nil)
+	client := llm.New(llm.Config{BaseURL: e.llm.URL(), Model: "gpt-4o", MaxRetries: 1, Timeout: e.cfg.llmTimeout}, nil,
+		llm.WithBackoff(20*time.Millisecond, 2*time.Second))
 	return pipeline.New(pipeline.Deps{
 		LLM:   worker.BudgetedLLM(client),
 		Model: "gpt-4o",
@@ -185,10 +212,15 @@ func (e *env) start(st worker.Store, cfg worker.Config, reviewer worker.Reviewer
 	return stop
 }
 
-// runs returns the runs, oldest first.
+// runs returns the runs, oldest first. It asks again when the database is
+// out of reach (a test restarting it).
 func (e *env) runs() []store.Run {
 	e.t.Helper()
 	runs, err := e.store.ListRuns(e.t.Context(), store.RunFilter{})
+	for i := 0; store.Transient(err) && i < 10; i++ {
+		time.Sleep(50 * time.Millisecond)
+		runs, err = e.store.ListRuns(e.t.Context(), store.RunFilter{})
+	}
 	if err != nil {
 		e.t.Fatal(err)
 	}

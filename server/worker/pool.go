@@ -150,12 +150,32 @@ func (p *Pool) loop(ctx, jobs context.Context, workerID string) {
 // claimTimeout bounds one claim.
 const claimTimeout = 10 * time.Second
 
-// claim takes the next run. A claim under way is not cancelled with ctx: a
-// run claimed whose answer was lost would wait for its lease to expire.
+// claim ends the runs whose worker died for good, then takes the next run.
+// A claim under way is not cancelled with ctx: a run claimed whose answer
+// was lost would wait for its lease to expire.
 func (p *Pool) claim(ctx context.Context, workerID string) (*store.Run, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
 	defer cancel()
+	reaped, err := p.deps.Store.ReapRuns(cctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range reaped {
+		p.reaped(cctx, workerID, &reaped[i])
+	}
 	return p.deps.Store.ClaimRun(cctx, workerID, p.cfg.Lease)
+}
+
+// reaped reports a run the store ended because its worker died: failed
+// after its last attempt (its pull request is told), or superseded.
+func (p *Pool) reaped(ctx context.Context, workerID string, run *store.Run) {
+	log := p.runLogger(run, workerID)
+	j := &job{run: run, workerID: workerID, log: &log, claimedAt: time.Now()}
+	p.deps.Metrics.ReviewFinished(string(run.Status), "", 0, nil)
+	log.Error().Str("status", string(run.Status)).Str("reason", run.StatusReason).Msg("run ended: its worker was lost")
+	if run.Status == store.StatusFailed && run.Mode == store.ModePR {
+		p.comment(ctx, j, failureNotice(run, errors.New(run.Error)))
+	}
 }
 
 func sleep(ctx context.Context, d time.Duration) {

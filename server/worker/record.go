@@ -38,7 +38,7 @@ func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause
 		p.finish(ctx, j, superseded("a newer head was pushed or the pull request was closed"))
 		return
 	case errors.Is(cause, errShutdown):
-		if err := p.deps.Store.ReleaseRun(ctx, run.ID, j.workerID); err != nil {
+		if err := withDB(ctx, func() error { return p.deps.Store.ReleaseRun(ctx, run.ID, j.workerID) }); err != nil {
 			log.Error().Err(err).Msg("hand back the run at shutdown; it is taken again when its lease expires")
 			return
 		}
@@ -49,7 +49,7 @@ func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause
 	default:
 		if asked, ok := transient(err); ok && run.Attempts < run.MaxAttempts {
 			delay := p.cfg.Retry.delay(run.Attempts, asked)
-			if rerr := p.deps.Store.RetryRun(ctx, run.ID, j.workerID, delay, err.Error()); rerr != nil {
+			if rerr := withDB(ctx, func() error { return p.deps.Store.RetryRun(ctx, run.ID, j.workerID, delay, err.Error()) }); rerr != nil {
 				log.Error().Err(rerr).AnErr("run_error", err).Msg("retry run")
 				return
 			}
@@ -70,7 +70,7 @@ func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause
 // pull request what it needs to know.
 func (p *Pool) finish(ctx context.Context, j *job, out outcome) {
 	run, log := j.run, j.log
-	if err := p.deps.Store.FinishRun(ctx, run.ID, j.workerID, out.result); err != nil {
+	if err := withDB(ctx, func() error { return p.deps.Store.FinishRun(ctx, run.ID, j.workerID, out.result) }); err != nil {
 		log.Error().Err(err).Str("status", string(out.result.Status)).Msg("record the run's end")
 		return
 	}

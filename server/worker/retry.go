@@ -1,23 +1,28 @@
 package worker
 
 import (
+	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	gh "github.com/google/go-github/v60/github"
+	"github.com/rs/zerolog"
+
+	"github.com/mergeguard/mergeguard/server/store"
 )
 
 // Retry is the retry policy of failed runs: a run whose failure is
-// transient (GitHub 5xx or rate limit, network trouble, every LLM call of
-// the review failing with a rate limit, server error or timeout after the
-// LLM client's own retries) is
+// transient (GitHub 5xx or rate limit, network trouble, the database out of
+// reach, every LLM call of the review failing with a rate limit, server
+// error or timeout after the LLM client's own retries) is
 // queued again after Base·2^(attempt-1), at most Max, or later when the
 // failing service asked for a longer wait. A run that fails for good, or has
 // used its attempts (the run's max_attempts), is recorded failed.
@@ -45,7 +50,7 @@ func (r Retry) delay(attempt int, asked time.Duration) time.Duration {
 // service asked to wait (0 when it did not say). Model errors never get
 // here: the pipeline turns them into failed agents (see llmUnavailable).
 func transient(err error) (asked time.Duration, ok bool) {
-	if errors.Is(err, errLLMUnavailable) {
+	if errors.Is(err, errLLMUnavailable) || store.Transient(err) {
 		return 0, true
 	}
 	var rate *gh.RateLimitError
@@ -65,12 +70,16 @@ func transient(err error) (asked time.Duration, ok bool) {
 		return retryableStatus(tokenErr.Response.StatusCode, tokenErr.Response.Header)
 	}
 	// Connection failures and timeouts; not every error of an HTTP client
-	// (a url.Error wraps a refused installation token too).
+	// (a url.Error wraps a refused installation token too). A request
+	// whose connection closed before any answer fails with a url.Error
+	// wrapping io.EOF.
 	var opErr *net.OpError
 	var netErr net.Error
+	var urlErr *url.Error
 	switch {
 	case errors.As(err, &opErr),
 		errors.As(err, &netErr) && netErr.Timeout(),
+		errors.As(err, &urlErr) && errors.Is(urlErr.Err, io.EOF),
 		errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.ECONNREFUSED):
@@ -110,4 +119,29 @@ func failureReason(err error) string {
 		return "network"
 	}
 	return "other"
+}
+
+// withDB makes a call to the store, and makes it again after a short pause
+// while the database is out of reach (store.Transient), until ctx ends. A
+// Postgres restart or failover kills every pooled connection and each dead
+// one fails the call that takes it: the bookkeeping of a run (claiming the
+// post, recording the end) must outlive that, not fail the run or leave it
+// to its lease.
+func withDB(ctx context.Context, call func() error) error {
+	wait := 50 * time.Millisecond
+	for {
+		err := call()
+		if err == nil || !store.Transient(err) {
+			return err
+		}
+		zerolog.Ctx(ctx).Warn().Err(err).Dur("retry_in", wait).Msg("database out of reach; trying again")
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Second)
+	}
 }

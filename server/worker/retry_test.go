@@ -37,6 +37,8 @@ func TestTransient(t *testing.T) {
 		{"connection refused", &url.Error{Op: "Get", URL: "x", Err: &net.OpError{Op: "dial", Err: errors.New("connection refused")}}, true, 0},
 		{"client timeout", &url.Error{Op: "Get", URL: "x", Err: context.DeadlineExceeded}, true, 0},
 		{"cut response", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true, 0},
+		{"connection closed before the answer", fmt.Errorf("create review: %w", &url.Error{Op: "Post", URL: "x", Err: io.EOF}), true, 0},
+		{"end of a body outside HTTP", fmt.Errorf("decode: %w", io.EOF), false, 0},
 		{"llm unavailable", fmt.Errorf("%w: 2 of 2 agents failed", errLLMUnavailable), true, 0},
 		{"broken config", userError{errors.New(".mergeguard.yml:3: unknown key")}, false, 0},
 		{"panic", panicError{value: "boom"}, false, 0},

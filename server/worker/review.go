@@ -153,7 +153,11 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	if head.SHA != res.Change.HeadSHA {
 		return superseded(fmt.Sprintf("the head moved from %s to %s during the review", short(res.Change.HeadSHA), short(head.SHA))), nil
 	}
-	alreadyStarted, err := p.deps.Store.ClaimPost(ctx, run.ID, j.workerID)
+	var alreadyStarted bool
+	err = withDB(ctx, func() (err error) {
+		alreadyStarted, err = p.deps.Store.ClaimPost(ctx, run.ID, j.workerID)
+		return err
+	})
 	switch {
 	case errors.Is(err, store.ErrCancelled):
 		return superseded("a newer head was pushed before the review was posted"), nil

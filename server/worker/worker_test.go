@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,102 +168,144 @@ func TestSynchronizeSupersedesTheRunningReview(t *testing.T) {
 
 // severable is a worker's connection to the database that the test can
 // cut, as when the worker's machine dies: every call fails from then on.
+// Setting cutAt cuts it at the first call of that method.
 type severable struct {
 	worker.Store
-	cut atomic.Bool
+	cutAt string
+	cut   atomic.Bool
 }
 
 var errCut = errors.New("connection to the database lost")
 
-func (s *severable) check() error {
+func (s *severable) check(method string) error {
+	if method == s.cutAt {
+		s.cut.Store(true)
+	}
 	if s.cut.Load() {
 		return errCut
 	}
 	return nil
 }
 
+func (s *severable) ReapRuns(ctx context.Context) ([]store.Run, error) {
+	if err := s.check("ReapRuns"); err != nil {
+		return nil, err
+	}
+	return s.Store.ReapRuns(ctx)
+}
+
 func (s *severable) ClaimRun(ctx context.Context, workerID string, lease time.Duration) (*store.Run, error) {
-	if err := s.check(); err != nil {
+	if err := s.check("ClaimRun"); err != nil {
 		return nil, err
 	}
 	return s.Store.ClaimRun(ctx, workerID, lease)
 }
 
 func (s *severable) RenewLease(ctx context.Context, runID, workerID string, lease time.Duration) (bool, error) {
-	if err := s.check(); err != nil {
+	if err := s.check("RenewLease"); err != nil {
 		return false, err
 	}
 	return s.Store.RenewLease(ctx, runID, workerID, lease)
 }
 
 func (s *severable) RetryRun(ctx context.Context, runID, workerID string, after time.Duration, msg string) error {
-	if err := s.check(); err != nil {
+	if err := s.check("RetryRun"); err != nil {
 		return err
 	}
 	return s.Store.RetryRun(ctx, runID, workerID, after, msg)
 }
 
 func (s *severable) ReleaseRun(ctx context.Context, runID, workerID string) error {
-	if err := s.check(); err != nil {
+	if err := s.check("ReleaseRun"); err != nil {
 		return err
 	}
 	return s.Store.ReleaseRun(ctx, runID, workerID)
 }
 
 func (s *severable) SetRunHead(ctx context.Context, runID, workerID string, head store.Head) error {
-	if err := s.check(); err != nil {
+	if err := s.check("SetRunHead"); err != nil {
 		return err
 	}
 	return s.Store.SetRunHead(ctx, runID, workerID, head)
 }
 
 func (s *severable) FinishRun(ctx context.Context, runID, workerID string, res store.Result) error {
-	if err := s.check(); err != nil {
+	if err := s.check("FinishRun"); err != nil {
 		return err
 	}
 	return s.Store.FinishRun(ctx, runID, workerID, res)
 }
 
 func (s *severable) ClaimPost(ctx context.Context, runID, workerID string) (bool, error) {
-	if err := s.check(); err != nil {
+	if err := s.check("ClaimPost"); err != nil {
 		return false, err
 	}
 	return s.Store.ClaimPost(ctx, runID, workerID)
 }
 
 func (s *severable) AppendEvent(ctx context.Context, runID string, ev review.Event) (int, error) {
-	if err := s.check(); err != nil {
+	if err := s.check("AppendEvent"); err != nil {
 		return 0, err
 	}
 	return s.Store.AppendEvent(ctx, runID, ev)
 }
 
+// TestKilledWorkersRunIsTakenOver kills a worker mid-run (it loses the
+// database, then its pool stops without a grace period): once the lease
+// expires another worker takes the run over, and one review is posted.
 func TestKilledWorkersRunIsTakenOver(t *testing.T) {
-	e, g := newGatedEnv(t)
-	e.gh.AddPR(standardPR(fixtureSHA))
-	e.opened("d-1", fixtureSHA)
-
-	dying := &severable{Store: e.store}
-	cfg := e.options()
-	cfg.ID, cfg.Workers, cfg.ShutdownGrace = "dying", 1, 0
-	kill := e.start(dying, cfg, nil)
-	g.waitEntered(t)
-	dying.cut.Store(true) // the worker loses the database mid-review...
-	kill()                // ...and stops without recording anything
-	g.Open()
-	if got := e.runs()[0]; got.Status != store.StatusRunning || got.LockedBy != "dying/0" {
-		t.Fatalf("after the kill the run is %s held by %q, want still running under the dead worker's lease", got.Status, got.LockedBy)
+	tests := []struct {
+		name   string
+		cutAt  string // the dying worker's call that finds the database gone; "" cuts while the model thinks
+		last   bool   // the run is on its last attempt
+		want   ending
+		posted int // create-review calls
+	}{
+		{name: "while the model thinks", want: reviewedOnRetry, posted: 1},
+		{name: "after posting, before recording the run", cutAt: "FinishRun", want: reviewedOnRetry, posted: 1},
+		{name: "on its last attempt: given up, and the pull request told", last: true,
+			want: ending{Status: store.StatusFailed, Attempts: 1, Told: true}},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e, g := newGatedEnv(t)
+			e.gh.AddPR(standardPR(fixtureSHA))
+			e.opened("d-1", fixtureSHA)
+			if tt.last {
+				if _, err := e.raw.Exec(t.Context(), `UPDATE review_runs SET max_attempts = 1`); err != nil {
+					t.Fatal(err)
+				}
+			}
 
-	cfg = e.options()
-	cfg.ID = "survivor"
-	e.start(e.store, cfg, nil)
-	run := e.waitDone(1)[0]
-	if run.Status != store.StatusSucceeded || run.Attempts != 2 || !strings.HasPrefix(run.LockedBy, "survivor/") {
-		t.Errorf("run: %s after %d attempts by %q, want succeeded on attempt 2 by the survivor", run.Status, run.Attempts, run.LockedBy)
-	}
-	if n := len(e.reviews()); n != 1 {
-		t.Errorf("%d reviews posted, want 1", n)
+			dying := &severable{Store: e.store, cutAt: tt.cutAt}
+			cfg := e.options()
+			cfg.ID, cfg.Workers, cfg.ShutdownGrace = "dying", 1, 0
+			kill := e.start(dying, cfg, nil)
+			if tt.cutAt == "" {
+				g.waitEntered(t)
+				dying.cut.Store(true) // the worker loses the database mid-review...
+			} else {
+				g.Open()
+				e.waitFor("the dying worker's cut", dying.cut.Load)
+			}
+			kill() // ...and stops without recording anything
+			g.Open()
+			if got := e.runs()[0]; got.Status != store.StatusRunning || got.LockedBy != "dying/0" {
+				t.Fatalf("after the kill the run is %s held by %q, want still running under the dead worker's lease", got.Status, got.LockedBy)
+			}
+
+			cfg = e.options()
+			cfg.ID = "survivor"
+			e.start(e.store, cfg, nil)
+			run := e.checkEnding(tt.want)
+			if run.Status == store.StatusSucceeded && !strings.HasPrefix(run.LockedBy, "survivor/") {
+				t.Errorf("run finished by %q, want the survivor", run.LockedBy)
+			}
+			if n := e.gh.CallCount(githubtest.RouteCreateReview); n != tt.posted {
+				t.Errorf("%d create-review calls, want %d", n, tt.posted)
+			}
+		})
 	}
 }
 
@@ -350,60 +391,6 @@ func TestRerunWaitsForTheRunningReviewOfItsHead(t *testing.T) {
 }
 
 func short(sha string) string { return sha[:7] }
-
-func TestGitHubFailingMidPost(t *testing.T) {
-	t.Run("review created but answered 500: found, not posted again", func(t *testing.T) {
-		e := newEnv(t, reviewer)
-		e.gh.AddPR(standardPR(fixtureSHA))
-		e.gh.Inject(githubtest.RouteCreateReview, githubtest.Failure{Status: http.StatusInternalServerError, Processed: true})
-		e.opened("d-1", fixtureSHA)
-		e.start(e.store, e.options(), nil)
-		run := e.waitDone(1)[0]
-		if run.Status != store.StatusSucceeded || run.Attempts != 2 || run.PostedReviewID == 0 {
-			t.Errorf("run: %s after %d attempts, review %d (%s); want succeeded on attempt 2 with the review recorded", run.Status, run.Attempts, run.PostedReviewID, run.Error)
-		}
-		if n := len(e.reviews()); n != 1 {
-			t.Errorf("%d reviews posted, want 1", n)
-		}
-		if n := e.gh.CallCount(githubtest.RouteCreateReview); n != 1 {
-			t.Errorf("%d create-review calls, want 1", n)
-		}
-	})
-	t.Run("500 every time: failed and told", func(t *testing.T) {
-		e := newEnv(t, reviewer)
-		e.gh.AddPR(standardPR(fixtureSHA))
-		for range 10 {
-			e.gh.Inject(githubtest.RouteCreateReview, githubtest.Failure{Status: http.StatusInternalServerError})
-		}
-		e.opened("d-1", fixtureSHA)
-		e.start(e.store, e.options(), nil)
-		run := e.waitDone(1)[0]
-		if run.Status != store.StatusFailed || run.Attempts != store.DefaultMaxAttempts || run.Error == "" {
-			t.Errorf("run: %s after %d attempts (%q); want failed after %d with the error", run.Status, run.Attempts, run.Error, store.DefaultMaxAttempts)
-		}
-		if n := len(e.reviews()); n != 0 {
-			t.Errorf("%d reviews posted, want 0", n)
-		}
-		comments := e.botComments(1)
-		if len(comments) != 1 || !strings.Contains(comments[0].Body, "could not complete the review") {
-			t.Errorf("comments %+v, want one saying the review could not be completed", comments)
-		}
-	})
-	t.Run("422 on one comment: review still posted", func(t *testing.T) {
-		e := newEnv(t, reviewer)
-		e.gh.AddPR(standardPR(fixtureSHA))
-		e.gh.Inject(githubtest.RouteCreateReview, githubtest.Failure{Status: http.StatusUnprocessableEntity})
-		e.opened("d-1", fixtureSHA)
-		e.start(e.store, e.options(), nil)
-		run := e.waitDone(1)[0]
-		if run.Status != store.StatusSucceeded || run.PostedReviewID == 0 {
-			t.Errorf("run: %s, review %d (%s); want succeeded and posted", run.Status, run.PostedReviewID, run.Error)
-		}
-		if n := len(e.reviews()); n != 1 {
-			t.Errorf("%d reviews posted, want 1", n)
-		}
-	})
-}
 
 func TestBrokenRepoConfigFailsTheRun(t *testing.T) {
 	e := newEnv(t, reviewer)
@@ -528,26 +515,6 @@ func TestPanicIsRecordedAsFailure(t *testing.T) {
 	}
 	if n := len(e.botComments(1)); n != 1 {
 		t.Errorf("%d comments, want 1 saying the review could not be completed", n)
-	}
-}
-
-func TestLLMUnavailableIsRetried(t *testing.T) {
-	var calls atomic.Int64
-	e := newEnv(t, func(req llmtest.Request) llmtest.Response {
-		if calls.Add(1) <= 2 { // the first attempt's call and the client's one retry
-			return llmtest.APIError(http.StatusTooManyRequests, "requests", "rate_limit_exceeded", "Rate limit reached")
-		}
-		return reviewer(req)
-	})
-	e.gh.AddPR(standardPR(fixtureSHA))
-	e.opened("d-1", fixtureSHA)
-	e.start(e.store, e.options(), nil)
-	run := e.waitDone(1)[0]
-	if run.Status != store.StatusSucceeded || run.Attempts != 2 {
-		t.Errorf("run: %s after %d attempts (%q), want succeeded on attempt 2", run.Status, run.Attempts, run.Error)
-	}
-	if rs := postedReviews(e.reviews()); len(rs) != 1 || len(rs[0].Inline) != 2 {
-		t.Errorf("reviews %+v, want one with the model's two findings", rs)
 	}
 }
 
