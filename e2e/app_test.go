@@ -136,8 +136,15 @@ func sha(parts ...any) string {
 	return (s + strings.Repeat("0", 40))[:40]
 }
 
-// payload is the real pull_request payload for pr at its head, with action.
+// payload is the real pull_request payload for pr at its head, with action,
+// from the fixtures' installation.
 func (a *fakeApp) payload(t testing.TB, pr githubtest.PR, action string) []byte {
+	t.Helper()
+	return a.installationPayload(t, pr, action, installationID)
+}
+
+// installationPayload is payload from another installation of the App.
+func (a *fakeApp) installationPayload(t testing.TB, pr githubtest.PR, action string, installation int64) []byte {
 	t.Helper()
 	fields := map[string]any{
 		"action":                 action,
@@ -149,7 +156,7 @@ func (a *fakeApp) payload(t testing.TB, pr githubtest.PR, action string) []byte 
 		"repository.name":        pr.Repo,
 		"repository.full_name":   pr.Owner + "/" + pr.Repo,
 		"repository.owner.login": pr.Owner,
-		"installation.id":        installationID,
+		"installation.id":        installation,
 	}
 	doc := a.copyPayload()
 	for path, v := range fields {

@@ -188,6 +188,19 @@ func (r *replica) kill(t testing.TB) {
 	r.exited <- err
 }
 
+// stop ends the replica with SIGTERM and waits until it has stopped.
+func (r *replica) stop(t testing.TB) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("%s: stop: %v", r.name, err)
+	}
+	err := <-r.exited
+	r.exited <- err
+	if err != nil {
+		t.Errorf("%s: mergeguard serve did not stop cleanly on SIGTERM: %v", r.name, err)
+	}
+}
+
 // memory is a process's resident set size now and at its peak, in bytes,
 // from /proc/PID/status.
 type memory struct {
