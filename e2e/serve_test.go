@@ -258,13 +258,3 @@ func (r *replica) showLog(t testing.TB) {
 	}
 	t.Logf("%s: mergeguard serve log (last %d lines):\n%s", r.name, len(lines), strings.Join(lines, "\n"))
 }
-
-// logContains reports whether the replica's log has a line containing s.
-func (r *replica) logContains(t testing.TB, s string) bool {
-	t.Helper()
-	b, err := os.ReadFile(r.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Contains(string(b), s)
-}
