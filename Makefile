@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: run test lint bench build fmt
+.PHONY: run test lint bench soak build fmt
 
 ## run: serve on :8080; without DATABASE_URL, start the dev PostgreSQL in .mergeguard/pg
 run: build
@@ -36,9 +36,18 @@ $(GOLANGCI_LINT):
 	GOBIN=$(CURDIR)/bin go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv bin/golangci-lint $@
 
-## bench: every benchmark, with allocations
+## bench: every benchmark, with allocations, then the load test (e2e TestLoad: the
+## real `mergeguard serve` against fake GitHub and LLM servers on loopback), which
+## prints its tables and writes bench/results.json
 bench:
 	bash scripts/with-postgres.sh go test -bench . -benchmem -run '^$$' ./...
+	MERGEGUARD_LOAD=1 bash scripts/with-postgres.sh go test -count=1 -v -timeout 15m -run '^TestLoad$$' ./e2e/ \
+		-load-out=$(CURDIR)/bench/results.json
+
+## soak: the soak test (e2e TestSoak): two replicas keep 200 pull requests in flight
+## for MERGEGUARD_SOAK_DURATION (default 3m), then the reviews and memory are checked
+soak:
+	MERGEGUARD_SOAK=1 bash scripts/with-postgres.sh go test -count=1 -v -timeout 40m -run '^TestSoak$$' ./e2e/
 
 ## build: bin/mergeguard with the version stamped in
 build:

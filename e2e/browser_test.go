@@ -2,17 +2,12 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,8 +26,6 @@ var update = flag.Bool("update", false, "rewrite the screenshots in docs/")
 
 // Bounds of the test's steps.
 const (
-	buildTimeout   = 3 * time.Minute // a cold build compiles gitleaks and pgx
-	startTimeout   = 30 * time.Second
 	browserTimeout = 60 * time.Second
 	modelLatency   = 1500 * time.Millisecond
 )
@@ -56,113 +49,18 @@ func chromePath(t *testing.T) string {
 	return p
 }
 
-// server is a running `mergeguard serve`.
-type server struct {
-	url string // http://127.0.0.1:port
-	log string // path of its log
-}
-
-// startServer builds cmd/mergeguard and runs `mergeguard serve` on a free
-// loopback port against a fresh database, without a GitHub App, with the
-// LLM at llmURL. It is stopped (SIGTERM) when the test ends, and its log is
-// shown when the test failed.
-func startServer(t *testing.T, llmURL string) *server {
+// startServer builds cmd/mergeguard and runs `mergeguard serve` against a
+// fresh database, without a GitHub App, with the LLM at llmURL, and waits
+// until it is ready.
+func startServer(t *testing.T, llmURL string) *replica {
 	t.Helper()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "mergeguard")
-	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout)
-	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/mergeguard/mergeguard/cmd/mergeguard")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-
-	var lc net.ListenConfig
-	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s := &server{url: "http://" + addr, log: filepath.Join(dir, "serve.log")}
-	logFile, err := os.Create(s.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// When the test ends, serve gets SIGTERM and 15s to stop cleanly.
-	cmd := exec.CommandContext(t.Context(), bin, "serve")
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 15 * time.Second
-	cmd.Dir = dir // no config/mergeguard.yml here
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + dir,
-		"DATABASE_URL=" + storetest.URL(t),
-		"MERGEGUARD_ADDR=" + addr,
-		"OPENAI_BASE_URL=" + llmURL,
-		"OPENAI_API_KEY=test",
-		"MERGEGUARD_MODEL=gpt-4o-mini",
-	}
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- errors.Join(cmd.Wait(), logFile.Close()) }()
-	t.Cleanup(func() {
-		if err := <-exited; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("mergeguard serve did not stop cleanly on SIGTERM: %v", err)
-		}
-		if t.Failed() {
-			s.showLog(t)
-		}
-	})
-
-	deadline := time.Now().Add(startTimeout)
-	for {
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("mergeguard serve exited: %v", err)
-		default:
-		}
-		if ready(t.Context(), s.url) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("mergeguard serve not ready within %s", startTimeout)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// ready reports whether GET /readyz answers 200.
-func ready(ctx context.Context, url string) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
-	if err != nil {
-		return false
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	return errors.Join(res.Body.Close()) == nil && res.StatusCode == http.StatusOK
-}
-
-func (s *server) showLog(t *testing.T) {
-	b, err := os.ReadFile(s.log)
-	if err != nil {
-		t.Logf("server log: %v", err)
-		return
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 60 {
-		lines = lines[len(lines)-60:]
-	}
-	t.Logf("mergeguard serve log (last %d lines):\n%s", len(lines), strings.Join(lines, "\n"))
+	r := startReplica(t, buildBinary(t), "serve", storetest.URL(t), serveOptions{env: map[string]string{
+		"OPENAI_BASE_URL":  llmURL,
+		"OPENAI_API_KEY":   "test",
+		"MERGEGUARD_MODEL": "gpt-4o-mini",
+	}})
+	r.waitReady(t)
+	return r
 }
 
 // browser is a headless Chromium tab whose JavaScript errors are recorded.

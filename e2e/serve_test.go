@@ -1,0 +1,260 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Bounds of starting and stopping `mergeguard serve`.
+const (
+	buildTimeout = 3 * time.Minute // a cold build compiles gitleaks and pgx
+	startTimeout = 30 * time.Second
+	stopTimeout  = 15 * time.Second
+)
+
+// buildBinary builds cmd/mergeguard into the test's temporary directory and
+// returns its path.
+func buildBinary(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mergeguard")
+	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/mergeguard/mergeguard/cmd/mergeguard")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// replica is a running `mergeguard serve` process.
+type replica struct {
+	name   string
+	url    string // http://127.0.0.1:port
+	log    string // path of its log
+	cmd    *exec.Cmd
+	exited chan error // receives the process's end once
+	killed bool
+}
+
+// serveOptions configure a replica.
+type serveOptions struct {
+	// env is added to the process environment (PATH, HOME, DATABASE_URL
+	// and MERGEGUARD_ADDR are set already).
+	env map[string]string
+	// config is the text of the --config file; empty passes none.
+	config string
+}
+
+// startReplica runs `bin serve` on a free loopback port against dbURL
+// without waiting for it to be ready (see waitReady). It gets SIGTERM and
+// stopTimeout to stop when the test ends (SIGKILL after that), and its log
+// is shown when the test failed.
+func startReplica(t testing.TB, bin, name, dbURL string, opts serveOptions) *replica {
+	t.Helper()
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	r := &replica{name: name, url: "http://" + addr, log: filepath.Join(dir, "serve.log"), exited: make(chan error, 1)}
+	logFile, err := os.Create(r.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"serve"}
+	if opts.config != "" {
+		path := filepath.Join(dir, "mergeguard.yml")
+		if err := os.WriteFile(path, []byte(opts.config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--config", path)
+	}
+	// context.WithoutCancel: the process is stopped by the cleanup below,
+	// which runs after t.Context is cancelled.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	r.cmd = exec.CommandContext(ctx, bin, args...)
+	r.cmd.Cancel = func() error { return r.cmd.Process.Signal(syscall.SIGTERM) }
+	r.cmd.WaitDelay = stopTimeout
+	r.cmd.Dir = dir // no config/mergeguard.yml here
+	r.cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dir,
+		"DATABASE_URL=" + dbURL,
+		"MERGEGUARD_ADDR=" + addr,
+		"MERGEGUARD_LOG_FORMAT=json",
+	}
+	for k, v := range opts.env {
+		r.cmd.Env = append(r.cmd.Env, k+"="+v)
+	}
+	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
+	if err := r.cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	go func() { r.exited <- errors.Join(r.cmd.Wait(), logFile.Close()) }()
+	t.Cleanup(func() {
+		cancel()
+		err := <-r.exited
+		r.exited <- err
+		// Wait reports a clean exit after the cancellation as ctx's error.
+		if err != nil && !errors.Is(err, context.Canceled) && !r.killed {
+			t.Errorf("%s: mergeguard serve did not stop cleanly on SIGTERM: %v", r.name, err)
+		}
+		if t.Failed() {
+			r.showLog(t)
+		}
+	})
+	return r
+}
+
+// freeAddr returns a loopback address with a port that was free a moment
+// ago.
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	var lc net.ListenConfig
+	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+// waitReady waits until the replica answers GET /readyz with 200, failing
+// the test when it exits or takes longer than startTimeout.
+func (r *replica) waitReady(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		select {
+		case err := <-r.exited:
+			r.exited <- err
+			t.Fatalf("%s: mergeguard serve exited: %v", r.name, err)
+		default:
+		}
+		if ready(t.Context(), r.url) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: mergeguard serve not ready within %s", r.name, startTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// ready reports whether GET /readyz answers 200.
+func ready(ctx context.Context, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
+	if err != nil {
+		return false
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	return errors.Join(res.Body.Close()) == nil && res.StatusCode == http.StatusOK
+}
+
+// pid is the replica's process id.
+func (r *replica) pid() int { return r.cmd.Process.Pid }
+
+// owns reports whether workerID (a run's locked_by, "<host>-<pid>/<n>") is
+// one of the replica's workers.
+func (r *replica) owns(workerID string) bool {
+	return strings.Contains(workerID, fmt.Sprintf("-%d/", r.pid()))
+}
+
+// kill ends the replica with SIGKILL, as a crashed machine would, and waits
+// for it to be gone.
+func (r *replica) kill(t testing.TB) {
+	t.Helper()
+	r.killed = true
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Fatalf("%s: kill: %v", r.name, err)
+	}
+	err := <-r.exited
+	r.exited <- err
+}
+
+// stop ends the replica with SIGTERM and waits until it has stopped.
+func (r *replica) stop(t testing.TB) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("%s: stop: %v", r.name, err)
+	}
+	err := <-r.exited
+	r.exited <- err
+	if err != nil {
+		t.Errorf("%s: mergeguard serve did not stop cleanly on SIGTERM: %v", r.name, err)
+	}
+}
+
+// memory is a process's resident set size now and at its peak, in bytes,
+// from /proc/PID/status.
+type memory struct {
+	RSS, PeakRSS int64
+}
+
+// memory reads the replica's memory use.
+func (r *replica) memory(t testing.TB) memory {
+	t.Helper()
+	m, err := readMemory(r.pid())
+	if err != nil {
+		t.Fatalf("%s: %v", r.name, err)
+	}
+	return m
+}
+
+func readMemory(pid int) (memory, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return memory{}, fmt.Errorf("read memory: %w", err)
+	}
+	defer f.Close()
+	var m memory
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok || (key != "VmRSS" && key != "VmHWM") {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
+		if err != nil {
+			return memory{}, fmt.Errorf("read memory: %s: %w", key, err)
+		}
+		if key == "VmRSS" {
+			m.RSS = kb << 10
+		} else {
+			m.PeakRSS = kb << 10
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return memory{}, fmt.Errorf("read memory: %w", err)
+	}
+	return m, nil
+}
+
+func (r *replica) showLog(t testing.TB) {
+	b, err := os.ReadFile(r.log)
+	if err != nil {
+		t.Logf("%s log: %v", r.name, err)
+		return
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 60 {
+		lines = lines[len(lines)-60:]
+	}
+	t.Logf("%s: mergeguard serve log (last %d lines):\n%s", r.name, len(lines), strings.Join(lines, "\n"))
+}
