@@ -407,7 +407,7 @@ func TestLLMFaults(t *testing.T) {
 			name:  "500 on every call: failed after its attempts, and the pull request told",
 			calls: always(llmtest.ServerError()),
 			want:  ending{Status: store.StatusFailed, Attempts: store.DefaultMaxAttempts, Told: true},
-			check: func(t *testing.T, e *env, _ *script, run store.Run) {
+			check: func(t *testing.T, e *env, _ *script, _ store.Run) {
 				if c := e.botComments(1)[0].Body; !strings.Contains(c, "language model kept failing") {
 					t.Errorf("comment %q does not say the language model failed", c)
 				}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -39,7 +40,9 @@ func StartServer(t testing.TB) *Server {
 	if err != nil {
 		t.Skipf("storetest: a PostgreSQL server of the test's own needs the server binaries: %v", err)
 	}
-	dir, err := os.MkdirTemp("", "mergeguard-pg-")
+	// Not t.TempDir: its parent is private to the test's user, and the
+	// postgres user must reach the cluster's directory.
+	dir, err := os.MkdirTemp("", "mergeguard-pg-") //nolint:usetesting // see above
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
@@ -48,7 +51,7 @@ func StartServer(t testing.TB) *Server {
 	if err := s.ownDir(); err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
-	if out, err := s.command("initdb", "-D", s.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync").CombinedOutput(); err != nil {
+	if out, err := s.command(t.Context(), "initdb", "-D", s.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync").CombinedOutput(); err != nil {
 		t.Fatalf("storetest: initdb: %v\n%s", err, out)
 	}
 	if err := s.startOnFreePort(); err != nil {
@@ -58,7 +61,9 @@ func StartServer(t testing.TB) *Server {
 		if _, err := os.Stat(filepath.Join(s.data(), "postmaster.pid")); err != nil {
 			return // stopped by the test
 		}
-		if out, err := s.command("pg_ctl", "-D", s.data(), "-m", "immediate", "-w", "stop").CombinedOutput(); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+		defer cancel()
+		if out, err := s.command(ctx, "pg_ctl", "-D", s.data(), "-m", "immediate", "-w", "stop").CombinedOutput(); err != nil {
 			t.Errorf("storetest: stop the test's PostgreSQL: %v\n%s", err, out)
 		}
 	})
@@ -91,9 +96,14 @@ func (s *Server) Start() error {
 	return s.pgCtl("start", "-l", s.logFile(), "-o", s.options())
 }
 
+// commandTimeout bounds one pg_ctl command (it waits up to 60s itself).
+const commandTimeout = 90 * time.Second
+
 func (s *Server) pgCtl(action string, args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	defer cancel()
 	args = append([]string{"-D", s.data(), "-w", "-t", "60"}, args...)
-	if out, err := s.command("pg_ctl", append(args, action)...).CombinedOutput(); err != nil {
+	if out, err := s.command(ctx, "pg_ctl", append(args, action)...).CombinedOutput(); err != nil {
 		return fmt.Errorf("storetest: %s PostgreSQL: %w\n%s\n%s", action, err, out, s.serverLog())
 	}
 	return nil
@@ -131,13 +141,13 @@ func (s *Server) serverLog() []byte {
 // command runs one of the server binaries, as the postgres user when the
 // test runs as root (PostgreSQL refuses to run as root). Its output is not
 // waited for past its exit: a server it starts must not hold it open.
-func (s *Server) command(name string, args ...string) *exec.Cmd {
+func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	path := filepath.Join(s.bin, name)
 	var cmd *exec.Cmd
 	if os.Geteuid() == 0 {
-		cmd = exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
+		cmd = exec.CommandContext(ctx, "runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
 	} else {
-		cmd = exec.Command(path, args...)
+		cmd = exec.CommandContext(ctx, path, args...)
 	}
 	cmd.WaitDelay = time.Second
 	return cmd
@@ -192,10 +202,11 @@ func versionOf(dir string) int {
 
 // freePort returns a TCP port of 127.0.0.1 nobody listens on.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	var lc net.ListenConfig
+	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("find a free port: %w", err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
