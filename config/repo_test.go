@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/internal/allocs"
 )
 
 func TestParseRepo(t *testing.T) {
@@ -306,9 +307,19 @@ func FuzzParseRepo(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"))
 	f.Add([]byte("path_filters: [\"{{{{\"]\n"))
-	f.Fuzz(func(_ *testing.T, data []byte) {
-		r, err := config.ParseRepo(data)
+	// A document may allocate far more than its size (YAML nodes with their
+	// positions), never out of proportion: yaml.v3 refuses alias bombs.
+	bound := allocs.Bound{PerByte: 512, Fixed: 4 << 20}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var (
+			r   config.Repo
+			err error
+		)
+		if merr := bound.Check(len(data), func() { r, err = config.ParseRepo(data) }); merr != nil {
+			t.Fatalf("ParseRepo: %v", merr)
+		}
 		if err != nil {
 			return
 		}

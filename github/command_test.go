@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mergeguard/mergeguard/internal/allocs"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -70,8 +72,15 @@ func FuzzParseCommand(f *testing.F) {
 		f.Add(seed)
 	}
 	names := []string{CommandRerun, CommandReview, CommandHelp, CommandPause, CommandResume, CommandUnknown}
+	bound := allocs.Bound{PerByte: 16, Fixed: 64 << 10}
 	f.Fuzz(func(t *testing.T, body string) {
-		c, ok := ParseCommand(body)
+		var (
+			c  Command
+			ok bool
+		)
+		if err := bound.Check(len(body), func() { c, ok = ParseCommand(body) }); err != nil {
+			t.Fatalf("ParseCommand: %v", err)
+		}
 		if !ok {
 			if c.Name != "" || c.Raw != "" || len(c.Args) != 0 {
 				t.Errorf("ParseCommand(%q) = %+v with ok false", body, c)

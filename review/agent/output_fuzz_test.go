@@ -4,11 +4,12 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mergeguard/mergeguard/internal/allocs"
 	"github.com/mergeguard/mergeguard/review"
 )
 
 // FuzzParseOutput feeds arbitrary model replies to ParseOutput: it must never
-// panic, and every finding it accepts must be storable as it is (valid
+// panic nor allocate out of proportion to the reply, and every finding it accepts must be storable as it is (valid
 // enums, ordered non-negative lines, confidence within 0..1).
 func FuzzParseOutput(f *testing.F) {
 	for _, seed := range []string{
@@ -25,8 +26,15 @@ func FuzzParseOutput(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
+	bound := allocs.Bound{PerByte: 64, Fixed: 1 << 20}
 	f.Fuzz(func(t *testing.T, reply string) {
-		out, err := ParseOutput(reply)
+		var (
+			out Output
+			err error
+		)
+		if merr := bound.Check(len(reply), func() { out, err = ParseOutput(reply) }); merr != nil {
+			t.Fatalf("ParseOutput: %v", merr)
+		}
 		if err != nil {
 			return
 		}

@@ -1,15 +1,23 @@
 package diff
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mergeguard/mergeguard/internal/allocs"
 	"github.com/mergeguard/mergeguard/review"
 )
 
+// parseBound is what parsing and indexing a diff may allocate: the
+// benchmark allocates about 4 bytes per input byte.
+var parseBound = allocs.Bound{PerByte: 64, Fixed: 4 << 20}
+
 // FuzzParse parses arbitrary text and, when it parses, indexes, renders,
-// paginates and formats it: nothing may panic, the index must agree with
+// paginates and formats it: nothing may panic, parsing allocates within
+// parseBound, the index must agree with
 // the parsed lines, and Format must give text that parses into the same
 // files. The seed corpus is the fixture diffs. ParsePatch gets the same
 // text as a bare patch.
@@ -24,11 +32,21 @@ func FuzzParse(f *testing.F) {
 		if p, err := ParsePatch("f", s); err == nil {
 			Render(p, RenderOptions{MaxContext: 1, OldNumbers: true})
 		}
-		d, err := ParseString(s)
+		var (
+			d   *Diff
+			idx *Index
+			err error
+		)
+		if merr := parseBound.Check(len(s), func() {
+			if d, err = ParseString(s); err == nil {
+				idx = NewIndex(d)
+			}
+		}); merr != nil {
+			t.Fatalf("parse and index: %v", merr)
+		}
 		if err != nil {
 			return
 		}
-		idx := NewIndex(d)
 		for _, file := range d.Files {
 			Render(file, RenderOptions{})
 			Render(file, RenderOptions{MaxContext: 2, OldNumbers: true})
@@ -39,6 +57,9 @@ func FuzzParse(f *testing.F) {
 				continue // a path given twice: the index keeps one entry
 			}
 			checkFuzzIndex(t, idx, file)
+		}
+		if slices.ContainsFunc(d.Files, endsInBackslash) {
+			return // go-gitdiff cannot read back its quoted name (see endsInBackslash)
 		}
 		again, err := ParseString(Format(d))
 		if err != nil {
@@ -58,6 +79,14 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("format round trip (-parsed +parsed again):\n%s", diff)
 		}
 	})
+}
+
+// endsInBackslash reports whether a path of f ends in a backslash. Git
+// quotes such a name as "a/x\\", and go-gitdiff v0.9.0 (parseQuotedName)
+// takes its closing quote for an escaped one and fails to parse the header,
+// so a diff with such a path does not survive Format and ParseString.
+func endsInBackslash(f *File) bool {
+	return strings.HasSuffix(f.OldPath, `\`) || strings.HasSuffix(f.NewPath, `\`)
 }
 
 // checkFuzzIndex compares the index with the lines of one file, around

@@ -1,0 +1,27 @@
+package allocs_test
+
+import (
+	"testing"
+
+	"github.com/mergeguard/mergeguard/internal/allocs"
+)
+
+var sink []byte
+
+func TestBytes(t *testing.T) {
+	const n = 1 << 20
+	got := allocs.Bytes(func() { sink = make([]byte, n) })
+	if got < n || got > 2*n {
+		t.Errorf("Bytes of a %d-byte allocation = %d", n, got)
+	}
+}
+
+func TestBoundCheck(t *testing.T) {
+	b := allocs.Bound{PerByte: 4, Fixed: 1 << 10}
+	if err := b.Check(1<<10, func() { sink = make([]byte, 2<<10) }); err != nil {
+		t.Errorf("2 KB for a 1 KB input under 4/byte + 1 KB: %v", err)
+	}
+	if err := b.Check(1<<10, func() { sink = make([]byte, 1<<20) }); err == nil {
+		t.Error("1 MB for a 1 KB input under 4/byte + 1 KB: no error")
+	}
+}
