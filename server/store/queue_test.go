@@ -204,6 +204,16 @@ func TestLeaseExpiryRecovery(t *testing.T) {
 	// The last attempt dies too: the run is given up and the waiting run of
 	// the pull request can go.
 	expireLease(t, raw, queued.ID)
+	reaped, err := s.ReapRuns(t.Context())
+	if err != nil {
+		t.Fatalf("ReapRuns: %v", err)
+	}
+	if len(reaped) != 1 || reaped[0].ID != queued.ID || reaped[0].Status != store.StatusFailed {
+		t.Fatalf("ReapRuns = %+v, want the given-up run %s, failed", reaped, queued.ID)
+	}
+	if again, err := s.ReapRuns(t.Context()); err != nil || len(again) != 0 {
+		t.Errorf("ReapRuns again = %+v, %v; want nothing", again, err)
+	}
 	next := claim(t, s, "w9")
 	if next == nil || next.ID != waiting.ID {
 		t.Fatalf("claimed %v after the run was given up, want the waiting run %s", next, waiting.ID)
