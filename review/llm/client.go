@@ -144,7 +144,7 @@ func (c *Client) Chat(ctx context.Context, req openai.ChatCompletionRequest) (op
 		if !e.Retryable || attempt > c.maxRetries {
 			return resp, e
 		}
-		wait, ok := c.wait(attempt, resp.Header())
+		wait, ok := c.wait(attempt, e.Status, resp.Header())
 		if !ok {
 			e.Message += fmt.Sprintf(" (server asks to wait more than %s)", c.maxDelay)
 			return resp, e
@@ -186,12 +186,13 @@ func (c *Client) send(ctx context.Context, req openai.ChatCompletionRequest) (op
 	return c.api.CreateChatCompletion(ctx, req)
 }
 
-// wait is how long to wait before retry number attempt (1 for the first):
-// the server's hint when it gave one, plus up to 10% jitter so that
-// concurrent callers spread out, else an exponential backoff with jitter.
+// wait is how long to wait before retry number attempt (1 for the first)
+// after an answer of the HTTP status with header h: the server's hint when
+// it gave one, plus up to 10% jitter so that concurrent callers spread out,
+// else an exponential backoff with jitter.
 // It reports false when the server's hint exceeds the longest wait.
-func (c *Client) wait(attempt int, h http.Header) (time.Duration, bool) {
-	if hint, ok := retryHint(h, c.clock.Now()); ok {
+func (c *Client) wait(attempt, status int, h http.Header) (time.Duration, bool) {
+	if hint, ok := retryHint(h, status, c.clock.Now()); ok {
 		if hint > c.maxDelay {
 			return 0, false
 		}

@@ -159,11 +159,17 @@ func TestChatRetriesHonourServerHints(t *testing.T) {
 			18 * time.Second, 22 * time.Second},
 		{"retry-after-ms", llmtest.RateLimited("").WithHeader("retry-after-ms", "1500"),
 			1500 * time.Millisecond, 1650 * time.Millisecond},
-		{"x-ratelimit-reset of the exhausted limit", llmtest.RateLimited("").
-			WithHeader("x-ratelimit-remaining-requests", "99").WithHeader("x-ratelimit-reset-requests", "30s").
-			WithHeader("x-ratelimit-remaining-tokens", "0").WithHeader("x-ratelimit-reset-tokens", "2.5s"),
+		{"429: x-ratelimit-reset of the exhausted limit", llmtest.RateLimited("").
+			WithHeader("x-ratelimit-remaining-requests", "0").WithHeader("x-ratelimit-reset-requests", "2.5s").
+			WithHeader("x-ratelimit-remaining-tokens", "12000").WithHeader("x-ratelimit-reset-tokens", "30s"),
 			2500 * time.Millisecond, 2750 * time.Millisecond},
-		{"no hint: backoff around 1s", llmtest.RateLimited(""), 500 * time.Millisecond, time.Second},
+		{"429 as OpenAI sends it", llmtest.RateLimited(""), 240 * time.Millisecond, 264 * time.Millisecond},
+		{"429 with no limit exhausted: backoff around 1s", llmtest.RateLimited("").
+			WithHeader("x-ratelimit-remaining-tokens", "12000"), 500 * time.Millisecond, time.Second},
+		{"429 without hints: backoff around 1s", llmtest.APIError(http.StatusTooManyRequests, "requests", "rate_limit_exceeded", "slow down"),
+			500 * time.Millisecond, time.Second},
+		{"500 with OpenAI's x-ratelimit-reset-tokens 6m0s: backoff around 1s", llmtest.ServerError(),
+			500 * time.Millisecond, time.Second},
 		{"503 plain text with Retry-After", llmtest.Unavailable().WithHeader("Retry-After", "3"),
 			3 * time.Second, 3300 * time.Millisecond},
 	}

@@ -83,22 +83,42 @@ func APIError(status int, typ, code, message string) Response {
 }
 
 // RateLimited answers 429 as OpenAI does when a tokens-per-minute limit is
-// hit, with the Retry-After header set to retryAfter (seconds or an HTTP
-// date) unless it is empty.
+// hit: with OpenAI's rate-limit headers, the tokens limit exhausted
+// (x-ratelimit-remaining-tokens 0, x-ratelimit-reset-tokens 240ms), and the
+// Retry-After header set to retryAfter (seconds or an HTTP date) unless it
+// is empty.
 func RateLimited(retryAfter string) Response {
 	r := APIError(http.StatusTooManyRequests, "tokens", "rate_limit_exceeded",
 		"Rate limit reached for gpt-4o in organization org-fake on tokens per min (TPM): "+
-			"Limit 30000, Used 30000, Requested 1200. Please try again in 2.4s.")
+			"Limit 30000, Used 30000, Requested 120. Please try again in 240ms.")
+	r.Header = rateLimitHeaders("499", "0", "240ms")
 	if retryAfter != "" {
-		r.Header = http.Header{"Retry-After": {retryAfter}}
+		r.Header.Set("Retry-After", retryAfter)
 	}
 	return r
 }
 
-// ServerError answers 500 with OpenAI's body for its own failures.
+// ServerError answers 500 with OpenAI's body for its own failures and the
+// rate-limit headers OpenAI sends on every answer: no limit is exhausted,
+// yet x-ratelimit-reset-tokens names a long wait (6m0s).
 func ServerError() Response {
-	return APIError(http.StatusInternalServerError, "server_error", "",
+	r := APIError(http.StatusInternalServerError, "server_error", "",
 		"The server had an error while processing your request. Sorry about that!")
+	r.Header = rateLimitHeaders("499", "29880", "6m0s")
+	return r
+}
+
+// rateLimitHeaders are OpenAI's x-ratelimit-* headers for a limit of 500
+// requests and 30000 tokens a minute.
+func rateLimitHeaders(remainingRequests, remainingTokens, resetTokens string) http.Header {
+	return http.Header{
+		"X-Ratelimit-Limit-Requests":     {"500"},
+		"X-Ratelimit-Remaining-Requests": {remainingRequests},
+		"X-Ratelimit-Reset-Requests":     {"120ms"},
+		"X-Ratelimit-Limit-Tokens":       {"30000"},
+		"X-Ratelimit-Remaining-Tokens":   {remainingTokens},
+		"X-Ratelimit-Reset-Tokens":       {resetTokens},
+	}
 }
 
 // Unavailable answers 503 with a plain-text body, as proxies and
@@ -126,13 +146,13 @@ func (r Response) After(d time.Duration) Response {
 	return r
 }
 
-// WithHeader adds a response header.
+// WithHeader sets a response header, replacing any value it had.
 func (r Response) WithHeader(key, value string) Response {
 	h := r.Header.Clone()
 	if h == nil {
 		h = http.Header{}
 	}
-	h.Add(key, value)
+	h.Set(key, value)
 	r.Header = h
 	return r
 }
