@@ -24,7 +24,7 @@ const defaultOpenAIURL = "https://api.openai.com/v1"
 func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.Deps, hasLLM bool) {
 	deps = pipeline.Deps{
 		Model: cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
-		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: prices(cfg.Prices),
+		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: cfg.Prices,
 		Temperature: float32(cfg.Temperature), ResponseFormat: agent.ResponseFormat(cfg.ResponseFormat),
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
 			return tools.New(src, d, tools.Options{Strict: cfg.StrictTools})
@@ -39,12 +39,4 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.De
 		Timeout: cfg.Timeout, MaxRetries: 3, Azure: cfg.APIType == "azure", APIVersion: cfg.APIVersion},
 		&http.Client{Transport: transport})
 	return deps, true
-}
-
-func prices(in map[string]config.Price) map[string]llm.Price {
-	out := make(map[string]llm.Price, len(in))
-	for k, p := range in {
-		out[k] = llm.Price{InputPerMillion: p.InputPerMillion, OutputPerMillion: p.OutputPerMillion}
-	}
-	return out
 }

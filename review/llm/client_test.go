@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
@@ -429,7 +430,7 @@ func TestAzure(t *testing.T) {
 }
 
 func TestCost(t *testing.T) {
-	prices := map[string]llm.Price{
+	prices := map[string]config.Price{
 		"gpt-4o":      {InputPerMillion: 2.5, OutputPerMillion: 10},
 		"gpt-4o-mini": {InputPerMillion: 0.15, OutputPerMillion: 0.6},
 	}

@@ -291,7 +291,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	fixed := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	deps := Deps{LLM: client, Model: "gpt-4o", Prices: map[string]llm.Price{"gpt-4o": {InputPerMillion: 2.5, OutputPerMillion: 10}},
+	deps := Deps{LLM: client, Model: "gpt-4o", Prices: map[string]config.Price{"gpt-4o": {InputPerMillion: 2.5, OutputPerMillion: 10}},
 		Tools: func(src review.Source, _ *diff.Diff) Toolbox { return fileTools{src} },
 		Now:   func() time.Time { return fixed }}
 	var events []review.Event

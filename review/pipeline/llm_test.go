@@ -93,7 +93,7 @@ type outcome struct {
 }
 
 func TestRunWithLLM(t *testing.T) {
-	prices := map[string]llm.Price{"gpt-4o": {InputPerMillion: 2.5, OutputPerMillion: 10}}
+	prices := map[string]config.Price{"gpt-4o": {InputPerMillion: 2.5, OutputPerMillion: 10}}
 	tests := map[string]struct {
 		diff      string
 		responses []llmtest.Response

@@ -31,7 +31,6 @@ import (
 	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
-	"github.com/mergeguard/mergeguard/review/llm"
 )
 
 // ChatClient sends one chat completion; *llm.Client implements it.
@@ -80,7 +79,7 @@ type Deps struct {
 	// default.
 	Temperature float32
 	// Prices prices tokens by model (US dollars per million).
-	Prices map[string]llm.Price
+	Prices map[string]config.Price
 	// Counter counts tokens; nil uses the model's tokenizer
 	// (budget.Tokenizers: tiktoken for OpenAI models, an estimate for
 	// others).
