@@ -15,6 +15,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/lang"
 )
 
 // Skip reasons the planner records in Verdict.Skipped.
@@ -257,8 +258,8 @@ func risk(f *diff.File) int {
 	if hasRiskyCode(f) {
 		score += 30
 	}
-	switch lang := language(p); {
-	case lang == "" || lang == "Markdown" || lang == "Text":
+	switch l := lang.Detect(p); {
+	case l == "" || l == "markdown" || l == "restructuredtext":
 		score -= 20
 	case strings.Contains(p, "_test.") || strings.Contains(p, ".test.") || strings.Contains(p, ".spec.") || strings.Contains(p, "/test/"):
 		score -= 5
@@ -296,72 +297,4 @@ func isRisky(code string) bool {
 		}
 	}
 	return false
-}
-
-// language names a file's programming language from its extension or name,
-// "" when unknown.
-func language(p string) string {
-	switch strings.ToLower(path.Base(p)) {
-	case "dockerfile", "containerfile":
-		return "Dockerfile"
-	case "makefile", "gnumakefile":
-		return "Makefile"
-	}
-	switch strings.TrimPrefix(strings.ToLower(path.Ext(p)), ".") {
-	case "go":
-		return "Go"
-	case "py", "pyi":
-		return "Python"
-	case "js", "mjs", "cjs", "jsx":
-		return "JavaScript"
-	case "ts", "tsx", "mts", "cts":
-		return "TypeScript"
-	case "rb":
-		return "Ruby"
-	case "java":
-		return "Java"
-	case "kt", "kts":
-		return "Kotlin"
-	case "rs":
-		return "Rust"
-	case "c", "h":
-		return "C"
-	case "cc", "cpp", "cxx", "hpp", "hh":
-		return "C++"
-	case "cs":
-		return "C#"
-	case "php":
-		return "PHP"
-	case "swift":
-		return "Swift"
-	case "scala":
-		return "Scala"
-	case "sh", "bash", "zsh":
-		return "Shell"
-	case "sql":
-		return "SQL"
-	case "html", "htm":
-		return "HTML"
-	case "css", "scss", "sass", "less":
-		return "CSS"
-	case "vue":
-		return "Vue"
-	case "yml", "yaml":
-		return "YAML"
-	case "json":
-		return "JSON"
-	case "toml":
-		return "TOML"
-	case "xml":
-		return "XML"
-	case "tf", "hcl":
-		return "HCL"
-	case "proto":
-		return "Protocol Buffers"
-	case "md", "markdown", "mdx":
-		return "Markdown"
-	case "rst", "txt":
-		return "Text"
-	}
-	return ""
 }

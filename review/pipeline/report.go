@@ -7,6 +7,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/lang"
 )
 
 // report runs the reporter: the deterministic verdict policy, the per-file
@@ -209,7 +210,7 @@ func fileReviews(d *diff.Diff, reported []review.Finding, notes map[string][]str
 		p := f.Path()
 		fr := review.FileReview{
 			FilePath:      p,
-			Language:      language(p),
+			Language:      lang.Detect(p),
 			ChangeType:    string(f.Status),
 			Findings:      append([]review.Finding{}, byFile[p]...),
 			PositiveNotes: append([]string{}, notes[p]...),
