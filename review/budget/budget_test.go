@@ -99,47 +99,6 @@ func numbered(n int) []string {
 	return lines
 }
 
-func TestTruncateLines(t *testing.T) {
-	tests := []struct {
-		name     string
-		n        int
-		interest []int
-		radius   int
-		want     []string
-	}{
-		{"one window in the middle", 20, []int{10}, 2, []string{"...", "l8", "l9", "l10", "l11", "l12", "..."}},
-		{"window at the start", 10, []int{1}, 2, []string{"l1", "l2", "l3", "..."}},
-		{"window at the end", 10, []int{10}, 2, []string{"...", "l8", "l9", "l10"}},
-		{"overlapping windows merge", 20, []int{5, 8}, 2, []string{"...", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "l10", "..."}},
-		{"touching windows merge", 20, []int{5, 10}, 2, []string{"...", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "l10", "l11", "l12", "..."}},
-		{"a one-line gap is kept", 20, []int{5, 11}, 2, []string{"...", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "l10", "l11", "l12", "l13", "..."}},
-		{"two windows", 30, []int{5, 20}, 1, []string{"...", "l4", "l5", "l6", "...", "l19", "l20", "l21", "..."}},
-		{"radius zero", 5, []int{3}, 0, []string{"...", "l3", "..."}},
-		{"out of range ignored", 5, []int{0, 9, 3}, 0, []string{"...", "l3", "..."}},
-		{"unsorted duplicates", 9, []int{8, 2, 2}, 0, []string{"...", "l2", "...", "l8", "..."}},
-		{"everything kept", 5, []int{3}, 10, []string{"l1", "l2", "l3", "l4", "l5"}},
-		{"no interest", 5, nil, 10, []string{"..."}},
-		{"no lines", 0, []int{1}, 10, []string{}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, n := budget.TruncateLines(numbered(tt.n), tt.interest, tt.radius)
-			if d := cmp.Diff(tt.want, got); d != "" {
-				t.Errorf("kept (-want +got):\n%s", d)
-			}
-			wantN := 0
-			for _, l := range tt.want {
-				if l != budget.Marker {
-					wantN++
-				}
-			}
-			if n != wantN {
-				t.Errorf("keptCount = %d, want %d", n, wantN)
-			}
-		})
-	}
-}
-
 func TestFitUnderBudgetKeepsEverything(t *testing.T) {
 	secs := []budget.Section{{Name: "a", Text: "one\ntwo\n"}, {Name: "b", Text: "three"}}
 	got, tr := budget.Fit(secs, 100, budget.Estimate{})

@@ -41,8 +41,8 @@ type Section struct {
 // Min does not fit gets nothing), then priority by priority the rest is
 // shared: sections needing no more than an equal share keep everything,
 // larger ones share what remains in proportion to their size. A section
-// given less than it needs is cut around its lines of interest
-// (TruncateLines, narrowing the windows until it fits) or to its head.
+// given less than it needs is cut around its lines of interest (windows of
+// lines around them, narrowed until it fits) or to its head.
 // Dropped sections are left out of the result, which keeps the input order.
 //
 // The truncation metadata counts lines over all sections; a section is
@@ -257,25 +257,11 @@ func splitLines(text string) []string {
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
-// TruncateLines keeps the lines within radius of each line of interest
-// (1-based; numbers outside lines are ignored), merging windows that
-// overlap or touch, and replaces each run of removed lines with one Marker
-// line. A gap of a single line is kept rather than replaced. It returns the
-// kept lines with the markers, and how many of lines were kept. With no
-// line of interest only a marker is left.
-func TruncateLines(lines []string, interest []int, radius int) (kept []string, keptCount int) {
-	ps := windows(lines, interest, radius)
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.text
-		if !p.marker {
-			keptCount++
-		}
-	}
-	return out, keptCount
-}
-
-// windows is TruncateLines as pieces.
+// windows keeps the lines within radius of each line of interest (1-based;
+// numbers outside lines are ignored), merging windows that overlap or
+// touch, and replaces each run of removed lines with one Marker piece. A
+// gap of a single line is kept rather than replaced. With no line of
+// interest only a marker is left.
 func windows(lines []string, interest []int, radius int) []piece {
 	n := len(lines)
 	if n == 0 {

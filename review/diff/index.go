@@ -46,7 +46,6 @@ type indexedFile struct {
 // span is the range of one hunk on one side.
 type span struct {
 	first, last int // inclusive
-	hunk        int // index in File.Hunks
 }
 
 // NewIndex indexes the files of d by path. When two entries share a path (git
@@ -66,10 +65,10 @@ func NewIndex(d *Diff) *Index {
 		for i := range f.Hunks {
 			h := &f.Hunks[i]
 			if h.OldLines > 0 {
-				ixf.left = append(ixf.left, span{first: h.OldStart, last: h.OldStart + h.OldLines - 1, hunk: i})
+				ixf.left = append(ixf.left, span{first: h.OldStart, last: h.OldStart + h.OldLines - 1})
 			}
 			if h.NewLines > 0 {
-				ixf.right = append(ixf.right, span{first: h.NewStart, last: h.NewStart + h.NewLines - 1, hunk: i})
+				ixf.right = append(ixf.right, span{first: h.NewStart, last: h.NewStart + h.NewLines - 1})
 			}
 		}
 		idx.files[path] = ixf
@@ -106,17 +105,6 @@ func (x *Index) spans(path string, side review.Side) []span {
 func find(spans []span, line int) (int, bool) {
 	i := sort.Search(len(spans), func(i int) bool { return spans[i].last >= line })
 	return i, i < len(spans) && spans[i].first <= line
-}
-
-// Hunk returns the index in File.Hunks (0-based) of the hunk that holds line
-// on side, whether or not the file is commentable.
-func (x *Index) Hunk(path string, side review.Side, line int) (int, bool) {
-	spans := x.spans(path, side)
-	i, ok := find(spans, line)
-	if !ok {
-		return 0, false
-	}
-	return spans[i].hunk, true
 }
 
 // commentableSpans is spans for a file GitHub accepts comments on.

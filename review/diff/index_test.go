@@ -150,35 +150,6 @@ func TestCommentableRange(t *testing.T) {
 	}
 }
 
-func TestHunk(t *testing.T) {
-	idx := smallIndex(t)
-	tests := []struct {
-		path   string
-		side   review.Side
-		line   int
-		want   int
-		wantOK bool
-	}{
-		{"app.go", right, 2, 0, true},
-		{"app.go", right, 7, 0, true},
-		{"app.go", right, 8, 0, false},
-		{"app.go", right, 24, 1, true},
-		{"app.go", left, 21, 1, true},
-		{"app.go", left, 23, 0, false},
-		{"gone.go", left, 2, 0, true},
-		{"logo.png", right, 1, 0, false},
-		{"other.go", right, 2, 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%s %s %d", tt.path, tt.side, tt.line), func(t *testing.T) {
-			got, ok := idx.Hunk(tt.path, tt.side, tt.line)
-			if got != tt.want || ok != tt.wantOK {
-				t.Errorf("Hunk = %d, %v; want %d, %v", got, ok, tt.want, tt.wantOK)
-			}
-		})
-	}
-}
-
 func TestNearestCommentable(t *testing.T) {
 	idx := smallIndex(t)
 	tests := []struct {
@@ -252,8 +223,8 @@ func TestIndexTooLarge(t *testing.T) {
 	if _, ok := idx.NearestCommentable("big.txt", right, 1, 5); ok {
 		t.Error("NearestCommentable found a line in an oversized diff")
 	}
-	if h, ok := idx.Hunk("big.txt", right, 10); !ok || h != 0 {
-		t.Errorf("Hunk = %d, %v; want 0, true", h, ok)
+	if f, ok := idx.File("big.txt"); !ok || len(f.Hunks) != 1 {
+		t.Errorf("File(big.txt) = %v, %v; want the file with its hunk", f, ok)
 	}
 }
 
@@ -301,12 +272,9 @@ func checkIndexFile(t *testing.T, idx *Index, f *File) {
 	for _, side := range []review.Side{left, right} {
 		shown := oracle[side]
 		for line := -1; line <= maxLine+2; line++ {
-			hunk, inDiff := shown[line]
+			_, inDiff := shown[line]
 			if got := idx.Commentable(f.Path(), side, line); got != (inDiff && commentable) {
 				t.Fatalf("%s: Commentable(%s, %d) = %v, want %v", f.Path(), side, line, got, inDiff && commentable)
-			}
-			if got, ok := idx.Hunk(f.Path(), side, line); ok != inDiff || got != hunk {
-				t.Fatalf("%s: Hunk(%s, %d) = %d, %v; want %d, %v", f.Path(), side, line, got, ok, hunk, inDiff)
 			}
 			const within = 3
 			want, wantOK := 0, false

@@ -118,9 +118,6 @@ func New(cfg Config, httpClient *http.Client, opts ...Option) *Client {
 	return c
 }
 
-// Model is the configured default model.
-func (c *Client) Model() string { return c.model }
-
 // Chat sends one chat completion, filling in the configured model when req
 // names none. Rate limits (429), server errors (5xx, 408, 409), attempt
 // timeouts and transport failures are retried up to MaxRetries times; other

@@ -165,7 +165,6 @@ type Result struct {
 	Findings   []review.Finding
 	Skipped    bool
 	SkipReason string
-	Diff       *diff.Diff
 	Index      *diff.Index
 	Change     review.Change
 	Cost       review.CostInfo
@@ -244,7 +243,9 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("read change: %w", err)
 	}
 	repo := r.req.Repo
-	if skip, reason := r.gate(change); skip {
+	// An explicit request is refused only when MergeGuard is disabled,
+	// which Gate checks first.
+	if skip, reason := Gate(change, repo); skip && (r.req.Automatic || !repo.Enabled) {
 		return r.skipped(change, reason), nil
 	}
 	text, err := src.Diff(ctx)
@@ -256,9 +257,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("parse diff: %w", err)
 	}
 	if r.req.Automatic && repo.MaxFiles > 0 && len(d.Files) > repo.MaxFiles {
-		res := r.skipped(change, fmt.Sprintf("%d files changed, more than max_files (%d)", len(d.Files), repo.MaxFiles))
-		res.Diff, res.Index = d, diff.NewIndex(d)
-		return res, nil
+		return r.skipped(change, fmt.Sprintf("%d files changed, more than max_files (%d)", len(d.Files), repo.MaxFiles)), nil
 	}
 	idx := diff.NewIndex(d)
 
@@ -267,17 +266,6 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	vf := r.verifyStage(ctx, d, idx, rv.findings)
 	res := r.report(ctx, change, d, idx, pl, rv, vf, notes)
 	return res, nil
-}
-
-// gate applies the configuration's gates to the change.
-func (r *run) gate(change review.Change) (bool, string) {
-	if r.req.Automatic {
-		return Gate(change, r.req.Repo)
-	}
-	if !r.req.Repo.Enabled {
-		return true, "MergeGuard is disabled for this repository (enabled: false)"
-	}
-	return false, ""
 }
 
 // skipped is the result of a review that did not run.

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mergeguard/mergeguard/config"
@@ -58,6 +59,13 @@ func TestRunSkipsGatedAndOversizedChanges(t *testing.T) {
 	res, err = p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil || res.Skipped || res.Verdict.Verdict != review.DecisionRequestChanges {
 		t.Fatalf("explicit review: err %v, skipped %v, verdict %s", err, res.Skipped, res.Verdict.Verdict)
+	}
+	// ...and is refused when MergeGuard is disabled.
+	off := config.DefaultRepo()
+	off.Enabled = false
+	res, err = p.Run(t.Context(), Request{Source: src, Repo: off})
+	if err != nil || !res.Skipped || !strings.Contains(res.SkipReason, "disabled") {
+		t.Fatalf("explicit review with enabled: false: err %v, skipped %v (%q)", err, res.Skipped, res.SkipReason)
 	}
 	repo := config.DefaultRepo()
 	repo.MaxFiles = 3

@@ -27,7 +27,6 @@ const (
 	skipVendored  = "vendored third-party code"
 	skipDeleted   = "file deleted: no new code to review"
 	skipNoChange  = "no content change (rename or mode change only)"
-	skipTooLarge  = "diff too large to review"
 	maxChunkFiles = 20
 	truncateNote  = "[This file's diff was cut to fit the context: lines marked ... are not shown. Call diff_file with file_path=%q to read every hunk.]"
 )

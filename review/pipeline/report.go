@@ -82,7 +82,7 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 		"from": review.StageReporter, "to": "done", "verdict": v.Verdict, "confidence": v.Confidence,
 	})
 	return &Result{
-		Verdict: v, Findings: all, Diff: d, Index: idx, Change: change, Cost: cost,
+		Verdict: v, Findings: all, Index: idx, Change: change, Cost: cost,
 	}
 }
 

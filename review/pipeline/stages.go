@@ -111,7 +111,6 @@ type reviewed struct {
 	llmCalls      int
 	toolCalls     int
 	cost          review.CostInfo
-	maxPrompt     int
 }
 
 // reviewStage runs the chunk agents (at most Concurrency at once) and the
@@ -123,24 +122,19 @@ func (r *run) reviewStage(ctx context.Context, change review.Change, d *diff.Dif
 		anResults  = make([]analyzed, len(deps.Analyzers))
 		wg         sync.WaitGroup
 	)
-	if !pr.llm {
-		llmResults = nil
-	}
 	scan := analyzerFiles(d, pl)
 	for i, a := range deps.Analyzers {
 		wg.Go(func() { anResults[i] = r.runAnalyzer(ctx, a, scan) })
 	}
-	if pr.llm {
-		var g errgroup.Group
-		g.SetLimit(deps.Concurrency)
-		for i, c := range pl.chunks {
-			g.Go(func() error {
-				llmResults[i] = r.runChunk(ctx, change, c, len(pl.chunks), pr)
-				return nil
-			})
-		}
-		_ = g.Wait() // chunk agents never return errors: they end in a status
+	var g errgroup.Group
+	g.SetLimit(deps.Concurrency)
+	for i, c := range pl.chunks {
+		g.Go(func() error {
+			llmResults[i] = r.runChunk(ctx, change, c, len(pl.chunks), pr)
+			return nil
+		})
 	}
+	_ = g.Wait() // chunk agents never return errors: they end in a status
 	wg.Wait()
 
 	out := reviewed{positiveNotes: map[string][]string{}}
@@ -160,7 +154,6 @@ func (r *run) reviewStage(ctx context.Context, change review.Change, d *diff.Dif
 		out.llmCalls += res.LLMCalls
 		out.toolCalls += res.ToolCalls
 		out.cost = out.cost.Add(res.Cost)
-		out.maxPrompt = max(out.maxPrompt, res.MaxPromptTokens)
 	}
 	for _, a := range anResults {
 		out.agents = append(out.agents, a.result)

@@ -174,7 +174,11 @@ func TestBareDiffSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb := tools.New(src, src.Parsed(), tools.Options{})
+	d, err := diff.ParseString(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := tools.New(src, d, tools.Options{})
 	var b strings.Builder
 	for _, c := range []struct{ tool, args string }{
 		{"changed_files", `{}`},

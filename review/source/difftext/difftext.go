@@ -29,12 +29,8 @@ func New(text string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("difftext: %w", err)
 	}
-	return &Source{text: text, diff: d, files: ChangedFiles(d)}, nil
+	return &Source{text: text, diff: d, files: changedFiles(d)}, nil
 }
-
-// Parsed returns the parsed diff, for callers that need its hunks without
-// parsing the text again. It must not be modified.
-func (s *Source) Parsed() *diff.Diff { return s.diff }
 
 // Change returns empty metadata: a bare diff names no repository,
 // revisions, title or author.
@@ -122,11 +118,11 @@ func whole(f *diff.File, kind diff.LineKind) ([]byte, bool) {
 	return []byte(b.String()), true
 }
 
-// ChangedFiles lists the files of a parsed diff as a host would: statuses
+// changedFiles lists the files of a parsed diff as a host would: statuses
 // named as GitHub names them (added, removed, modified, renamed, copied,
 // and changed for a mode-only change), OldPath set for renames and copies,
 // and binary files marked PatchMissing (their content is unknown).
-func ChangedFiles(d *diff.Diff) []review.ChangedFile {
+func changedFiles(d *diff.Diff) []review.ChangedFile {
 	out := make([]review.ChangedFile, 0, len(d.Files))
 	for _, f := range d.Files {
 		cf := review.ChangedFile{

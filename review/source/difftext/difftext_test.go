@@ -96,7 +96,11 @@ func TestReadFileMatchesGitBlobs(t *testing.T) {
 	for _, name := range fixtures(t) {
 		text, src := load(t, name)
 		blocks := strings.Split(text, "\ndiff --git ")
-		files := src.Parsed().Files
+		d, err := diff.ParseString(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := d.Files
 		if len(blocks) != len(files) {
 			t.Fatalf("%s: %d blocks for %d files", name, len(blocks), len(files))
 		}
