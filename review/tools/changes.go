@@ -12,14 +12,13 @@ import (
 )
 
 // changedFiles answers changed_files.
-func (t *Toolbox) changedFiles(ctx context.Context) (string, string, error) {
+func (t *Toolbox) changedFiles(ctx context.Context) (string, error) {
 	files, err := t.src.Files(ctx)
 	if err != nil {
-		return "", "", sourceError("listing the changed files", err)
+		return "", sourceError("listing the changed files", err)
 	}
-	summary := fmt.Sprintf("%s: %s", ChangedFiles, plural(len(files), "file", "files"))
 	if len(files) == 0 {
-		return "No files changed.\n", summary, nil
+		return "No files changed.\n", nil
 	}
 	out := newOutput(t.opts.MaxResultBytes)
 	out.line(fmt.Sprintf("%s changed:", plural(len(files), "file", "files")))
@@ -37,23 +36,22 @@ func (t *Toolbox) changedFiles(ctx context.Context) (string, string, error) {
 			break
 		}
 	}
-	return out.String(), summary, nil
+	return out.String(), nil
 }
 
 // commitMessages answers get_commit_messages.
-func (t *Toolbox) commitMessages(ctx context.Context, a args) (string, string, error) {
+func (t *Toolbox) commitMessages(ctx context.Context, a args) (string, error) {
 	n, err := a.number("max_commits", 20, false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	n = min(max(n, 1), 100)
 	commits, err := t.src.Commits(ctx, n)
 	if err != nil {
-		return "", "", sourceError("listing the commits", err)
+		return "", sourceError("listing the commits", err)
 	}
-	summary := fmt.Sprintf("%s: %s", CommitMessages, plural(len(commits), "commit", "commits"))
 	if len(commits) == 0 {
-		return "No commits.\n", summary, nil
+		return "No commits.\n", nil
 	}
 	out := newOutput(t.opts.MaxResultBytes)
 	for i, c := range commits {
@@ -68,68 +66,68 @@ func (t *Toolbox) commitMessages(ctx context.Context, a args) (string, string, e
 			break
 		}
 	}
-	return out.String(), summary, nil
+	return out.String(), nil
 }
 
 func shortSHA(sha string) string { return sha[:min(len(sha), 12)] }
 
 // blame answers get_blame.
-func (t *Toolbox) blame(ctx context.Context, a args) (string, string, error) {
+func (t *Toolbox) blame(ctx context.Context, a args) (string, error) {
 	p, err := a.text("file_path", "", true)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	if p, err = cleanPath(p, false); err != nil {
-		return "", "", err
+		return "", err
 	}
 	line, err := a.number("line_number", 0, true)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	if line < 1 {
-		return "", "", fmt.Errorf("line_number must be 1 or more, got %d", line)
+		return "", fmt.Errorf("line_number must be 1 or more, got %d", line)
 	}
 	b, err := t.src.Blame(ctx, p, line)
 	if errors.Is(err, review.ErrNotFound) {
-		return "", "", fmt.Errorf("no line %d in %s at the head revision (is the path right, and the line within the file?)", line, p)
+		return "", fmt.Errorf("no line %d in %s at the head revision (is the path right, and the line within the file?)", line, p)
 	}
 	if err != nil {
-		return "", "", sourceError("blame", err)
+		return "", sourceError("blame", err)
 	}
 	msg, _, _ := strings.Cut(strings.TrimSpace(b.Message), "\n")
 	out := fmt.Sprintf("%s:%d was last changed by %s on %s in commit %s: %s\n",
 		p, line, b.Author, b.Date.Format("2006-01-02"), shortSHA(b.CommitSHA), msg)
-	return out, fmt.Sprintf("%s %s:%d", GetBlame, p, line), nil
+	return out, nil
 }
 
 // diffFile answers diff_file.
-func (t *Toolbox) diffFile(a args) (string, string, error) {
+func (t *Toolbox) diffFile(a args) (string, error) {
 	p, err := a.text("file_path", "", true)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	if p, err = cleanPath(p, false); err != nil {
-		return "", "", err
+		return "", err
 	}
 	ctxLines, err := a.number("context_lines", 3, false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	start, err := a.number("start_hunk", 1, false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	end, err := a.number("end_hunk", start+19, false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	f, ok := t.changedFile(p)
 	if !ok {
-		return "", "", t.notChanged(p)
+		return "", t.notChanged(p)
 	}
 	page, total, err := diff.Paginate(f, start, end)
 	if err != nil {
-		return "", "", fmt.Errorf("%s has %s: %s", p, plural(total, "hunk", "hunks"),
+		return "", fmt.Errorf("%s has %s: %s", p, plural(total, "hunk", "hunks"),
 			strings.TrimPrefix(err.Error(), "paginate "+f.Path()+": "))
 	}
 	// Diffs are made with 3 lines of context; Render shows every context
@@ -161,10 +159,7 @@ func (t *Toolbox) diffFile(a args) (string, string, error) {
 	for _, n := range notes {
 		text += n + "\n"
 	}
-	if total == 0 {
-		return text, fmt.Sprintf("%s %s (no hunks)", DiffFile, p), nil
-	}
-	return text, fmt.Sprintf("%s %s hunks %d-%d of %d", DiffFile, p, start, last, total), nil
+	return text, nil
 }
 
 // notChanged explains that a path is not in the diff, suggesting changed

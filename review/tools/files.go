@@ -19,40 +19,40 @@ import (
 )
 
 // readFilePart answers read_file_part and get_file_context.
-func (t *Toolbox) readFilePart(ctx context.Context, name string, a args) (string, string, error) {
+func (t *Toolbox) readFilePart(ctx context.Context, a args) (string, error) {
 	p, err := a.text("file_path", "", true)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	if p, err = cleanPath(p, false); err != nil {
-		return "", "", err
+		return "", err
 	}
 	branch, err := a.text("branch", "head", false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	rev := review.Revision(strings.ToLower(strings.TrimSpace(branch)))
 	if rev != review.Head && rev != review.Base {
-		return "", "", fmt.Errorf("branch must be \"head\" or \"base\", got %q", clip(branch))
+		return "", fmt.Errorf("branch must be \"head\" or \"base\", got %q", clip(branch))
 	}
 	start, err := a.number("start_line", 1, false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	end, err := a.number("end_line", start+t.opts.MaxReadLines-1, false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 
-	data, err := t.read(ctx, p, rev)
+	data, err := t.src.ReadFile(ctx, p, rev)
 	if errors.Is(err, review.ErrNotFound) {
-		return "", "", t.notFound(p, rev)
+		return "", t.notFound(p, rev)
 	}
 	if err != nil {
-		return "", "", sourceError("reading "+p, err)
+		return "", sourceError("reading "+p, err)
 	}
 	if isBinary(data) {
-		return "", "", fmt.Errorf("%s is a binary file (%d bytes) at %s: its content cannot be shown", p, len(data), rev)
+		return "", fmt.Errorf("%s is a binary file (%d bytes) at %s: its content cannot be shown", p, len(data), rev)
 	}
 	lines, crlf := splitLines(string(data))
 	total := len(lines)
@@ -66,15 +66,15 @@ func (t *Toolbox) readFilePart(ctx context.Context, name string, a args) (string
 	}
 	header += ")"
 	if total == 0 {
-		return header + "\nThe file is empty.\n", name + " " + p + " (empty)", nil
+		return header + "\nThe file is empty.\n", nil
 	}
 	switch {
 	case start < 1:
-		return "", "", fmt.Errorf("start_line must be 1 or more, got %d", start)
+		return "", fmt.Errorf("start_line must be 1 or more, got %d", start)
 	case start > total:
-		return "", "", fmt.Errorf("start_line %d is past the end of %s, which has %d lines", start, p, total)
+		return "", fmt.Errorf("start_line %d is past the end of %s, which has %d lines", start, p, total)
 	case end < start:
-		return "", "", fmt.Errorf("end_line %d is before start_line %d", end, start)
+		return "", fmt.Errorf("end_line %d is before start_line %d", end, start)
 	}
 	var notes []string
 	if end > total {
@@ -102,7 +102,7 @@ func (t *Toolbox) readFilePart(ctx context.Context, name string, a args) (string
 	for _, n := range notes {
 		out.note(n)
 	}
-	return out.String(), fmt.Sprintf("%s %s:%d-%d (%s)", name, p, start, shown, rev), nil
+	return out.String(), nil
 }
 
 // notFound explains a file missing at rev, with a hint when the diff knows
@@ -140,25 +140,25 @@ func globMatcher(glob string) (func(string) bool, error) {
 }
 
 // listFiles answers list_files.
-func (t *Toolbox) listFiles(ctx context.Context, a args) (string, string, error) {
+func (t *Toolbox) listFiles(ctx context.Context, a args) (string, error) {
 	dir, err := a.text("directory", ".", false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	if dir, err = cleanPath(dir, true); err != nil {
-		return "", "", err
+		return "", err
 	}
 	glob, err := a.text("pattern", "", false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	match, err := globMatcher(glob)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
-	all, err := t.repoFiles(ctx)
+	all, err := t.src.ListFiles(ctx)
 	if err != nil {
-		return "", "", sourceError("listing files", err)
+		return "", sourceError("listing files", err)
 	}
 	var found []string
 	for _, p := range all {
@@ -173,9 +173,8 @@ func (t *Toolbox) listFiles(ctx context.Context, a args) (string, string, error)
 	if glob != "" {
 		where += " matching " + glob
 	}
-	summary := fmt.Sprintf("%s %s: %s", ListFiles, where, plural(len(found), "file", "files"))
 	if len(found) == 0 {
-		return fmt.Sprintf("No files in %s.\n", where), summary, nil
+		return fmt.Sprintf("No files in %s.\n", where), nil
 	}
 	out := newOutput(t.opts.MaxResultBytes)
 	out.line(fmt.Sprintf("%s in %s:", plural(len(found), "file", "files"), where))
@@ -189,44 +188,44 @@ func (t *Toolbox) listFiles(ctx context.Context, a args) (string, string, error)
 	if shown < len(found) {
 		out.note(fmt.Sprintf("[%d more not shown: narrow the directory or pattern]", len(found)-shown))
 	}
-	return out.String(), summary, nil
+	return out.String(), nil
 }
 
 // search answers search_in_files.
-func (t *Toolbox) search(ctx context.Context, a args) (string, string, error) {
+func (t *Toolbox) search(ctx context.Context, a args) (string, error) {
 	pattern, err := a.text("pattern", "", true)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	if pattern == "" || len(pattern) > maxPatternLen {
-		return "", "", fmt.Errorf("pattern must be 1 to %d characters", maxPatternLen)
+		return "", fmt.Errorf("pattern must be 1 to %d characters", maxPatternLen)
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return "", "", fmt.Errorf("invalid regular expression (RE2 syntax): %w", err)
+		return "", fmt.Errorf("invalid regular expression (RE2 syntax): %w", err)
 	}
 	glob, err := a.text("file_pattern", "", false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	match, err := globMatcher(glob)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	radius, err := a.number("context_lines", 2, false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	radius = min(max(radius, 0), 10)
 	maxResults, err := a.number("max_results", 50, false)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	maxResults = min(max(maxResults, 1), 200)
 
-	all, err := t.repoFiles(ctx)
+	all, err := t.src.ListFiles(ctx)
 	if err != nil {
-		return "", "", sourceError("listing files", err)
+		return "", sourceError("listing files", err)
 	}
 	candidates := t.searchOrder(all, match)
 	scanned := candidates[:min(len(candidates), t.opts.MaxSearchFiles)]
@@ -246,13 +245,13 @@ func (t *Toolbox) search(ctx context.Context, a args) (string, string, error) {
 		var wg sync.WaitGroup
 		for i, p := range batch {
 			wg.Go(func() {
-				b, err := t.read(ctx, p, review.Head)
+				b, err := t.src.ReadFile(ctx, p, review.Head)
 				contents[i], unknown[i] = b, err != nil
 			})
 		}
 		wg.Wait()
 		if err := ctx.Err(); err != nil {
-			return "", "", err
+			return "", err
 		}
 		for i, p := range batch {
 			b := contents[i]
@@ -280,7 +279,6 @@ func (t *Toolbox) search(ctx context.Context, a args) (string, string, error) {
 	}
 
 	found := fmt.Sprintf("%s in %s", plural(matches, "match", "matches"), plural(filesWithMatches, "file", "files"))
-	summary := fmt.Sprintf("%s /%s/: %s", SearchInFiles, clip(pattern), found)
 	foot := fmt.Sprintf("[%s; %d of %d files searched", found, len(scanned), len(candidates))
 	if skipped > 0 {
 		foot += fmt.Sprintf(", %d binary or over 1 MiB skipped", skipped)
@@ -298,10 +296,10 @@ func (t *Toolbox) search(ctx context.Context, a args) (string, string, error) {
 		foot += "\n[not every file was searched: narrow file_pattern]"
 	}
 	if matches == 0 {
-		return "No matches.\n" + foot + "\n", summary, nil
+		return "No matches.\n" + foot + "\n", nil
 	}
 	out.note(foot)
-	return out.String(), summary, nil
+	return out.String(), nil
 }
 
 // preloader is a Source that can fetch every head file at once, such as

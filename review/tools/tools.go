@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
@@ -51,40 +50,12 @@ type Options struct {
 	Strict bool
 }
 
-// Result is the answer to one tool call.
-type Result struct {
-	// Output is the tool message for the model.
-	Output string
-	// Summary is one short line for the tool.called event, such as
-	// "read_file_part src/main.go:1-120 (head)".
-	Summary string
-	// Error is set when Output is an "error: " message.
-	Error bool
-}
-
-// Stats counts the calls a Toolbox answered.
-type Stats struct {
-	Calls  int            `json:"calls"`
-	Errors int            `json:"errors"`
-	ByTool map[string]int `json:"by_tool"`
-}
-
-// Toolbox answers tool calls for one review. It caches what it reads from
-// the source and is safe for concurrent use.
+// Toolbox answers tool calls for one review. It reads through the source,
+// which caches for the review, and is safe for concurrent use.
 type Toolbox struct {
 	src  review.Source
 	diff *diff.Diff
 	opts Options
-
-	mu    sync.Mutex
-	files map[string]fileEntry // rev + "\x00" + path
-	list  []string             // nil until listed
-	stats Stats
-}
-
-type fileEntry struct {
-	data []byte
-	err  error // review.ErrNotFound: cached too
 }
 
 // New returns the tools of a review reading from src, whose parsed diff is
@@ -102,54 +73,27 @@ func New(src review.Source, d *diff.Diff, opts Options) *Toolbox {
 	if opts.MaxSearchFiles <= 0 {
 		opts.MaxSearchFiles = DefaultMaxSearchFiles
 	}
-	return &Toolbox{src: src, diff: d, opts: opts, files: map[string]fileEntry{}, stats: Stats{ByTool: map[string]int{}}}
+	return &Toolbox{src: src, diff: d, opts: opts}
 }
 
-// Call answers one tool call with the tool message for the model. The
+// Call answers one tool call with the tool message for the model: a
+// failure caused by the call is a message starting with "error: ". The
 // error is non-nil only when ctx ended.
 func (t *Toolbox) Call(ctx context.Context, name, argsJSON string) (string, error) {
-	r, err := t.Run(ctx, name, argsJSON)
-	return r.Output, err
-}
-
-// Run answers one tool call, with a summary for the tool.called event.
-// The error is non-nil only when ctx ended; every other failure is a
-// Result with Error set.
-func (t *Toolbox) Run(ctx context.Context, name, argsJSON string) (Result, error) {
-	out, summary, err := t.dispatch(ctx, name, argsJSON)
+	out, err := t.dispatch(ctx, name, argsJSON)
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return Result{}, fmt.Errorf("tool %s: %w", name, ctxErr)
+		return "", fmt.Errorf("tool %s: %w", name, ctxErr)
 	}
-	r := Result{Output: out, Summary: summary}
 	if err != nil {
-		r = Result{Output: "error: " + err.Error(), Error: true}
-		r.Summary = name + ": " + firstLine(r.Output)
+		return "error: " + err.Error(), nil
 	}
-	t.mu.Lock()
-	t.stats.Calls++
-	t.stats.ByTool[name]++
-	if r.Error {
-		t.stats.Errors++
-	}
-	t.mu.Unlock()
-	return r, nil
+	return out, nil
 }
 
-// Stats returns the calls answered so far.
-func (t *Toolbox) Stats() Stats {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := Stats{Calls: t.stats.Calls, Errors: t.stats.Errors, ByTool: make(map[string]int, len(t.stats.ByTool))}
-	for k, v := range t.stats.ByTool {
-		s.ByTool[k] = v
-	}
-	return s
-}
-
-func (t *Toolbox) dispatch(ctx context.Context, name, argsJSON string) (out, summary string, err error) {
+func (t *Toolbox) dispatch(ctx context.Context, name, argsJSON string) (string, error) {
 	a, err := parseArgs(argsJSON)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	switch name {
 	case ChangedFiles:
@@ -159,7 +103,7 @@ func (t *Toolbox) dispatch(ctx context.Context, name, argsJSON string) (out, sum
 	case DiffFile:
 		return t.diffFile(a)
 	case ReadFilePart, GetFileContext:
-		return t.readFilePart(ctx, name, a)
+		return t.readFilePart(ctx, a)
 	case GetBlame:
 		return t.blame(ctx, a)
 	case SearchInFiles:
@@ -171,47 +115,7 @@ func (t *Toolbox) dispatch(ctx context.Context, name, argsJSON string) (out, sum
 	for _, d := range defs() {
 		names = append(names, d.name)
 	}
-	return "", "", fmt.Errorf("unknown tool %q; the tools are %s", name, strings.Join(names, ", "))
-}
-
-// read returns a file's content through the cache.
-func (t *Toolbox) read(ctx context.Context, path string, rev review.Revision) ([]byte, error) {
-	key := string(rev) + "\x00" + path
-	t.mu.Lock()
-	e, ok := t.files[key]
-	t.mu.Unlock()
-	if ok {
-		return e.data, e.err
-	}
-	data, err := t.src.ReadFile(ctx, path, rev)
-	if err != nil && !errors.Is(err, review.ErrNotFound) {
-		return nil, err // not cached: it may work next time
-	}
-	t.mu.Lock()
-	t.files[key] = fileEntry{data: data, err: err}
-	t.mu.Unlock()
-	return data, err
-}
-
-// repoFiles lists the files at head through the cache.
-func (t *Toolbox) repoFiles(ctx context.Context) ([]string, error) {
-	t.mu.Lock()
-	list := t.list
-	t.mu.Unlock()
-	if list != nil {
-		return list, nil
-	}
-	list, err := t.src.ListFiles(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if list == nil {
-		list = []string{}
-	}
-	t.mu.Lock()
-	t.list = list
-	t.mu.Unlock()
-	return list, nil
+	return "", fmt.Errorf("unknown tool %q; the tools are %s", name, strings.Join(names, ", "))
 }
 
 // changedFile finds the file of the diff at path, new or old.
@@ -235,12 +139,4 @@ func sourceError(what string, err error) error {
 		return fmt.Errorf("%s is not available for this review (only the diff is known)", what)
 	}
 	return fmt.Errorf("%s failed: %w", what, err)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 200 {
-		s = cutString(s, 200) + "..."
-	}
-	return s
 }

@@ -49,8 +49,14 @@ type Source struct {
 	diff *difftext.Source
 
 	mu    sync.Mutex
-	list  []string          // nil until listed
-	files map[string][]byte // "rev\x00path" → content
+	list  []string        // nil until listed
+	files map[string]blob // "rev\x00path" → content, or not there
+}
+
+// blob is a file read at a revision; found is false when it is not there.
+type blob struct {
+	data  []byte
+	found bool
 }
 
 var _ review.Source = (*Source)(nil)
@@ -66,7 +72,7 @@ var _ review.Source = (*Source)(nil)
 // head's first parent: the last commit is reviewed. A root commit is
 // reviewed against the empty tree.
 func New(ctx context.Context, dir, base, head string) (*Source, error) {
-	s := &Source{env: gitEnv(), files: map[string][]byte{}}
+	s := &Source{env: gitEnv(), files: map[string]blob{}}
 	out, err := s.gitIn(ctx, dir, maxDiffBytes, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("localgit: open %s: %w", dir, err)
@@ -232,23 +238,27 @@ func (s *Source) ReadFile(ctx context.Context, p string, rev review.Revision) ([
 	}
 	key := string(rev) + "\x00" + p
 	s.mu.Lock()
-	b, ok := s.files[key]
+	f, ok := s.files[key]
 	s.mu.Unlock()
-	if ok {
-		return b, nil
-	}
-	b, err := s.git(ctx, maxFileBytes, "cat-file", "blob", sha+":"+p)
-	if err != nil {
+	if !ok {
+		b, err := s.git(ctx, maxFileBytes, "cat-file", "blob", sha+":"+p)
 		var ge *gitError
-		if errors.As(err, &ge) && ge.notFound() {
-			return nil, fmt.Errorf("localgit: read %s at %s: %w", p, rev, review.ErrNotFound)
+		switch {
+		case errors.As(err, &ge) && ge.notFound():
+			f = blob{}
+		case err != nil:
+			return nil, fmt.Errorf("localgit: read %s at %s: %w", p, rev, err) // not cached: it may work next time
+		default:
+			f = blob{data: b, found: true}
 		}
-		return nil, fmt.Errorf("localgit: read %s at %s: %w", p, rev, err)
+		s.mu.Lock()
+		s.files[key] = f
+		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	s.files[key] = b
-	s.mu.Unlock()
-	return b, nil
+	if !f.found {
+		return nil, fmt.Errorf("localgit: read %s at %s: %w", p, rev, review.ErrNotFound)
+	}
+	return f.data, nil
 }
 
 // Blame tells who last changed a line at the head commit, from

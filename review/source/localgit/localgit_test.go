@@ -227,6 +227,17 @@ func TestReadFile(t *testing.T) {
 		}
 	}
 
+	// What was read, found or not, is cached: reading it again runs no git,
+	// so even a canceled context gets the same answer.
+	canceled, cancel := context.WithCancel(t.Context())
+	cancel()
+	if b, err := src.ReadFile(canceled, "a.go", review.Head); err != nil || !strings.Contains(string(b), "changed 15\n") {
+		t.Errorf("cached ReadFile(a.go) = %q, %v", b, err)
+	}
+	if _, err := src.ReadFile(canceled, "missing.go", review.Head); !errors.Is(err, review.ErrNotFound) {
+		t.Errorf("cached ReadFile(missing.go) err = %v, want ErrNotFound", err)
+	}
+
 	// Concurrent reads share the cache.
 	var wg sync.WaitGroup
 	for range 8 {
