@@ -11,6 +11,7 @@
 package llmtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -19,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mergeguard/mergeguard/review/budget"
 )
 
 // Server is a running fake. It is closed when the test ends.
@@ -133,7 +136,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 			ct = "application/json"
 		}
 		w.Header().Set("Content-Type", ct)
-		w.WriteHeader(cmpOr(resp.Status, http.StatusOK))
+		w.WriteHeader(cmp.Or(resp.Status, http.StatusOK))
 		_, _ = w.Write([]byte(resp.Body))
 		return
 	}
@@ -142,7 +145,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	id := s.ids
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(cmpOr(resp.Status, http.StatusOK))
+	w.WriteHeader(cmp.Or(resp.Status, http.StatusOK))
 	_ = json.NewEncoder(w).Encode(completion(id, req, resp))
 }
 
@@ -180,27 +183,18 @@ func errorBody(typ, code, msg string) string {
 	return string(b)
 }
 
-func cmpOr(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-// roughTokens estimates tokens as OpenAI's rule of thumb, 4 bytes each.
-func roughTokens(s string) int { return (len(s) + 3) / 4 }
-
 // promptTokens estimates a request's prompt tokens for the default usage.
 func promptTokens(req Request) int {
+	count := budget.Estimate{}.Count
 	n := 3
 	for _, m := range req.Messages {
-		n += 4 + roughTokens(m.Content)
+		n += 4 + count(m.Content)
 		for _, c := range m.ToolCalls {
-			n += roughTokens(c.Function.Name) + roughTokens(c.Function.Arguments)
+			n += count(c.Function.Name) + count(c.Function.Arguments)
 		}
 	}
 	for _, t := range req.Tools {
-		n += roughTokens(t.Function.Name) + roughTokens(t.Function.Description) + roughTokens(string(t.Function.Parameters))
+		n += count(t.Function.Name) + count(t.Function.Description) + count(string(t.Function.Parameters))
 	}
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -169,7 +170,7 @@ func validate(req Request) string {
 	for i, m := range req.Messages {
 		if len(pending) > 0 && m.Role != "tool" {
 			return "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
-				"'tool_call_id'. The following tool_call_ids did not have response messages: " + strings.Join(sortedKeys(pending), ", ")
+				"'tool_call_id'. The following tool_call_ids did not have response messages: " + strings.Join(slices.Sorted(maps.Keys(pending)), ", ")
 		}
 		switch m.Role {
 		case "system", "developer", "user":
@@ -200,7 +201,7 @@ func validate(req Request) string {
 	}
 	if len(pending) > 0 {
 		return "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
-			"'tool_call_id'. The following tool_call_ids did not have response messages: " + strings.Join(sortedKeys(pending), ", ")
+			"'tool_call_id'. The following tool_call_ids did not have response messages: " + strings.Join(slices.Sorted(maps.Keys(pending)), ", ")
 	}
 	for i, t := range req.Tools {
 		if t.Type != "function" {
@@ -228,15 +229,6 @@ func validate(req Request) string {
 	return ""
 }
 
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // strictSchema checks the rules of OpenAI's strict mode that clients most
 // often break: the root is an object, and every object lists every property
 // in required and sets additionalProperties to false. It returns OpenAI's
@@ -260,7 +252,7 @@ func strictNode(node map[string]any, path []string) string {
 			return "In context=" + where + ", 'additionalProperties' is required to be supplied and to be false."
 		}
 		req, _ := node["required"].([]any)
-		for _, name := range sortedKeys(keysOf(props)) {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			if !slices.Contains(req, any(name)) {
 				return "In context=" + where + ", 'required' is required to be supplied and to be an array " +
 					"including every key in properties. Missing '" + name + "'."
@@ -275,13 +267,13 @@ func strictNode(node map[string]any, path []string) string {
 			subPaths = append(subPaths, append(slices.Clone(path), p...))
 		}
 	}
-	for _, name := range sortedKeys(keysOf(props)) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		add(props[name], "'properties'", "'"+name+"'")
 	}
 	add(node["items"], "'items'")
 	for _, key := range []string{"$defs", "definitions"} {
 		defs, _ := node[key].(map[string]any)
-		for _, name := range sortedKeys(keysOf(defs)) {
+		for _, name := range slices.Sorted(maps.Keys(defs)) {
 			add(defs[name], "'"+key+"'", "'"+name+"'")
 		}
 	}
@@ -295,12 +287,4 @@ func strictNode(node map[string]any, path []string) string {
 		}
 	}
 	return ""
-}
-
-func keysOf(m map[string]any) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/mergeguard/mergeguard/review/budget"
 )
 
 // Response is what the fake answers to one request. The zero Status is 200.
@@ -216,9 +218,10 @@ func completion(id int, req Request, r Response) wireCompletion {
 	}
 	u := r.Usage
 	if u == nil {
-		out := roughTokens(r.Content)
+		count := budget.Estimate{}.Count
+		out := count(r.Content)
 		for _, c := range r.ToolCalls {
-			out += roughTokens(c.Function.Name) + roughTokens(c.Function.Arguments)
+			out += count(c.Function.Name) + count(c.Function.Arguments)
 		}
 		u = &Usage{PromptTokens: promptTokens(req), CompletionTokens: max(out, 1)}
 	}
