@@ -23,7 +23,7 @@ func parse(t *testing.T, text string) []*diff.File {
 
 func readDiff(t *testing.T, name string) []*diff.File {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func anchors(fs []review.Finding) []anchor {
 }
 
 func TestBuiltinOnPlantedDiff(t *testing.T) {
-	files := readDiff(t, "planted.diff")
+	files := readDiff(t, "../pipeline/testdata/planted.diff")
 	want := map[string][]anchor{
 		"analyzer:secrets": {
 			{"analyzer:secrets", "config/aws.go", 5, 5, review.SeverityCritical, review.CategorySecurity, "Possible secret committed (aws-access-token)"},

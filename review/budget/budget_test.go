@@ -91,6 +91,9 @@ func TestCounterConcurrentFirstUse(t *testing.T) {
 	}
 }
 
+// largeDiff is a real diff of 2,248 lines.
+const largeDiff = "../diff/testdata/go-reviewdog_large-multi-hunk-2248-lines_2741682.diff"
+
 func numbered(n int) []string {
 	lines := make([]string, n)
 	for i := range lines {
@@ -173,7 +176,7 @@ func TestFitKeepsLinesOfInterest(t *testing.T) {
 // TestFitNeverExceedsBudget checks the guarantee on random sections and
 // budgets, with the real tokenizer and the estimate.
 func TestFitNeverExceedsBudget(t *testing.T) {
-	src, err := os.ReadFile("testdata/large.diff")
+	src, err := os.ReadFile(largeDiff)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +250,7 @@ func TestFitWithoutInterestKeepsHead(t *testing.T) {
 }
 
 func BenchmarkCount5000Lines(b *testing.B) {
-	src, err := os.ReadFile("testdata/large.diff")
+	src, err := os.ReadFile(largeDiff)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -272,7 +275,7 @@ func BenchmarkCount5000Lines(b *testing.B) {
 }
 
 func BenchmarkFit5000Lines(b *testing.B) {
-	src, err := os.ReadFile("testdata/large.diff")
+	src, err := os.ReadFile(largeDiff)
 	if err != nil {
 		b.Fatal(err)
 	}

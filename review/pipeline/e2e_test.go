@@ -154,18 +154,18 @@ func TestFixtureDiffs(t *testing.T) {
 		skipped  map[string]string // path → reason, for the files checked
 		reviewed int
 	}{
-		"lockfile.diff": {skipped: map[string]string{"package-lock.json": skipLockfile}, reviewed: 10},
-		"binary.diff": {skipped: map[string]string{
+		"ts-octokit-webhooks_lockfile-large-7088-lines_715f783.diff": {skipped: map[string]string{"package-lock.json": skipLockfile}, reviewed: 10},
+		"go-reviewdog_binary-png-added_a3f39fd.diff": {skipped: map[string]string{
 			"assets/reviewdog.logo.png": skipBinary, "assets/reviewdog.logo.dark.png": skipBinary}, reviewed: 1},
 		// checker.go only loses lines: still reviewed.
-		"deleted-files.diff": {skipped: map[string]string{
+		"go-reviewdog_deleted-files_fd5eac8.diff": {skipped: map[string]string{
 			"doghouse/server/ciutil/ciutil.go": skipDeleted, "doghouse/server/ciutil/ciutil_test.go": skipDeleted}, reviewed: 5},
-		"large-multi-hunk.diff": {skipped: map[string]string{
+		"go-reviewdog_large-multi-hunk-2248-lines_2741682.diff": {skipped: map[string]string{
 			"doghouse/server/github_checker.go": skipDeleted, "doghouse/server/github_checker_test.go": skipDeleted}, reviewed: 10},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			src, err := difftext.New(readTestdata(t, name))
+			src, err := difftext.New(diffFixture(t, name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestPromptsFitContext(t *testing.T) {
 		return answer()
 	})
 	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)
-	src, err := difftext.New(readTestdata(t, "large-multi-hunk.diff"))
+	src, err := difftext.New(diffFixture(t, "go-reviewdog_large-multi-hunk-2248-lines_2741682.diff"))
 	if err != nil {
 		t.Fatal(err)
 	}

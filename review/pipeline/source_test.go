@@ -56,6 +56,13 @@ func readTestdata(t testing.TB, name string) string {
 	return string(b)
 }
 
+// diffFixture returns a real diff of review/diff/testdata, which holds the
+// one copy of the fixtures the review packages share.
+func diffFixture(t testing.TB, name string) string {
+	t.Helper()
+	return readTestdata(t, "../../diff/testdata/"+name) // testdata/../../diff: review/diff
+}
+
 // plantedHead is the head content of the files of testdata/planted.diff.
 func plantedHead() map[string]string {
 	return map[string]string{

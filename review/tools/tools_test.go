@@ -155,7 +155,7 @@ func TestCanceledContextIsAnError(t *testing.T) {
 }
 
 func TestBareDiffSource(t *testing.T) {
-	text, err := os.ReadFile("testdata/rename-with-changes.diff")
+	text, err := os.ReadFile("../diff/testdata/go-reviewdog_rename-with-changes_223ba6c.diff")
 	if err != nil {
 		t.Fatal(err)
 	}

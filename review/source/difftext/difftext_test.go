@@ -22,11 +22,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
+// fixtureDir holds the real diffs, review/diff/testdata.
+const fixtureDir = "../../diff/testdata/"
+
+// fixtures returns the paths of the real diffs of fixtureDir that have a
+// golden file of their Files here, testdata/<name>.files.golden.
 func fixtures(t *testing.T) []string {
 	t.Helper()
-	names, err := filepath.Glob("testdata/*.diff")
-	if err != nil || len(names) == 0 {
+	goldens, err := filepath.Glob("testdata/*.files.golden")
+	if err != nil || len(goldens) == 0 {
 		t.Fatalf("no fixtures: %v", err)
+	}
+	names := make([]string, len(goldens))
+	for i, g := range goldens {
+		names[i] = fixtureDir + strings.TrimSuffix(filepath.Base(g), ".files.golden") + ".diff"
 	}
 	return names
 }
@@ -61,7 +70,7 @@ func TestFilesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := strings.TrimSuffix(name, ".diff") + ".files.golden"
+			golden := "testdata/" + strings.TrimSuffix(filepath.Base(name), ".diff") + ".files.golden"
 			if *update {
 				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
 					t.Fatal(err)
@@ -140,7 +149,7 @@ func TestReadFileMatchesGitBlobs(t *testing.T) {
 }
 
 func TestReadFileNotFound(t *testing.T) {
-	_, src := load(t, "testdata/go-reviewdog_binary-png-added_a3f39fd.diff")
+	_, src := load(t, fixtureDir+"go-reviewdog_binary-png-added_a3f39fd.diff")
 	tests := []struct {
 		path string
 		rev  review.Revision
@@ -158,7 +167,7 @@ func TestReadFileNotFound(t *testing.T) {
 }
 
 func TestCRLFContentKept(t *testing.T) {
-	_, src := load(t, "testdata/ts-anc95-chatgpt-codereview_pr198-crlf-new-file-and-yaml_55767bc.diff")
+	_, src := load(t, fixtureDir+"ts-anc95-chatgpt-codereview_pr198-crlf-new-file-and-yaml_55767bc.diff")
 	b, err := src.ReadFile(t.Context(), "src/test_bot/main.py", review.Head)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +178,7 @@ func TestCRLFContentKept(t *testing.T) {
 }
 
 func TestUnsupportedAndMetadata(t *testing.T) {
-	text, src := load(t, "testdata/go-reviewdog_rename-with-changes_223ba6c.diff")
+	text, src := load(t, fixtureDir+"go-reviewdog_rename-with-changes_223ba6c.diff")
 	if _, err := src.Commits(t.Context(), 20); !errors.Is(err, review.ErrUnsupported) {
 		t.Errorf("Commits err = %v, want ErrUnsupported", err)
 	}
