@@ -43,8 +43,7 @@ type Source struct {
 	root    string // the repository's top directory
 	env     []string
 	change  review.Change
-	baseRev string // base SHA; an empty-tree id when head is a root commit
-	rootRev bool   // base is the empty tree
+	baseRev string // base SHA; an empty-tree id when head is a root commit (BaseSHA "")
 
 	diff *difftext.Source
 
@@ -106,10 +105,11 @@ func New(ctx context.Context, dir, base, head string) (*Source, error) {
 		if s.baseRev, err = s.emptyTree(ctx); err != nil {
 			return nil, fmt.Errorf("localgit: empty tree: %w", err)
 		}
-		s.rootRev = true
 	}
-	if branch, err := s.git(ctx, maxDiffBytes, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && head == "HEAD" {
-		s.change.HeadRef = strings.TrimSpace(string(branch))
+	if head == "HEAD" {
+		if branch, err := s.git(ctx, maxDiffBytes, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
+			s.change.HeadRef = strings.TrimSpace(string(branch))
+		}
 	}
 	out, err = s.git(ctx, maxDiffBytes, "log", "-1", "--no-show-signature", "--format=%an%x00%s%x00%b", headSHA)
 	if err != nil {
@@ -139,12 +139,9 @@ func (s *Source) defaultBase(ctx context.Context, head, headSHA string) (name, b
 		candidates = append([]string{strings.TrimPrefix(strings.TrimSpace(string(ref)), "refs/remotes/")}, candidates...)
 	}
 	for _, c := range candidates {
-		if _, err := s.resolve(ctx, c); err != nil {
-			continue
-		}
 		mb, err := s.git(ctx, maxDiffBytes, "merge-base", c, headSHA)
 		if err != nil {
-			continue // unrelated histories
+			continue // no such branch, or unrelated histories
 		}
 		if sha := strings.TrimSpace(string(mb)); sha != headSHA {
 			return c, sha, nil
@@ -196,7 +193,7 @@ func (s *Source) Commits(ctx context.Context, max int) ([]review.Commit, error) 
 	if max > 0 {
 		args = append(args, "-n", strconv.Itoa(max))
 	}
-	if s.rootRev {
+	if s.change.BaseSHA == "" { // a root commit: all its history
 		args = append(args, s.change.HeadSHA)
 	} else {
 		args = append(args, s.baseRev+".."+s.change.HeadSHA)
