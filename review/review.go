@@ -97,6 +97,20 @@ const (
 	FalsePositive VerificationStatus = "false_positive"
 )
 
+// Rank orders verification statuses, best first: verified 3, likely 2,
+// unverified 1, false_positive and unknown 0.
+func (s VerificationStatus) Rank() int {
+	switch s {
+	case Verified:
+		return 3
+	case Likely:
+		return 2
+	case Unverified:
+		return 1
+	}
+	return 0
+}
+
 // Finding is one problem reported on a change.
 type Finding struct {
 	FilePath           string             `json:"file_path"`

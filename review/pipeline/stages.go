@@ -317,22 +317,9 @@ func (r *run) verifyStage(ctx context.Context, d *diff.Diff, idx *diff.Index, fi
 	return out
 }
 
-// statusRank orders verification statuses, best first.
-func statusRank(s review.VerificationStatus) int {
-	switch s {
-	case review.Verified:
-		return 3
-	case review.Likely:
-		return 2
-	case review.Unverified:
-		return 1
-	}
-	return 0
-}
-
 // better reports whether a is the finding to keep over its duplicate b.
 func better(a, b review.Finding) bool {
-	if x, y := statusRank(a.VerificationStatus), statusRank(b.VerificationStatus); x != y {
+	if x, y := a.VerificationStatus.Rank(), b.VerificationStatus.Rank(); x != y {
 		return x > y
 	}
 	if x, y := a.Severity.Rank(), b.Severity.Rank(); x != y {
