@@ -234,20 +234,6 @@ func (post Post) validate() error {
 	return nil
 }
 
-// FindPosted returns the bot's review of pull request number that carries
-// the marker of runID, or nil when the run has not posted.
-//
-// GitHub API docs: https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request
-func (p *Publisher) FindPosted(ctx context.Context, client *gh.Client, owner, repo string, number int, runID string) (*gh.PullRequestReview, error) {
-	reviews, err := listAll(ctx, func(opts *gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
-		return client.PullRequests.ListReviews(ctx, owner, repo, number, opts)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("find review of run %s on %s/%s#%d: %w", runID, owner, repo, number, apiError(err))
-	}
-	return p.findRun(reviews, runID), nil
-}
-
 func (p *Publisher) findRun(reviews []*gh.PullRequestReview, runID string) *gh.PullRequestReview {
 	marker := runMarker(runID)
 	for _, rv := range reviews {

@@ -4,7 +4,7 @@
 // testdata/examples), pagination with Link headers, 404/406/422 bodies,
 // secondary rate limits — and keeps state: repositories, pull requests with
 // their diffs, trees, blobs and tarballs, reviews, review and issue
-// comments, reactions, permissions, check runs and installation tokens.
+// comments, reactions, permissions and installation tokens.
 //
 // Every request is recorded (Calls, CallCount) so that tests can count API
 // calls and read what was posted. Failures, slow or late answers and reset
@@ -57,8 +57,6 @@ const (
 	RouteCreateIssueComment = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
 	RouteCreateReaction     = "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
 	RoutePermission         = "GET /repos/{owner}/{repo}/collaborators/{username}/permission"
-	RouteCreateCheckRun     = "POST /repos/{owner}/{repo}/check-runs"
-	RouteUpdateCheckRun     = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"
 	RouteGraphQL            = "POST /graphql"
 	// RouteCodeload is where tarball requests redirect to, like
 	// codeload.github.com; it is not part of the REST API.
@@ -181,8 +179,6 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 		RouteCreateIssueComment: s.createIssueComment,
 		RouteCreateReaction:     s.createReaction,
 		RoutePermission:         s.permission,
-		RouteCreateCheckRun:     s.createCheckRun,
-		RouteUpdateCheckRun:     s.updateCheckRun,
 		RouteGraphQL:            s.graphql,
 	}
 }
