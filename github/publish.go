@@ -88,7 +88,8 @@ type Post struct {
 	// posted twice. Letters, digits, ".", "_", ":" and single "-" only.
 	RunID   string
 	Verdict review.Verdict
-	// Findings are the findings to post, each with its Fingerprint.
+	// Findings are the findings to post, each with its Fingerprint
+	// (letters, digits, ".", "_", ":" and single "-", as in RunID).
 	Findings []review.Finding
 	// Index says which lines GitHub accepts comments on; nil puts every
 	// finding in the body.
@@ -231,6 +232,11 @@ func (post Post) validate() error {
 	case !markerValueRE.MatchString(post.RunID):
 		return fmt.Errorf("publish review: run id %q must be letters, digits, '.', '_', ':' and single '-'", post.RunID)
 	}
+	for i, f := range post.Findings {
+		if !markerValueRE.MatchString(f.Fingerprint) {
+			return fmt.Errorf("publish review: finding %d (%s:%d) has fingerprint %q; it must be non-empty letters, digits, '.', '_', ':' and single '-'", i, f.FilePath, f.LineStart, f.Fingerprint)
+		}
+	}
 	return nil
 }
 
@@ -326,7 +332,7 @@ func (p *Publisher) plan(post Post, earlier map[string]*gh.PullRequestComment) *
 	seen := map[string]bool{}
 	inline := 0
 	for _, f := range sortedFindings(post.Findings) {
-		it := &planned{finding: f, fp: fingerprint(f)}
+		it := &planned{finding: f, fp: f.Fingerprint}
 		pl.items = append(pl.items, it)
 		if c, ok := earlier[it.fp]; ok {
 			it.where, it.earlier = PlacedDuplicate, c.GetID()
@@ -606,7 +612,7 @@ func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post 
 func placementsOf(post Post, reviewID int64, earlier map[string]*gh.PullRequestComment) map[string]Placement {
 	out := make(map[string]Placement, len(post.Findings))
 	for _, f := range post.Findings {
-		fp := fingerprint(f)
+		fp := f.Fingerprint
 		switch c, ok := earlier[fp]; {
 		case ok && c.GetPullRequestReviewID() == reviewID:
 			out[fp] = Placement{Where: PlacedInline, CommentID: c.GetID()}
