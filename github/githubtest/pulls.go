@@ -364,11 +364,11 @@ func (s *Server) validateReview(p *pull, req reviewRequest) string {
 	case len([]rune(req.Body)) > MaxBodyLength:
 		return errBodyTooLong
 	}
-	if state == "PENDING" {
-		for _, rv := range p.reviews {
-			if rv.State == "PENDING" && rv.User.Login == s.bot.Login {
-				return errOnePending
-			}
+	// A pending review of the user blocks every new review, pending or
+	// not (REVIEW_RULES.md §2.6).
+	for _, rv := range p.reviews {
+		if rv.State == "PENDING" && rv.User.Login == s.bot.Login {
+			return errOnePending
 		}
 	}
 	if req.CommitID != "" && !p.hasCommit(req.CommitID) {

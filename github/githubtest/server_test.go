@@ -117,6 +117,10 @@ func TestReviewLifecycle(t *testing.T) {
 	if er := new(gh.ErrorResponse); !errors.As(err, &er) || er.Errors[0].Message != "User can only have one pending review per pull request" {
 		t.Errorf("second pending review: %v", err)
 	}
+	_, _, err = client.PullRequests.CreateReview(ctx, "reviewdog", "reviewdog", 1, &gh.PullRequestReviewRequest{Event: gh.String("COMMENT"), Body: gh.String("looks fine")})
+	if er := new(gh.ErrorResponse); !errors.As(err, &er) || er.Errors[0].Message != "User can only have one pending review per pull request" {
+		t.Errorf("submitted review while one is pending: %v", err)
+	}
 	if _, _, err := client.PullRequests.DeletePendingReview(ctx, "reviewdog", "reviewdog", 1, pending.GetID()); err != nil {
 		t.Fatal(err)
 	}
