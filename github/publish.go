@@ -164,13 +164,13 @@ func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post Post) (
 		return Posted{}, err
 	}
 	where := fmt.Sprintf("%s/%s#%d", post.Owner, post.Repo, post.Number)
-	reviews, err := listAll(ctx, func(opts *gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
+	reviews, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
 		return client.PullRequests.ListReviews(ctx, post.Owner, post.Repo, post.Number, opts)
 	})
 	if err != nil {
 		return Posted{}, fmt.Errorf("publish review on %s: list reviews: %w", where, apiError(err))
 	}
-	comments, err := listAll(ctx, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
+	comments, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
 		return client.PullRequests.ListComments(ctx, post.Owner, post.Repo, post.Number, &gh.PullRequestListCommentsOptions{ListOptions: *opts})
 	})
 	if err != nil {
@@ -590,7 +590,7 @@ func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post 
 	if !inline {
 		return nil
 	}
-	comments, err := listAll(ctx, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
+	comments, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
 		return client.PullRequests.ListReviewComments(ctx, post.Owner, post.Repo, post.Number, posted.ReviewID, opts)
 	})
 	if err != nil {
@@ -625,8 +625,9 @@ func placementsOf(post Post, reviewID int64, earlier map[string]*gh.PullRequestC
 	return out
 }
 
-// listAll collects every page of a GitHub list, 100 a page.
-func listAll[T any](ctx context.Context, list func(*gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
+// listAll collects the pages of a GitHub list, 100 a page: every page, or
+// the first limit items when limit > 0.
+func listAll[T any](ctx context.Context, limit int, list func(*gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
 	var all []T
 	opts := &gh.ListOptions{PerPage: perPage}
 	for {
@@ -635,6 +636,9 @@ func listAll[T any](ctx context.Context, list func(*gh.ListOptions) ([]T, *gh.Re
 			return nil, err
 		}
 		all = append(all, page...)
+		if limit > 0 && len(all) >= limit {
+			return all[:limit], nil
+		}
 		if resp.NextPage == 0 {
 			return all, nil
 		}
