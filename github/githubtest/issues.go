@@ -30,25 +30,27 @@ func (s *Server) issueCommentJSON(rp *repo, number int, c *IssueComment) map[str
 func (s *Server) listIssueComments(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	rp, ok := s.requestRepo(w, r, docIssueComment)
+	if !ok {
+		return
+	}
 	n, err := strconv.Atoi(r.PathValue("issue_number"))
-	if rp == nil || err != nil {
+	if err != nil {
 		writeNotFound(w, docIssueComment)
 		return
 	}
-	out := make([]map[string]any, 0)
-	for _, c := range rp.issueComments[n] {
-		out = append(out, s.issueCommentJSON(rp, n, c))
-	}
-	paginate(w, r, out)
+	paginate(w, r, jsonOf(rp.issueComments[n], func(c *IssueComment) map[string]any { return s.issueCommentJSON(rp, n, c) }))
 }
 
 func (s *Server) createIssueComment(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
-	n, err := strconv.Atoi(r.PathValue("issue_number"))
-	if rp == nil || err != nil || rp.pulls[n] == nil {
+	rp, ok := s.requestRepo(w, r, docIssueComment)
+	if !ok {
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("issue_number"))
+	if rp.pulls[n] == nil {
 		writeNotFound(w, docIssueComment)
 		return
 	}
@@ -77,9 +79,12 @@ func (s *Server) createIssueComment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) createReaction(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	rp, ok := s.requestRepo(w, r, docReaction)
+	if !ok {
+		return
+	}
 	id, _ := strconv.ParseInt(r.PathValue("comment_id"), 10, 64)
-	if rp == nil || !rp.hasIssueComment(id) {
+	if !rp.hasIssueComment(id) {
 		writeNotFound(w, docReaction)
 		return
 	}
@@ -126,12 +131,11 @@ func (rp *repo) hasIssueComment(id int64) bool {
 func (s *Server) permission(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
-	login := r.PathValue("username")
-	if rp == nil {
-		writeNotFound(w, docPermission)
+	rp, ok := s.requestRepo(w, r, docPermission)
+	if !ok {
 		return
 	}
+	login := r.PathValue("username")
 	role, ok := rp.roles[strings.ToLower(login)]
 	if !ok {
 		writeNotFound(w, docPermission)
