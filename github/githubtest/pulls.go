@@ -95,7 +95,7 @@ func (s *Server) rawDiff(w http.ResponseWriter, p *pull) {
 }
 
 func (s *Server) userJSON(u User) map[string]any {
-	m := s.example("pull-request.json")["user"].(map[string]any)
+	m := copyJSON(s.examples["pull-request.json"]["user"].(map[string]any))
 	typ := u.Type
 	if typ == "" {
 		typ = "User"

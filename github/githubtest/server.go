@@ -127,6 +127,9 @@ type Server struct {
 	requireAuth bool
 	appKey      *appKey
 	treeLimit   int
+	// examples are the decoded response examples, read-only: handlers
+	// change copies (example).
+	examples map[string]map[string]any
 }
 
 // New starts a fake GitHub API, closed when the test ends. Reviews and
@@ -134,8 +137,13 @@ type Server struct {
 // SetBot says otherwise.
 func New(t testing.TB) *Server {
 	t.Helper()
+	examples, err := loadExamples()
+	if err != nil {
+		t.Fatalf("githubtest: %v", err)
+	}
 	s := &Server{
 		t:        t,
+		examples: examples,
 		repos:    make(map[string]*repo),
 		failures: make(map[string][]Failure),
 		nextID:   1000,
@@ -523,21 +531,62 @@ func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// example returns a fresh copy of one of GitHub's OpenAPI response
-// examples (the first item of a list example).
+// loadExamples decodes GitHub's OpenAPI response examples in
+// testdata/examples, by file name (the first item of a list example).
+func loadExamples() (map[string]map[string]any, error) {
+	entries, err := testdata.ReadDir("testdata/examples")
+	if err != nil {
+		return nil, fmt.Errorf("read examples: %w", err)
+	}
+	out := make(map[string]map[string]any, len(entries))
+	for _, e := range entries {
+		b, err := testdata.ReadFile("testdata/examples/" + e.Name())
+		var v any
+		if err == nil {
+			err = json.Unmarshal(b, &v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("decode example %s: %w", e.Name(), err)
+		}
+		if list, ok := v.([]any); ok && len(list) > 0 {
+			v = list[0]
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("decode example %s: not a JSON object", e.Name())
+		}
+		out[e.Name()] = m
+	}
+	return out, nil
+}
+
+// example returns a fresh copy of one of the response examples, which the
+// caller may change.
 func (s *Server) example(name string) map[string]any {
-	b, err := testdata.ReadFile("testdata/examples/" + name)
-	var v any
-	if err == nil {
-		err = json.Unmarshal(b, &v)
-	}
-	if list, ok := v.([]any); ok && len(list) > 0 {
-		v = list[0]
-	}
-	m, ok := v.(map[string]any)
-	if err != nil || !ok {
-		s.t.Errorf("githubtest: example %s: %v", name, err)
+	m, ok := s.examples[name]
+	if !ok {
+		s.t.Errorf("githubtest: no example %s", name)
 		return map[string]any{}
 	}
-	return m
+	return copyJSON(m)
+}
+
+// copyJSON returns a deep copy of decoded JSON: maps and slices are
+// copied, strings, numbers, booleans and nil are immutable.
+func copyJSON[T any](v T) T {
+	switch v := any(v).(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = copyJSON(x)
+		}
+		return any(m).(T)
+	case []any:
+		l := make([]any, len(v))
+		for i, x := range v {
+			l[i] = copyJSON(x)
+		}
+		return any(l).(T)
+	}
+	return v
 }

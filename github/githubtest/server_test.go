@@ -435,3 +435,21 @@ func TestContents(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkGetPull measures one pulls/get through the fake's HTTP server,
+// the call the e2e load tests make most.
+func BenchmarkGetPull(b *testing.B) {
+	d, err := os.ReadFile("testdata/go-reviewdog_deleted-files_fd5eac8.diff")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fake := githubtest.New(b)
+	fake.AddPR(githubtest.PR{Owner: "reviewdog", Repo: "reviewdog", Number: 1, Diff: string(d)})
+	client := fake.Client()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := client.PullRequests.Get(b.Context(), "reviewdog", "reviewdog", 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
