@@ -98,20 +98,3 @@ func TestCommentAndReact(t *testing.T) {
 		t.Errorf("reactions (-want +got):\n%s", d)
 	}
 }
-
-func TestCreateCheckRun(t *testing.T) {
-	fake := githubtest.New(t)
-	pr := fake.AddPR(testPR(3))
-	id, err := CreateCheckRun(t.Context(), fake.Client(), "acme", "widgets", CheckRun{
-		Name: "MergeGuard", HeadSHA: pr.HeadSHA, Conclusion: "neutral",
-		Title: "Review failed", Summary: "The model was unreachable.", ExternalID: "42",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []githubtest.CheckRun{{ID: id, Name: "MergeGuard", HeadSHA: pr.HeadSHA, Status: "completed", Conclusion: "neutral",
-		Title: "Review failed", Summary: "The model was unreachable.", ExternalID: "42"}}
-	if d := cmp.Diff(want, fake.CheckRuns("acme", "widgets")); d != "" {
-		t.Errorf("check runs (-want +got):\n%s", d)
-	}
-}

@@ -88,7 +88,8 @@ type Post struct {
 	// posted twice. Letters, digits, ".", "_", ":" and single "-" only.
 	RunID   string
 	Verdict review.Verdict
-	// Findings are the findings to post, each with its Fingerprint.
+	// Findings are the findings to post, each with its Fingerprint
+	// (letters, digits, ".", "_", ":" and single "-", as in RunID).
 	Findings []review.Finding
 	// Index says which lines GitHub accepts comments on; nil puts every
 	// finding in the body.
@@ -163,13 +164,13 @@ func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post Post) (
 		return Posted{}, err
 	}
 	where := fmt.Sprintf("%s/%s#%d", post.Owner, post.Repo, post.Number)
-	reviews, err := listAll(ctx, func(opts *gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
+	reviews, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
 		return client.PullRequests.ListReviews(ctx, post.Owner, post.Repo, post.Number, opts)
 	})
 	if err != nil {
 		return Posted{}, fmt.Errorf("publish review on %s: list reviews: %w", where, apiError(err))
 	}
-	comments, err := listAll(ctx, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
+	comments, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
 		return client.PullRequests.ListComments(ctx, post.Owner, post.Repo, post.Number, &gh.PullRequestListCommentsOptions{ListOptions: *opts})
 	})
 	if err != nil {
@@ -231,21 +232,12 @@ func (post Post) validate() error {
 	case !markerValueRE.MatchString(post.RunID):
 		return fmt.Errorf("publish review: run id %q must be letters, digits, '.', '_', ':' and single '-'", post.RunID)
 	}
-	return nil
-}
-
-// FindPosted returns the bot's review of pull request number that carries
-// the marker of runID, or nil when the run has not posted.
-//
-// GitHub API docs: https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request
-func (p *Publisher) FindPosted(ctx context.Context, client *gh.Client, owner, repo string, number int, runID string) (*gh.PullRequestReview, error) {
-	reviews, err := listAll(ctx, func(opts *gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
-		return client.PullRequests.ListReviews(ctx, owner, repo, number, opts)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("find review of run %s on %s/%s#%d: %w", runID, owner, repo, number, apiError(err))
+	for i, f := range post.Findings {
+		if !markerValueRE.MatchString(f.Fingerprint) {
+			return fmt.Errorf("publish review: finding %d (%s:%d) has fingerprint %q; it must be non-empty letters, digits, '.', '_', ':' and single '-'", i, f.FilePath, f.LineStart, f.Fingerprint)
+		}
 	}
-	return p.findRun(reviews, runID), nil
+	return nil
 }
 
 func (p *Publisher) findRun(reviews []*gh.PullRequestReview, runID string) *gh.PullRequestReview {
@@ -340,7 +332,7 @@ func (p *Publisher) plan(post Post, earlier map[string]*gh.PullRequestComment) *
 	seen := map[string]bool{}
 	inline := 0
 	for _, f := range sortedFindings(post.Findings) {
-		it := &planned{finding: f, fp: fingerprint(f)}
+		it := &planned{finding: f, fp: f.Fingerprint}
 		pl.items = append(pl.items, it)
 		if c, ok := earlier[it.fp]; ok {
 			it.where, it.earlier = PlacedDuplicate, c.GetID()
@@ -598,7 +590,7 @@ func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post 
 	if !inline {
 		return nil
 	}
-	comments, err := listAll(ctx, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
+	comments, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
 		return client.PullRequests.ListReviewComments(ctx, post.Owner, post.Repo, post.Number, posted.ReviewID, opts)
 	})
 	if err != nil {
@@ -620,7 +612,7 @@ func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post 
 func placementsOf(post Post, reviewID int64, earlier map[string]*gh.PullRequestComment) map[string]Placement {
 	out := make(map[string]Placement, len(post.Findings))
 	for _, f := range post.Findings {
-		fp := fingerprint(f)
+		fp := f.Fingerprint
 		switch c, ok := earlier[fp]; {
 		case ok && c.GetPullRequestReviewID() == reviewID:
 			out[fp] = Placement{Where: PlacedInline, CommentID: c.GetID()}
@@ -633,8 +625,9 @@ func placementsOf(post Post, reviewID int64, earlier map[string]*gh.PullRequestC
 	return out
 }
 
-// listAll collects every page of a GitHub list, 100 a page.
-func listAll[T any](ctx context.Context, list func(*gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
+// listAll collects the pages of a GitHub list, 100 a page: every page, or
+// the first limit items when limit > 0.
+func listAll[T any](ctx context.Context, limit int, list func(*gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
 	var all []T
 	opts := &gh.ListOptions{PerPage: perPage}
 	for {
@@ -643,6 +636,9 @@ func listAll[T any](ctx context.Context, list func(*gh.ListOptions) ([]T, *gh.Re
 			return nil, err
 		}
 		all = append(all, page...)
+		if limit > 0 && len(all) >= limit {
+			return all[:limit], nil
+		}
 		if resp.NextPage == 0 {
 			return all, nil
 		}

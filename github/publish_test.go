@@ -254,13 +254,6 @@ func TestPublishRunMarkerPreventsDoublePost(t *testing.T) {
 	if n := fx.fake.CallCount(githubtest.RouteCreateReview); n != 1 {
 		t.Errorf("%d CreateReview calls, want 1", n)
 	}
-	found, err := pub.FindPosted(t.Context(), fx.fake.Client(), "acme", "widgets", 7, "run-7")
-	if err != nil || found.GetID() != reviews[0].ID {
-		t.Errorf("FindPosted = %v, %v; want review %d", found.GetID(), err, reviews[0].ID)
-	}
-	if found, err := pub.FindPosted(t.Context(), fx.fake.Client(), "acme", "widgets", 7, "run-8"); err != nil || found != nil {
-		t.Errorf("FindPosted(run-8) = %v, %v; want nil", found, err)
-	}
 }
 
 // lyingIndex claims extra lines are commentable, as an index that
@@ -430,6 +423,29 @@ func TestPublishRejectsBadPost(t *testing.T) {
 	}
 }
 
+// TestPublishRejectsBadFingerprint: Placements are keyed by fingerprint and
+// markers carry it, so a finding without a usable one is refused, not
+// posted under a key the caller cannot match.
+func TestPublishRejectsBadFingerprint(t *testing.T) {
+	fx := newPublishFixture(t)
+	pub := NewPublisher(PublisherOptions{})
+	for _, fp := range []string{"", "a--b", "x -->", "-a", "naïve"} {
+		post := fx.post("run-1", finding("fp-ok", "pkg/p00/file.go", 10, 10, review.SeverityInfo), finding(fp, "pkg/p01/file.go", 10, 10, review.SeverityInfo))
+		_, err := pub.Publish(t.Context(), fx.fake.Client(), post)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("finding 1 (pkg/p01/file.go:10) has fingerprint %q", fp)) {
+			t.Errorf("Publish with fingerprint %q: %v, want a fingerprint error", fp, err)
+		}
+	}
+	if n := fx.fake.APICallCount(); n != 0 {
+		t.Errorf("%d API calls for invalid posts", n)
+	}
+	for _, fp := range []string{"0123456789abcdef", "a-b_c.d:e"} {
+		if err := fx.post("run-1", finding(fp, "pkg/p01/file.go", 10, 10, review.SeverityInfo)).validate(); err != nil {
+			t.Errorf("validate with fingerprint %q: %v", fp, err)
+		}
+	}
+}
+
 func TestDecideEvent(t *testing.T) {
 	critical := review.Finding{Severity: review.SeverityCritical, VerificationStatus: review.Verified}
 	likelyCritical := review.Finding{Severity: review.SeverityCritical, VerificationStatus: review.Likely}
@@ -508,19 +524,5 @@ func TestCommentBodySuggestion(t *testing.T) {
 	}
 	if fps := postedFingerprints(got); len(fps) != 1 || fps[0] != "fp1" {
 		t.Errorf("postedFingerprints = %v", fps)
-	}
-}
-
-func TestMarkerFingerprint(t *testing.T) {
-	for _, fp := range []string{"abc123", "a-b_c.d:e"} {
-		if got := markerFingerprint(fp); got != fp {
-			t.Errorf("markerFingerprint(%q) = %q, want it unchanged", fp, got)
-		}
-	}
-	for _, fp := range []string{"a--b", "x -->", "-a", strings.Repeat("a", 200), "naïve"} {
-		got := markerFingerprint(fp)
-		if got == fp || !markerValueRE.MatchString(got) {
-			t.Errorf("markerFingerprint(%q) = %q, want a safe hash", fp, got)
-		}
 	}
 }

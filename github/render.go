@@ -2,8 +2,6 @@ package github
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"regexp"
 	"slices"
@@ -37,30 +35,6 @@ var (
 )
 
 func runMarker(runID string) string { return fmt.Sprintf(runMarkerFormat, runID) }
-
-// markerFingerprint returns the form of a fingerprint written in markers:
-// itself when safe inside an HTML comment, otherwise a hash of it.
-func markerFingerprint(fp string) string {
-	if markerValueRE.MatchString(fp) && len(fp) <= 128 {
-		return fp
-	}
-	sum := sha256.Sum256([]byte(fp))
-	return "h" + hex.EncodeToString(sum[:12])
-}
-
-// fingerprint returns a finding's fingerprint, or one derived from its
-// path, category, side and code (or lines) when the pipeline set none.
-func fingerprint(f review.Finding) string {
-	if f.Fingerprint != "" {
-		return markerFingerprint(f.Fingerprint)
-	}
-	anchor := strings.Join(strings.Fields(f.CodeSnippet), " ")
-	if anchor == "" {
-		anchor = fmt.Sprintf("%d-%d", f.LineStart, f.LineEnd)
-	}
-	sum := sha256.Sum256([]byte(strings.Join([]string{f.FilePath, string(f.Category), string(f.Side), anchor}, "\x00")))
-	return "d" + hex.EncodeToString(sum[:12])
-}
 
 // postedFingerprints returns the fingerprints in a comment body.
 func postedFingerprints(body string) []string {

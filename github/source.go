@@ -225,19 +225,13 @@ func patchMissing(cf *gh.CommitFile) bool {
 // GitHub API docs: https://docs.github.com/rest/pulls/pulls#list-pull-requests-files
 func (s *Source) listFiles(ctx context.Context) ([]*gh.CommitFile, error) {
 	return s.files.get(ctx, struct{}{}, func() ([]*gh.CommitFile, error) {
-		var all []*gh.CommitFile
-		opts := &gh.ListOptions{PerPage: perPage}
-		for {
-			page, resp, err := s.client.PullRequests.ListFiles(ctx, s.owner, s.repo, s.number, opts)
-			if err != nil {
-				return nil, fmt.Errorf("list files of %s: %w", s, apiError(err))
-			}
-			all = append(all, page...)
-			if resp.NextPage == 0 || len(all) >= s.opts.MaxFiles {
-				return all[:min(len(all), s.opts.MaxFiles)], nil
-			}
-			opts.Page = resp.NextPage
+		files, err := listAll(ctx, s.opts.MaxFiles, func(opts *gh.ListOptions) ([]*gh.CommitFile, *gh.Response, error) {
+			return s.client.PullRequests.ListFiles(ctx, s.owner, s.repo, s.number, opts)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list files of %s: %w", s, apiError(err))
 		}
+		return files, nil
 	})
 }
 
@@ -267,26 +261,22 @@ func (s *Source) Files(ctx context.Context) ([]review.ChangedFile, error) {
 // GitHub API docs: https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request
 func (s *Source) Commits(ctx context.Context, max int) ([]review.Commit, error) {
 	all, err := s.commits.get(ctx, struct{}{}, func() ([]review.Commit, error) {
-		var out []review.Commit
-		opts := &gh.ListOptions{PerPage: perPage}
-		for {
-			page, resp, err := s.client.PullRequests.ListCommits(ctx, s.owner, s.repo, s.number, opts)
-			if err != nil {
-				return nil, fmt.Errorf("list commits of %s: %w", s, apiError(err))
-			}
-			for _, c := range page {
-				author := c.GetCommit().GetAuthor()
-				name := author.GetName()
-				if login := c.GetAuthor().GetLogin(); login != "" {
-					name = login
-				}
-				out = append(out, review.Commit{SHA: c.GetSHA(), Author: name, Date: author.GetDate().Time, Message: c.GetCommit().GetMessage()})
-			}
-			if resp.NextPage == 0 || len(out) >= maxListedCommits {
-				return out, nil
-			}
-			opts.Page = resp.NextPage
+		commits, err := listAll(ctx, maxListedCommits, func(opts *gh.ListOptions) ([]*gh.RepositoryCommit, *gh.Response, error) {
+			return s.client.PullRequests.ListCommits(ctx, s.owner, s.repo, s.number, opts)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list commits of %s: %w", s, apiError(err))
 		}
+		out := make([]review.Commit, 0, len(commits))
+		for _, c := range commits {
+			author := c.GetCommit().GetAuthor()
+			name := author.GetName()
+			if login := c.GetAuthor().GetLogin(); login != "" {
+				name = login
+			}
+			out = append(out, review.Commit{SHA: c.GetSHA(), Author: name, Date: author.GetDate().Time, Message: c.GetCommit().GetMessage()})
+		}
+		return out, nil
 	})
 	if err != nil {
 		return nil, err

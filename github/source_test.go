@@ -256,6 +256,24 @@ func TestSourceFilesPaged(t *testing.T) {
 	}
 }
 
+// TestSourceFilesCapped: the listing stops at MaxFiles, without fetching
+// the pages past it.
+func TestSourceFilesCapped(t *testing.T) {
+	fake := githubtest.New(t)
+	pr := fake.AddPR(testPR(250))
+	src := NewSource(fake.Client(), fake.V4Client(), pr.Owner, pr.Repo, pr.Number, SourceOptions{MaxFiles: 150})
+	files, err := src.Files(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 150 || files[149].Path != "pkg/p149/file.go" {
+		t.Errorf("Files: %d, last %q; want 150, the last pkg/p149/file.go", len(files), files[len(files)-1].Path)
+	}
+	if n := fake.CallCount(githubtest.RoutePullFiles); n != 2 {
+		t.Errorf("files pages fetched: %d, want 2", n)
+	}
+}
+
 func TestSourceCommits(t *testing.T) {
 	_, src, pr := newTestSource(t, testPR(3))
 	got, err := src.Commits(t.Context(), 2)

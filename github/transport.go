@@ -135,7 +135,7 @@ func (t *rateLimitTransport) RoundTrip(req *http.Request) (*http.Response, error
 			req = body
 		}
 		resp, err := t.attempt(req)
-		wait, retry := t.classify(req, resp, err, write, attempt)
+		wait, retry := t.classify(resp, err, write, attempt)
 		if !retry || attempt >= p.MaxRetries || wait > p.MaxWait || req.Context().Err() != nil {
 			return resp, err
 		}
@@ -203,7 +203,7 @@ func (t *rateLimitTransport) acquire(req *http.Request) (func(), error) {
 }
 
 // classify says whether a request may be retried and after how long.
-func (t *rateLimitTransport) classify(_ *http.Request, resp *http.Response, err error, write bool, attempt int) (time.Duration, bool) {
+func (t *rateLimitTransport) classify(resp *http.Response, err error, write bool, attempt int) (time.Duration, bool) {
 	backoff := t.limiter.policy.Backoff << attempt
 	if err != nil {
 		return backoff, !write

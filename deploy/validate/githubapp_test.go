@@ -50,7 +50,6 @@ func checkManifest(m appManifest) error {
 		"pull_requests": "write", // read diffs, post reviews
 		"contents":      "read",  // files at a SHA, .mergeguard.yml
 		"issues":        "write", // comment commands: replies and reactions
-		"checks":        "write", // report failed reviews
 		"metadata":      "read",  // mandatory
 	}
 	if diff := cmp.Diff(wantPermissions, m.DefaultPermissions); diff != "" {

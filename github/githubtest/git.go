@@ -52,9 +52,8 @@ func (rp *repo) resolve(ref string) (string, bool) {
 func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
-	if rp == nil {
-		writeNotFound(w, docTree)
+	rp, ok := s.requestRepo(w, r, docTree)
+	if !ok {
 		return
 	}
 	sha := r.PathValue("tree_sha")
@@ -117,12 +116,11 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 func (s *Server) blob(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
-	sha := r.PathValue("file_sha")
-	if rp == nil {
-		writeNotFound(w, docBlob)
+	rp, ok := s.requestRepo(w, r, docBlob)
+	if !ok {
 		return
 	}
+	sha := r.PathValue("file_sha")
 	content, ok := rp.blobs[sha]
 	if !ok {
 		writeNotFound(w, docBlob)
@@ -153,9 +151,8 @@ const maxContentsJSONBytes = 1 << 20
 func (s *Server) contents(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
-	if rp == nil {
-		writeNotFound(w, docContents)
+	rp, ok := s.requestRepo(w, r, docContents)
+	if !ok {
 		return
 	}
 	ref := r.URL.Query().Get("ref")
@@ -223,9 +220,8 @@ func (s *Server) contents(w http.ResponseWriter, r *http.Request) {
 func (s *Server) tarball(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
-	if rp == nil {
-		writeNotFound(w, docTarball)
+	rp, ok := s.requestRepo(w, r, docTarball)
+	if !ok {
 		return
 	}
 	commit, ok := rp.resolve(r.PathValue("ref"))

@@ -7,14 +7,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 const (
 	docIssueComment = "https://docs.github.com/rest/issues/comments#create-an-issue-comment"
 	docReaction     = "https://docs.github.com/rest/reactions/reactions#create-reaction-for-an-issue-comment"
 	docPermission   = "https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user"
-	docCheckRuns    = "https://docs.github.com/rest/checks/runs#create-a-check-run"
 )
 
 // reactionContents are the reactions GitHub accepts.
@@ -32,25 +30,27 @@ func (s *Server) issueCommentJSON(rp *repo, number int, c *IssueComment) map[str
 func (s *Server) listIssueComments(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	rp, ok := s.requestRepo(w, r, docIssueComment)
+	if !ok {
+		return
+	}
 	n, err := strconv.Atoi(r.PathValue("issue_number"))
-	if rp == nil || err != nil {
+	if err != nil {
 		writeNotFound(w, docIssueComment)
 		return
 	}
-	out := make([]map[string]any, 0)
-	for _, c := range rp.issueComments[n] {
-		out = append(out, s.issueCommentJSON(rp, n, c))
-	}
-	paginate(w, r, out)
+	paginate(w, r, jsonOf(rp.issueComments[n], func(c *IssueComment) map[string]any { return s.issueCommentJSON(rp, n, c) }))
 }
 
 func (s *Server) createIssueComment(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
-	n, err := strconv.Atoi(r.PathValue("issue_number"))
-	if rp == nil || err != nil || rp.pulls[n] == nil {
+	rp, ok := s.requestRepo(w, r, docIssueComment)
+	if !ok {
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("issue_number"))
+	if rp.pulls[n] == nil {
 		writeNotFound(w, docIssueComment)
 		return
 	}
@@ -79,9 +79,12 @@ func (s *Server) createIssueComment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) createReaction(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	rp, ok := s.requestRepo(w, r, docReaction)
+	if !ok {
+		return
+	}
 	id, _ := strconv.ParseInt(r.PathValue("comment_id"), 10, 64)
-	if rp == nil || !rp.hasIssueComment(id) {
+	if !rp.hasIssueComment(id) {
 		writeNotFound(w, docReaction)
 		return
 	}
@@ -128,12 +131,11 @@ func (rp *repo) hasIssueComment(id int64) bool {
 func (s *Server) permission(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
-	login := r.PathValue("username")
-	if rp == nil {
-		writeNotFound(w, docPermission)
+	rp, ok := s.requestRepo(w, r, docPermission)
+	if !ok {
 		return
 	}
+	login := r.PathValue("username")
 	role, ok := rp.roles[strings.ToLower(login)]
 	if !ok {
 		writeNotFound(w, docPermission)
@@ -151,109 +153,4 @@ func (s *Server) permission(w http.ResponseWriter, r *http.Request) {
 		"role_name":  role,
 		"user":       s.userJSON(User{Login: login, ID: 1}),
 	})
-}
-
-type checkRunRequest struct {
-	Name       *string `json:"name"`
-	HeadSHA    *string `json:"head_sha"`
-	DetailsURL *string `json:"details_url"`
-	ExternalID *string `json:"external_id"`
-	Status     *string `json:"status"`
-	Conclusion *string `json:"conclusion"`
-	Output     *struct {
-		Title       string `json:"title"`
-		Summary     string `json:"summary"`
-		Annotations []any  `json:"annotations"`
-	} `json:"output"`
-}
-
-// maxCheckOutput is the longest check run output summary or text.
-const maxCheckOutput = 65535
-
-func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
-	if rp == nil {
-		writeNotFound(w, docCheckRuns)
-		return
-	}
-	var req checkRunRequest
-	if json.NewDecoder(r.Body).Decode(&req) != nil || req.Name == nil || *req.Name == "" || req.HeadSHA == nil {
-		writeUnprocessable(w, docCheckRuns, "name and head_sha are required")
-		return
-	}
-	c := &CheckRun{ID: s.id(), Name: *req.Name, HeadSHA: *req.HeadSHA, Status: "queued"}
-	if msg := c.apply(req); msg != "" {
-		writeUnprocessable(w, docCheckRuns, msg)
-		return
-	}
-	rp.checkRuns[c.ID] = c
-	writeJSON(w, http.StatusCreated, s.checkRunJSON(c))
-}
-
-func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
-	id, _ := strconv.ParseInt(r.PathValue("check_run_id"), 10, 64)
-	if rp == nil || rp.checkRuns[id] == nil {
-		writeNotFound(w, docCheckRuns)
-		return
-	}
-	var req checkRunRequest
-	if json.NewDecoder(r.Body).Decode(&req) != nil {
-		writeUnprocessable(w, docCheckRuns, "invalid request")
-		return
-	}
-	c := *rp.checkRuns[id]
-	if msg := c.apply(req); msg != "" {
-		writeUnprocessable(w, docCheckRuns, msg)
-		return
-	}
-	*rp.checkRuns[id] = c
-	writeJSON(w, http.StatusOK, s.checkRunJSON(&c))
-}
-
-// apply validates and applies a create or update request: a completed run
-// needs a conclusion, and sending a conclusion completes the run.
-func (c *CheckRun) apply(req checkRunRequest) string {
-	if req.Name != nil {
-		c.Name = *req.Name
-	}
-	if req.DetailsURL != nil {
-		c.DetailsURL = *req.DetailsURL
-	}
-	if req.ExternalID != nil {
-		c.ExternalID = *req.ExternalID
-	}
-	if req.Status != nil {
-		c.Status = *req.Status
-	}
-	if req.Conclusion != nil {
-		c.Conclusion, c.Status = *req.Conclusion, "completed"
-	}
-	if c.Status == "completed" && c.Conclusion == "" {
-		return "conclusion is required when status is completed"
-	}
-	if o := req.Output; o != nil {
-		if len([]rune(o.Summary)) > maxCheckOutput {
-			return "output.summary is too long (maximum is 65535 characters)"
-		}
-		if len(o.Annotations) > 50 {
-			return "output.annotations: at most 50 annotations per request"
-		}
-		c.Title, c.Summary = o.Title, o.Summary
-		c.AnnotationsReceived += len(o.Annotations)
-	}
-	return ""
-}
-
-func (s *Server) checkRunJSON(c *CheckRun) map[string]any {
-	m := s.example("check-run-example-of-completed-conclusion.json")
-	m["id"], m["name"], m["head_sha"], m["status"] = c.ID, c.Name, c.HeadSHA, c.Status
-	m["conclusion"], m["details_url"], m["external_id"] = nilIfEmpty(c.Conclusion), c.DetailsURL, c.ExternalID
-	m["output"] = map[string]any{"title": c.Title, "summary": c.Summary, "text": nil, "annotations_count": c.AnnotationsReceived}
-	m["started_at"] = time.Now().UTC().Format(time.RFC3339)
-	return m
 }

@@ -32,13 +32,27 @@ const (
 // requestPull finds the pull request of a request, answering 404 if none.
 // s.mu must be held.
 func (s *Server) requestPull(w http.ResponseWriter, r *http.Request) (*repo, *pull, bool) {
-	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	rp, ok := s.requestRepo(w, r, docPulls)
+	if !ok {
+		return nil, nil, false
+	}
 	n, err := strconv.Atoi(r.PathValue("pull_number"))
-	if rp == nil || err != nil || rp.pulls[n] == nil {
+	if err != nil || rp.pulls[n] == nil {
 		writeNotFound(w, docPulls)
 		return nil, nil, false
 	}
 	return rp, rp.pulls[n], true
+}
+
+// requestRepo returns the repository the request's path names, or answers
+// 404 (pointing at doc) when the fake has none. s.mu must be held.
+func (s *Server) requestRepo(w http.ResponseWriter, r *http.Request, doc string) (*repo, bool) {
+	rp := s.lookup(r.PathValue("owner"), r.PathValue("repo"))
+	if rp == nil {
+		writeNotFound(w, doc)
+		return nil, false
+	}
+	return rp, true
 }
 
 func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
@@ -81,7 +95,7 @@ func (s *Server) rawDiff(w http.ResponseWriter, p *pull) {
 }
 
 func (s *Server) userJSON(u User) map[string]any {
-	m := s.example("pull-request.json")["user"].(map[string]any)
+	m := copyJSON(s.examples["pull-request.json"]["user"].(map[string]any))
 	typ := u.Type
 	if typ == "" {
 		typ = "User"
@@ -230,50 +244,49 @@ func (s *Server) reviewCommentJSON(rp *repo, p *pull, c *ReviewComment) map[stri
 	return m
 }
 
-func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
+// servePullList answers a paginated list of a pull request. items returns
+// the list, or false when it has answered the request itself (a 404).
+func (s *Server) servePullList(w http.ResponseWriter, r *http.Request, items func(rp *repo, p *pull) ([]map[string]any, bool)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rp, p, ok := s.requestPull(w, r)
 	if !ok {
 		return
 	}
-	out := make([]map[string]any, 0, len(p.reviews))
-	for _, rv := range p.reviews {
-		out = append(out, s.reviewJSON(rp, p, rv))
+	if out, ok := items(rp, p); ok {
+		paginate(w, r, out)
 	}
-	paginate(w, r, out)
+}
+
+func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
+	s.servePullList(w, r, func(rp *repo, p *pull) ([]map[string]any, bool) {
+		return jsonOf(p.reviews, func(rv *Review) map[string]any { return s.reviewJSON(rp, p, rv) }), true
+	})
 }
 
 func (s *Server) listReviewComments(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, p, ok := s.requestPull(w, r)
-	if !ok {
-		return
-	}
-	out := make([]map[string]any, 0, len(p.comments))
-	for _, c := range p.comments {
-		out = append(out, s.reviewCommentJSON(rp, p, c))
-	}
-	paginate(w, r, out)
+	s.servePullList(w, r, func(rp *repo, p *pull) ([]map[string]any, bool) {
+		return jsonOf(p.comments, func(c *ReviewComment) map[string]any { return s.reviewCommentJSON(rp, p, c) }), true
+	})
 }
 
 func (s *Server) listCommentsOfReview(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rp, p, ok := s.requestPull(w, r)
-	if !ok {
-		return
+	s.servePullList(w, r, func(rp *repo, p *pull) ([]map[string]any, bool) {
+		rv, ok := s.requestReview(w, r, p)
+		if !ok {
+			return nil, false
+		}
+		return jsonOf(rv.Comments, func(c ReviewComment) map[string]any { return s.reviewCommentJSON(rp, p, &c) }), true
+	})
+}
+
+// jsonOf renders each item with toJSON; an empty list is [], not null.
+func jsonOf[T any](items []T, toJSON func(T) map[string]any) []map[string]any {
+	out := make([]map[string]any, 0, len(items))
+	for _, it := range items {
+		out = append(out, toJSON(it))
 	}
-	rv, ok := s.requestReview(w, r, p)
-	if !ok {
-		return
-	}
-	out := make([]map[string]any, 0, len(rv.Comments))
-	for i := range rv.Comments {
-		out = append(out, s.reviewCommentJSON(rp, p, &rv.Comments[i]))
-	}
-	paginate(w, r, out)
+	return out
 }
 
 // draftComment is one comments[] element of pulls/create-review.
@@ -364,11 +377,11 @@ func (s *Server) validateReview(p *pull, req reviewRequest) string {
 	case len([]rune(req.Body)) > MaxBodyLength:
 		return errBodyTooLong
 	}
-	if state == "PENDING" {
-		for _, rv := range p.reviews {
-			if rv.State == "PENDING" && rv.User.Login == s.bot.Login {
-				return errOnePending
-			}
+	// A pending review of the user blocks every new review, pending or
+	// not (REVIEW_RULES.md §2.6).
+	for _, rv := range p.reviews {
+		if rv.State == "PENDING" && rv.User.Login == s.bot.Login {
+			return errOnePending
 		}
 	}
 	if req.CommitID != "" && !p.hasCommit(req.CommitID) {

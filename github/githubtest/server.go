@@ -4,7 +4,7 @@
 // testdata/examples), pagination with Link headers, 404/406/422 bodies,
 // secondary rate limits — and keeps state: repositories, pull requests with
 // their diffs, trees, blobs and tarballs, reviews, review and issue
-// comments, reactions, permissions, check runs and installation tokens.
+// comments, reactions, permissions and installation tokens.
 //
 // Every request is recorded (Calls, CallCount) so that tests can count API
 // calls and read what was posted. Failures, slow or late answers and reset
@@ -57,8 +57,6 @@ const (
 	RouteCreateIssueComment = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
 	RouteCreateReaction     = "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
 	RoutePermission         = "GET /repos/{owner}/{repo}/collaborators/{username}/permission"
-	RouteCreateCheckRun     = "POST /repos/{owner}/{repo}/check-runs"
-	RouteUpdateCheckRun     = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"
 	RouteGraphQL            = "POST /graphql"
 	// RouteCodeload is where tarball requests redirect to, like
 	// codeload.github.com; it is not part of the REST API.
@@ -129,6 +127,9 @@ type Server struct {
 	requireAuth bool
 	appKey      *appKey
 	treeLimit   int
+	// examples are the decoded response examples, read-only: handlers
+	// change copies (example).
+	examples map[string]map[string]any
 }
 
 // New starts a fake GitHub API, closed when the test ends. Reviews and
@@ -136,8 +137,13 @@ type Server struct {
 // SetBot says otherwise.
 func New(t testing.TB) *Server {
 	t.Helper()
+	examples, err := loadExamples()
+	if err != nil {
+		t.Fatalf("githubtest: %v", err)
+	}
 	s := &Server{
 		t:        t,
+		examples: examples,
 		repos:    make(map[string]*repo),
 		failures: make(map[string][]Failure),
 		nextID:   1000,
@@ -181,8 +187,6 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 		RouteCreateIssueComment: s.createIssueComment,
 		RouteCreateReaction:     s.createReaction,
 		RoutePermission:         s.permission,
-		RouteCreateCheckRun:     s.createCheckRun,
-		RouteUpdateCheckRun:     s.updateCheckRun,
 		RouteGraphQL:            s.graphql,
 	}
 }
@@ -527,21 +531,62 @@ func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// example returns a fresh copy of one of GitHub's OpenAPI response
-// examples (the first item of a list example).
+// loadExamples decodes GitHub's OpenAPI response examples in
+// testdata/examples, by file name (the first item of a list example).
+func loadExamples() (map[string]map[string]any, error) {
+	entries, err := testdata.ReadDir("testdata/examples")
+	if err != nil {
+		return nil, fmt.Errorf("read examples: %w", err)
+	}
+	out := make(map[string]map[string]any, len(entries))
+	for _, e := range entries {
+		b, err := testdata.ReadFile("testdata/examples/" + e.Name())
+		var v any
+		if err == nil {
+			err = json.Unmarshal(b, &v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("decode example %s: %w", e.Name(), err)
+		}
+		if list, ok := v.([]any); ok && len(list) > 0 {
+			v = list[0]
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("decode example %s: not a JSON object", e.Name())
+		}
+		out[e.Name()] = m
+	}
+	return out, nil
+}
+
+// example returns a fresh copy of one of the response examples, which the
+// caller may change.
 func (s *Server) example(name string) map[string]any {
-	b, err := testdata.ReadFile("testdata/examples/" + name)
-	var v any
-	if err == nil {
-		err = json.Unmarshal(b, &v)
-	}
-	if list, ok := v.([]any); ok && len(list) > 0 {
-		v = list[0]
-	}
-	m, ok := v.(map[string]any)
-	if err != nil || !ok {
-		s.t.Errorf("githubtest: example %s: %v", name, err)
+	m, ok := s.examples[name]
+	if !ok {
+		s.t.Errorf("githubtest: no example %s", name)
 		return map[string]any{}
 	}
-	return m
+	return copyJSON(m)
+}
+
+// copyJSON returns a deep copy of decoded JSON: maps and slices are
+// copied, strings, numbers, booleans and nil are immutable.
+func copyJSON[T any](v T) T {
+	switch v := any(v).(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = copyJSON(x)
+		}
+		return any(m).(T)
+	case []any:
+		l := make([]any, len(v))
+		for i, x := range v {
+			l[i] = copyJSON(x)
+		}
+		return any(l).(T)
+	}
+	return v
 }

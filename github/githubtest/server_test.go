@@ -117,6 +117,10 @@ func TestReviewLifecycle(t *testing.T) {
 	if er := new(gh.ErrorResponse); !errors.As(err, &er) || er.Errors[0].Message != "User can only have one pending review per pull request" {
 		t.Errorf("second pending review: %v", err)
 	}
+	_, _, err = client.PullRequests.CreateReview(ctx, "reviewdog", "reviewdog", 1, &gh.PullRequestReviewRequest{Event: gh.String("COMMENT"), Body: gh.String("looks fine")})
+	if er := new(gh.ErrorResponse); !errors.As(err, &er) || er.Errors[0].Message != "User can only have one pending review per pull request" {
+		t.Errorf("submitted review while one is pending: %v", err)
+	}
 	if _, _, err := client.PullRequests.DeletePendingReview(ctx, "reviewdog", "reviewdog", 1, pending.GetID()); err != nil {
 		t.Fatal(err)
 	}
@@ -429,5 +433,23 @@ func TestContents(t *testing.T) {
 				t.Errorf("GET contents/%s (-want +got):\n%s", tt.path, diff)
 			}
 		})
+	}
+}
+
+// BenchmarkGetPull measures one pulls/get through the fake's HTTP server,
+// the call the e2e load tests make most.
+func BenchmarkGetPull(b *testing.B) {
+	d, err := os.ReadFile("testdata/go-reviewdog_deleted-files_fd5eac8.diff")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fake := githubtest.New(b)
+	fake.AddPR(githubtest.PR{Owner: "reviewdog", Repo: "reviewdog", Number: 1, Diff: string(d)})
+	client := fake.Client()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := client.PullRequests.Get(b.Context(), "reviewdog", "reviewdog", 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

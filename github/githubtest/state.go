@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -110,17 +109,6 @@ type Reaction struct {
 	Content   string
 }
 
-// CheckRun is a check run as created and updated.
-type CheckRun struct {
-	ID                  int64
-	Name, HeadSHA       string
-	Status, Conclusion  string
-	Title, Summary      string
-	DetailsURL          string
-	ExternalID          string
-	AnnotationsReceived int
-}
-
 // BlameRange attributes lines StartingLine..EndingLine of a file to a commit.
 type BlameRange struct {
 	StartingLine, EndingLine int
@@ -137,7 +125,6 @@ type repo struct {
 	roles         map[string]string // lower(login) → role
 	issueComments map[int][]*IssueComment
 	reactions     []*Reaction
-	checkRuns     map[int64]*CheckRun
 	blame         map[string][]BlameRange // sha + "\x00" + path
 }
 
@@ -178,7 +165,6 @@ func (s *Server) repoLocked(owner, name string) *repo {
 			pulls:         make(map[int]*pull),
 			roles:         make(map[string]string),
 			issueComments: make(map[int][]*IssueComment),
-			checkRuns:     make(map[int64]*CheckRun),
 			blame:         make(map[string][]BlameRange),
 		}
 		s.repos[k] = r
@@ -532,21 +518,5 @@ func (s *Server) Reactions(owner, repoName string) []Reaction {
 	for _, x := range r.reactions {
 		out = append(out, *x)
 	}
-	return out
-}
-
-// CheckRuns returns the check runs of the repository, by id.
-func (s *Server) CheckRuns(owner, repoName string) []CheckRun {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.lookup(owner, repoName)
-	if r == nil {
-		return nil
-	}
-	var out []CheckRun
-	for _, c := range r.checkRuns {
-		out = append(out, *c)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
