@@ -57,8 +57,14 @@ func (h *Hub) Subscribe(runID string) (<-chan struct{}, func()) {
 	}
 }
 
-// Notify handles one notification payload "<run id>:<seq>".
+// Notify handles one notification payload "<run id>:<seq>". The empty
+// payload, which the Listener sends after each (re)connect, wakes every
+// subscriber: notifications may have been missed while it was down.
 func (h *Hub) Notify(payload string) {
+	if payload == "" {
+		h.WakeAll()
+		return
+	}
 	runID, _, _ := strings.Cut(payload, ":")
 	h.mu.Lock()
 	defer h.mu.Unlock()
