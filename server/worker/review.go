@@ -95,6 +95,25 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	if !ok {
 		return outcome{}, fmt.Errorf("repository %q is not owner/name", run.Repository)
 	}
+	// The checks that need only the database come before any GitHub call.
+	automatic := run.Trigger == store.TriggerWebhook
+	if automatic {
+		paused, err := p.deps.Store.Paused(ctx, run.Repository, run.PRNumber)
+		if err != nil {
+			return outcome{}, err
+		}
+		if paused {
+			return skipped("automatic reviews are paused on this pull request (/mergeguard resume restarts them)"), nil
+		}
+	}
+	if reason, err := p.overDailyBudget(ctx, run.InstallationID); err != nil || reason != "" {
+		if err != nil {
+			return outcome{}, err
+		}
+		out := skipped(reason)
+		out.notice = "MergeGuard did not review this pull request: " + reason + "."
+		return out, nil
+	}
 	client, err := p.deps.GitHub.NewInstallationClient(run.InstallationID)
 	if err != nil {
 		return outcome{}, fmt.Errorf("installation client: %w", err)
@@ -118,24 +137,6 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	repo, err := p.repoConfig(ctx, src)
 	if err != nil {
 		return outcome{}, err
-	}
-	automatic := run.Trigger == store.TriggerWebhook
-	if automatic {
-		paused, err := p.deps.Store.Paused(ctx, run.Repository, run.PRNumber)
-		if err != nil {
-			return outcome{}, err
-		}
-		if paused {
-			return skipped("automatic reviews are paused on this pull request (/mergeguard resume restarts them)"), nil
-		}
-	}
-	if reason, err := p.overDailyBudget(ctx, run.InstallationID); err != nil || reason != "" {
-		if err != nil {
-			return outcome{}, err
-		}
-		out := skipped(reason)
-		out.notice = "MergeGuard did not review this pull request: " + reason + "."
-		return out, nil
 	}
 	opts, err := runOptions(run)
 	if err != nil {
