@@ -392,9 +392,16 @@ func TestStreamReplaysResumesAndFollowsLive(t *testing.T) {
 
 func TestStreamEndsForRunWithoutPipeline(t *testing.T) {
 	f := newFixture(t, "")
-	run, err := f.store.SkipRun(t.Context(), store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
-		Repository: "o/r", PRNumber: 3, HeadSHA: "abc"}, "draft pull request")
+	ctx := t.Context()
+	run, err := f.store.EnqueueRun(ctx, store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
+		Repository: "o/r", PRNumber: 3, HeadSHA: "abc"})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if claimed, err := f.store.ClaimRun(ctx, "w1", time.Minute); err != nil || claimed == nil {
+		t.Fatalf("claim: %v %v", claimed, err)
+	}
+	if err := f.store.FinishRun(ctx, run.ID, "w1", store.Result{Status: store.StatusSkipped, Reason: "draft pull request"}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan []sseEvent)
