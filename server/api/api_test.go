@@ -49,7 +49,7 @@ func newFixture(t *testing.T, token string) *fixture {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = hub.Run(ctx, st) // ends with ctx
+		hub.Run(ctx, st) // ends with ctx
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	a := New(Deps{Store: st, Hub: hub, Access: access.Policy{Token: token}, Logger: zerolog.Nop(),
@@ -426,7 +426,7 @@ func TestStreamOutlivesServerTimeouts(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = hub.Run(ctx, st) // ends with ctx
+		hub.Run(ctx, st) // ends with ctx
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	a := New(Deps{Store: st, Hub: hub, Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour})
