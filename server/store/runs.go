@@ -296,13 +296,11 @@ func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (De
 	}
 	var res DeliveryResult
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		res = DeliveryResult{}
-		tag, err := tx.Exec(ctx, insertDelivery, d.ID, d.Event, d.Action,
-			nullIfZero(d.InstallationID), nullIfEmpty(d.Repository), d.Outcome, d.Detail)
+		isNew, err := insertDeliveryTx(ctx, tx, d)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
+		if !isNew {
 			res.Duplicate = true
 			return nil
 		}
@@ -327,6 +325,17 @@ func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (De
 		return DeliveryResult{}, fmt.Errorf("record delivery %s: %w", d.ID, err)
 	}
 	return res, nil
+}
+
+// insertDeliveryTx records d inside tx; isNew is false when a delivery of
+// that id is already recorded (nothing is written then).
+func insertDeliveryTx(ctx context.Context, tx pgx.Tx, d Delivery) (isNew bool, err error) {
+	tag, err := tx.Exec(ctx, insertDelivery, d.ID, d.Event, d.Action,
+		nullIfZero(d.InstallationID), nullIfEmpty(d.Repository), d.Outcome, d.Detail)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // GetRun returns the run with the given id, or ErrNotFound.
