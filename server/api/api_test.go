@@ -100,11 +100,11 @@ func TestCreateThenGet(t *testing.T) {
 	if run.Mode != store.ModeDiff || run.DiffText == nil || *run.DiffText != sampleDiff {
 		t.Errorf("stored run mode=%s diff=%v, want diff mode with the posted text", run.Mode, run.DiffText)
 	}
-	var opts Options
+	var opts store.Options
 	if err := json.Unmarshal(run.Options, &opts); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Options{FocusAreas: []string{"security", "bug"}, SeverityThreshold: "warning"}, opts); diff != "" {
+	if diff := cmp.Diff(store.Options{FocusAreas: []review.Category{"security", "bug"}, SeverityThreshold: "warning"}, opts); diff != "" {
 		t.Errorf("stored options (-want +got):\n%s", diff)
 	}
 
