@@ -6,6 +6,7 @@
 package config
 
 import (
+	"strings"
 	"time"
 )
 
@@ -137,6 +138,13 @@ type LLM struct {
 	// Prices are USD prices per model name, used to compute review cost. A
 	// file's entries are added to the built-in table, replacing same names.
 	Prices map[string]Price `yaml:"prices" json:"prices"`
+}
+
+// Configured reports whether an LLM is configured: an API key is set, or
+// the base URL is not the default OpenAI one (a local server may need no
+// key). Without one reviews run the built-in analyzers only.
+func (l LLM) Configured() bool {
+	return l.APIKey.IsSet() || strings.TrimRight(l.BaseURL, "/") != defaultLLMBaseURL
 }
 
 // Price is a model's price in USD per million tokens.

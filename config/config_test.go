@@ -628,6 +628,27 @@ func TestREADMEListsEveryEnvVar(t *testing.T) {
 	}
 }
 
+func TestLLMConfigured(t *testing.T) {
+	tests := []struct {
+		name    string
+		baseURL string
+		apiKey  config.Secret
+		want    bool
+	}{
+		{"defaults", config.Default().LLM.BaseURL, "", false},
+		{"default URL with a trailing slash", "https://api.openai.com/v1/", "", false},
+		{"API key", config.Default().LLM.BaseURL, "sk-test", true},
+		{"local server without a key", "http://localhost:11434/v1", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (config.LLM{BaseURL: tt.baseURL, APIKey: tt.apiKey}).Configured(); got != tt.want {
+				t.Errorf("Configured() = %t, want %t", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestPriceCost(t *testing.T) {
 	p := config.Price{InputPerMillion: 2.5, OutputPerMillion: 10}
 	if got, want := p.Cost(1_000_000, 500_000), 7.5; got != want {

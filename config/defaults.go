@@ -6,6 +6,10 @@ import "time"
 // and the file exists (relative to the working directory).
 const DefaultPath = "config/mergeguard.yml"
 
+// defaultLLMBaseURL is OpenAI's API: with it and no API key no LLM is
+// configured (LLM.Configured).
+const defaultLLMBaseURL = "https://api.openai.com/v1"
+
 // Default returns the configuration used where neither the file nor the
 // environment says otherwise. Every default of the application lives here.
 func Default() Config {
@@ -24,7 +28,7 @@ func Default() Config {
 			V4APIURL: "https://api.github.com/graphql",
 		},
 		LLM: LLM{
-			BaseURL:         "https://api.openai.com/v1",
+			BaseURL:         defaultLLMBaseURL,
 			Model:           "gpt-4o-mini",
 			ContextTokens:   128000,
 			MaxOutputTokens: 4096,

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/mergeguard/mergeguard/review"
 )
 
 // RepoFileName is the per-repository configuration file, read from the base
@@ -75,12 +77,6 @@ type PathInstruction struct {
 	Instructions string `yaml:"instructions" json:"instructions"`
 }
 
-// severities are the severity names, most severe first.
-func severities() []string { return []string{"critical", "warning", "info", "style"} }
-
-// focusAreas are the finding categories a review may focus on.
-func focusAreas() []string { return []string{"security", "bug", "performance", "quality"} }
-
 // ParseRepo decodes a .mergeguard.yml over DefaultRepo and validates it.
 // Every problem is reported at once, each as a *LineError naming the key and
 // its line, e.g. `.mergeguard.yml:7: unknown key "auto_reveiw"`; with an
@@ -109,10 +105,10 @@ func ParseRepoOver(base Repo, data []byte) (Repo, error) {
 
 // check reports each invalid value by its key path.
 func (r Repo) check(report func(path, msg string)) {
-	oneOf(report, "severity_threshold", r.SeverityThreshold, severities())
-	oneOf(report, "blocking_severity", r.BlockingSeverity, severities())
+	oneOf(report, "severity_threshold", r.SeverityThreshold, review.Severities)
+	oneOf(report, "blocking_severity", r.BlockingSeverity, review.Severities)
 	for i, a := range r.FocusAreas {
-		oneOf(report, fmt.Sprintf("focus_areas[%d]", i), a, focusAreas())
+		oneOf(report, fmt.Sprintf("focus_areas[%d]", i), a, review.Categories)
 	}
 	for i, f := range r.PathFilters {
 		glob(report, fmt.Sprintf("path_filters[%d]", i), strings.TrimPrefix(f, "!"))
@@ -146,10 +142,15 @@ func (r Repo) check(report func(path, msg string)) {
 	}
 }
 
-func oneOf(report func(path, msg string), path, v string, allowed []string) {
-	if !slices.Contains(allowed, v) {
-		report(path, fmt.Sprintf("%q is not one of %s", v, strings.Join(allowed, ", ")))
+func oneOf[T ~string](report func(path, msg string), path, v string, allowed []T) {
+	if slices.Contains(allowed, T(v)) {
+		return
 	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = string(a)
+	}
+	report(path, fmt.Sprintf("%q is not one of %s", v, strings.Join(names, ", ")))
 }
 
 func glob(report func(path, msg string), path, pattern string) {

@@ -55,8 +55,7 @@ func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, versi
 		var err error
 		cc, err = github.NewClientCreator(ghc, github.ClientOptions{
 			Version: version, Timeout: githubTimeout,
-			// One client creator serves every installation.
-			Middleware: []githubapp.ClientMiddleware{mx.GitHubMiddleware("all")},
+			Middleware: []githubapp.ClientMiddleware{mx.GitHubMiddleware()},
 		})
 		if err != nil {
 			return githubApp{}, err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
@@ -12,10 +11,6 @@ import (
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/tools"
 )
-
-// defaultOpenAIURL is config's default LLM base URL: with it and no API key
-// no LLM is configured.
-const defaultOpenAIURL = "https://api.openai.com/v1"
 
 // pipelineDeps builds the review pipeline's dependencies from the LLM
 // configuration, for `review` and `serve` alike. transport carries the LLM
@@ -30,7 +25,7 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.De
 			return tools.New(src, d, tools.Options{Strict: cfg.StrictTools})
 		},
 	}
-	if !cfg.APIKey.IsSet() && strings.TrimRight(cfg.BaseURL, "/") == defaultOpenAIURL {
+	if !cfg.Configured() {
 		return deps, false
 	}
 	// Each attempt has its own timeout (llm.Config.Timeout); the client

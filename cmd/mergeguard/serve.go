@@ -79,9 +79,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		if err := hub.Run(gctx, st); err != nil && gctx.Err() == nil {
-			return fmt.Errorf("listen for review events: %w", err)
-		}
+		hub.Run(gctx, st) // reconnects by itself until gctx ends
 		return nil
 	})
 	if app.workers != nil {

@@ -107,38 +107,10 @@ func (a *API) guard(h http.HandlerFunc) http.Handler {
 	})
 }
 
-// Options are the review options of a request (DESIGN.md section 6).
-type Options struct {
-	FocusAreas        []string `json:"focus_areas,omitempty"`
-	SeverityThreshold string   `json:"severity_threshold,omitempty"`
-	IncludeStyle      bool     `json:"include_style,omitempty"`
-}
-
-// Normalize checks option values, naming the first bad one, and returns
-// them in canonical form (lower case), as the worker compares them.
-func (o Options) Normalize() (Options, error) {
-	out := Options{IncludeStyle: o.IncludeStyle}
-	for _, f := range o.FocusAreas {
-		c, err := review.ParseCategory(f)
-		if err != nil {
-			return Options{}, fmt.Errorf("options.focus_areas: %w", err)
-		}
-		out.FocusAreas = append(out.FocusAreas, string(c))
-	}
-	if o.SeverityThreshold != "" {
-		s, err := review.ParseSeverity(o.SeverityThreshold)
-		if err != nil {
-			return Options{}, fmt.Errorf("options.severity_threshold: %w", err)
-		}
-		out.SeverityThreshold = string(s)
-	}
-	return out, nil
-}
-
 type createRequest struct {
-	DiffText  string  `json:"diff_text"`
-	GitHubURL string  `json:"github_url"`
-	Options   Options `json:"options"`
+	DiffText  string        `json:"diff_text"`
+	GitHubURL string        `json:"github_url"`
+	Options   store.Options `json:"options"`
 }
 
 type createResponse struct {
@@ -163,7 +135,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	}
 	options, err := req.Options.Normalize()
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		writeError(w, http.StatusBadRequest, "options."+err.Error())
 		return
 	}
 	opts, err := json.Marshal(options)

@@ -9,8 +9,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,7 +51,7 @@ func newFixture(t *testing.T, token string) *fixture {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = hub.Run(ctx, st) // ends with ctx
+		hub.Run(ctx, st) // ends with ctx
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	a := New(Deps{Store: st, Hub: hub, Access: access.Policy{Token: token}, Logger: zerolog.Nop(),
@@ -100,11 +102,11 @@ func TestCreateThenGet(t *testing.T) {
 	if run.Mode != store.ModeDiff || run.DiffText == nil || *run.DiffText != sampleDiff {
 		t.Errorf("stored run mode=%s diff=%v, want diff mode with the posted text", run.Mode, run.DiffText)
 	}
-	var opts Options
+	var opts store.Options
 	if err := json.Unmarshal(run.Options, &opts); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Options{FocusAreas: []string{"security", "bug"}, SeverityThreshold: "warning"}, opts); diff != "" {
+	if diff := cmp.Diff(store.Options{FocusAreas: []review.Category{"security", "bug"}, SeverityThreshold: "warning"}, opts); diff != "" {
 		t.Errorf("stored options (-want +got):\n%s", diff)
 	}
 
@@ -392,9 +394,16 @@ func TestStreamReplaysResumesAndFollowsLive(t *testing.T) {
 
 func TestStreamEndsForRunWithoutPipeline(t *testing.T) {
 	f := newFixture(t, "")
-	run, err := f.store.SkipRun(t.Context(), store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
-		Repository: "o/r", PRNumber: 3, HeadSHA: "abc"}, "draft pull request")
+	ctx := t.Context()
+	run, err := f.store.EnqueueRun(ctx, store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
+		Repository: "o/r", PRNumber: 3, HeadSHA: "abc"})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if claimed, err := f.store.ClaimRun(ctx, "w1", time.Minute); err != nil || claimed == nil {
+		t.Fatalf("claim: %v %v", claimed, err)
+	}
+	if err := f.store.FinishRun(ctx, run.ID, "w1", store.Result{Status: store.StatusSkipped, Reason: "draft pull request"}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan []sseEvent)
@@ -419,7 +428,7 @@ func TestStreamOutlivesServerTimeouts(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = hub.Run(ctx, st) // ends with ctx
+		hub.Run(ctx, st) // ends with ctx
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	a := New(Deps{Store: st, Hub: hub, Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour})
@@ -450,33 +459,47 @@ func TestStreamOutlivesServerTimeouts(t *testing.T) {
 	}
 }
 
+// quietFixture serves the API over s (reading st, or a wrapper of it) with
+// no live notifications, heartbeats or polls of its own.
+func quietFixture(t *testing.T, st *store.Store, s Store) *fixture {
+	t.Helper()
+	a := New(Deps{Store: s, Hub: events.NewHub(), Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour})
+	mux := http.NewServeMux()
+	a.Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return &fixture{srv: srv, store: st}
+}
+
+// runningRun queues a diff run, claims it as worker w1 and stores events
+// of the given types.
+func runningRun(t *testing.T, st *store.Store, kinds ...review.EventType) store.Run {
+	t.Helper()
+	text := sampleDiff
+	run, err := st.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ClaimRun(t.Context(), "w1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range kinds {
+		if _, err := st.AppendEvent(t.Context(), run.ID, review.Event{Type: typ}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return run
+}
+
 // TestStreamOfFinishedRunEnds opens the stream of a run that failed
 // without a pipeline.failed event (a worker error outside the pipeline):
 // the stream replays its events and ends at once, without waiting for the
 // poll that notices runs ending later.
 func TestStreamOfFinishedRunEnds(t *testing.T) {
 	st := storetest.New(t)
-	a := New(Deps{Store: st, Hub: events.NewHub(), Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour})
-	mux := http.NewServeMux()
-	a.Register(mux)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	f := &fixture{srv: srv, store: st}
-	ctx := t.Context()
-	text := sampleDiff
-	run, err := st.EnqueueRun(ctx, store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.ClaimRun(ctx, "w1", time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	for _, typ := range []review.EventType{review.EventPipelineStarted, review.EventAgentStarted} {
-		if _, err := st.AppendEvent(ctx, run.ID, review.Event{Type: typ}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := st.FinishRun(ctx, run.ID, "w1", store.Result{Status: store.StatusFailed, Error: "worker crashed"}); err != nil {
+	f := quietFixture(t, st, st)
+	run := runningRun(t, st, review.EventPipelineStarted, review.EventAgentStarted)
+	if err := st.FinishRun(t.Context(), run.ID, "w1", store.Result{Status: store.StatusFailed, Error: "worker crashed"}); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan []sseEvent, 1)
@@ -488,6 +511,63 @@ func TestStreamOfFinishedRunEnds(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the stream of a finished run stayed open")
+	}
+}
+
+// readLog is a Store that logs the reads a stream makes.
+type readLog struct {
+	Store
+	mu    sync.Mutex
+	reads []string
+}
+
+func (l *readLog) add(read string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reads = append(l.reads, read)
+}
+
+func (l *readLog) log() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.reads)
+}
+
+func (l *readLog) GetRun(ctx context.Context, id string) (store.Run, error) {
+	l.add("GetRun")
+	return l.Store.GetRun(ctx, id)
+}
+
+func (l *readLog) Events(ctx context.Context, runID string, afterSeq, limit int) ([]store.StoredEvent, error) {
+	l.add("Events")
+	return l.Store.Events(ctx, runID, afterSeq, limit)
+}
+
+// TestStreamChecksEndedRunOncePerPoll follows a run whose pipeline ended
+// before the run is recorded: each poll reads the run once, after reading
+// the events, never twice in a row.
+func TestStreamChecksEndedRunOncePerPoll(t *testing.T) {
+	st := storetest.New(t)
+	rl := &readLog{Store: st}
+	f := quietFixture(t, st, rl)
+	run := runningRun(t, st, review.EventPipelineStarted, review.EventPipelineCompleted)
+	body := f.stream(t, run.ID, "")
+	readSSE(t, body, 2)
+	// The stream looks again every finalPoll: let it look a few times.
+	for deadline := time.Now().Add(10 * time.Second); len(rl.log()) < 10 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := st.FinishRun(t.Context(), run.ID, "w1", store.Result{Status: store.StatusSucceeded}); err != nil {
+		t.Fatal(err)
+	}
+	if rest := readSSE(t, body, 10); len(rest) != 0 {
+		t.Errorf("events after the end %v, want none", types(rest))
+	}
+	reads := rl.log()
+	for i := 1; i < len(reads); i++ {
+		if reads[i-1] == "GetRun" && reads[i] == "GetRun" {
+			t.Fatalf("the run was read twice in a row (read %d): %v", i, reads)
+		}
 	}
 }
 

@@ -45,7 +45,7 @@ func newBenchServer(b *testing.B) *benchServer {
 		defer close(done)
 		var once sync.Once
 		// The first (empty) payload says the LISTEN is in place.
-		_ = st.Listen(ctx, events.Channel, func(p string) { // ends with ctx
+		st.Listen(ctx, events.Channel, func(p string) { // ends with ctx
 			once.Do(func() { close(ready) })
 			hub.Notify(p)
 		})

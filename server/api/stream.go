@@ -95,7 +95,8 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-wake:
 		case <-poll.C:
-			if a.final(ctx, run.ID, after) {
+			// Once the pipeline ended, the loop's top checks the run.
+			if !ended && a.final(ctx, run.ID, after) {
 				return
 			}
 		case <-heartbeat.C:

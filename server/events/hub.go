@@ -16,7 +16,7 @@ const Channel = "mergeguard_events"
 // Listener runs a LISTEN on a channel, calling fn for each payload, until ctx
 // is done (server/store.Store is one).
 type Listener interface {
-	Listen(ctx context.Context, channel string, fn func(payload string)) error
+	Listen(ctx context.Context, channel string, fn func(payload string))
 }
 
 // Hub wakes subscribers of a run when one of its events is stored.
@@ -31,8 +31,8 @@ func NewHub() *Hub {
 }
 
 // Run listens for event notifications until ctx is done.
-func (h *Hub) Run(ctx context.Context, l Listener) error {
-	return l.Listen(ctx, Channel, h.Notify)
+func (h *Hub) Run(ctx context.Context, l Listener) {
+	l.Listen(ctx, Channel, h.Notify)
 }
 
 // Subscribe returns a channel that receives a value (coalesced) whenever an
@@ -57,8 +57,14 @@ func (h *Hub) Subscribe(runID string) (<-chan struct{}, func()) {
 	}
 }
 
-// Notify handles one notification payload "<run id>:<seq>".
+// Notify handles one notification payload "<run id>:<seq>". The empty
+// payload, which the Listener sends after each (re)connect, wakes every
+// subscriber: notifications may have been missed while it was down.
 func (h *Hub) Notify(payload string) {
+	if payload == "" {
+		h.WakeAll()
+		return
+	}
 	runID, _, _ := strings.Cut(payload, ":")
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -29,11 +29,13 @@ func TestHubNotifiesOnlyItsRun(t *testing.T) {
 	default:
 	}
 
-	h.WakeAll()
-	select {
-	case <-b:
-	default:
-		t.Fatal("WakeAll did not wake run-b")
+	h.Notify("") // the listener (re)connected: every subscriber re-reads
+	for name, ch := range map[string]<-chan struct{}{"run-a": a, "run-b": b} {
+		select {
+		case <-ch:
+		default:
+			t.Fatalf("Notify(\"\") did not wake %s", name)
+		}
 	}
 
 	cancelA()

@@ -38,10 +38,7 @@ type Metrics struct {
 // New builds the collectors on a fresh registry, with the Go runtime and
 // process collectors beside them.
 func New() *Metrics {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	f := func(c prometheus.Collector) { reg.MustRegister(c) }
-	m := &Metrics{reg: reg}
+	m := &Metrics{reg: prometheus.NewRegistry()}
 	m.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mergeguard_webhook_deliveries_total",
 		Help: "Webhook deliveries by event and outcome (enqueued, ignored, duplicate, malformed, unauthorized, error).",
@@ -79,8 +76,8 @@ func New() *Metrics {
 	}, []string{"method", "code"})
 	m.rateRemaining = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "mergeguard_github_rate_limit_remaining",
-		Help: "X-RateLimit-Remaining of the last GitHub response, by installation and resource.",
-	}, []string{"installation", "resource"})
+		Help: "X-RateLimit-Remaining of the last GitHub response, of any installation, by resource.",
+	}, []string{"resource"})
 	m.postFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mergeguard_post_failures_total",
 		Help: "Failures to post a review or comment to GitHub, by reason.",
@@ -89,10 +86,9 @@ func New() *Metrics {
 		Name: "mergeguard_jobs_retried_total",
 		Help: "Review jobs handed back to the queue for a retry after a transient failure.",
 	})
-	for _, c := range []prometheus.Collector{m.deliveries, m.reviews, m.reviewDuration, m.stageDuration, m.llmDuration,
-		m.tokens, m.cost, m.githubRequests, m.rateRemaining, m.postFailures, m.jobsRetried} {
-		f(c)
-	}
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.deliveries, m.reviews, m.reviewDuration, m.stageDuration, m.llmDuration,
+		m.tokens, m.cost, m.githubRequests, m.rateRemaining, m.postFailures, m.jobsRetried)
 	return m
 }
 
@@ -100,9 +96,6 @@ func New() *Metrics {
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
-
-// Registry exposes the registry for extra collectors.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // Delivery counts one webhook delivery.
 func (m *Metrics) Delivery(event, outcome string) {
@@ -184,8 +177,9 @@ func (m *Metrics) LLMTransport(base http.RoundTripper) http.RoundTripper {
 }
 
 // GitHubMiddleware counts GitHub API calls and records the rate limit left,
-// in the shape of go-githubapp's ClientMiddleware.
-func (m *Metrics) GitHubMiddleware(installation string) func(http.RoundTripper) http.RoundTripper {
+// in the shape of go-githubapp's ClientMiddleware. One client creator serves
+// every installation, so the rate limit is the last one any reported.
+func (m *Metrics) GitHubMiddleware() func(http.RoundTripper) http.RoundTripper {
 	return func(next http.RoundTripper) http.RoundTripper {
 		return roundTripper(func(r *http.Request) (*http.Response, error) {
 			res, err := next.RoundTrip(r)
@@ -200,7 +194,7 @@ func (m *Metrics) GitHubMiddleware(installation string) func(http.RoundTripper) 
 					if resource == "" {
 						resource = "core"
 					}
-					m.rateRemaining.WithLabelValues(installation, resource).Set(float64(n))
+					m.rateRemaining.WithLabelValues(resource).Set(float64(n))
 				}
 			}
 			return res, nil

@@ -75,7 +75,7 @@ func TestGitHubMiddleware(t *testing.T) {
 	}))
 	defer gh.Close()
 	m := New()
-	c := &http.Client{Transport: m.GitHubMiddleware("42")(http.DefaultTransport)}
+	c := &http.Client{Transport: m.GitHubMiddleware()(http.DefaultTransport)}
 	for _, method := range []string{http.MethodGet, http.MethodGet, http.MethodPost} {
 		req, _ := http.NewRequestWithContext(t.Context(), method, gh.URL, nil)
 		res, err := c.Do(req)
@@ -91,7 +91,7 @@ func TestGitHubMiddleware(t *testing.T) {
 	if got := testutil.ToFloat64(m.githubRequests.WithLabelValues("POST", "422")); got != 1 {
 		t.Errorf("POST 422 = %v, want 1", got)
 	}
-	if got := testutil.ToFloat64(m.rateRemaining.WithLabelValues("42", "core")); got != 4321 {
+	if got := testutil.ToFloat64(m.rateRemaining.WithLabelValues("core")); got != 4321 {
 		t.Errorf("rate remaining = %v, want 4321", got)
 	}
 }
@@ -111,7 +111,7 @@ func TestStageTimer(t *testing.T) {
 	step(1*time.Second, review.EventPipelineCompleted, review.StageReporter)
 
 	got := map[string]float64{}
-	fams, err := m.Registry().Gather()
+	fams, err := m.reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,8 @@ const (
 
 	cancelClosed = `UPDATE review_runs SET cancel_requested = true
 		WHERE status = 'running' AND repository = $1 AND pr_number = $2`
+
+	setDeliveryDetail = `UPDATE webhook_deliveries SET detail = $2 WHERE delivery_id = $1`
 )
 
 // ClosePullRequest records the delivery of a pull request's closing (d.ID
@@ -37,15 +39,14 @@ const (
 // asked to stop (its worker records it superseded). A redelivery is reported
 // Duplicate and changes nothing.
 func (s *Store) ClosePullRequest(ctx context.Context, d Delivery, number int) (DeliveryResult, error) {
+	d.Outcome = OutcomeClosed
 	var res DeliveryResult
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		res = DeliveryResult{}
-		tag, err := tx.Exec(ctx, insertDelivery, d.ID, d.Event, d.Action,
-			nullIfZero(d.InstallationID), nullIfEmpty(d.Repository), OutcomeClosed, "")
+		isNew, err := insertDeliveryTx(ctx, tx, d)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
+		if !isNew {
 			res.Duplicate = true
 			return nil
 		}
@@ -62,7 +63,7 @@ func (s *Store) ClosePullRequest(ctx context.Context, d Delivery, number int) (D
 		}
 		detail := fmt.Sprintf("%d queued runs superseded, %d running runs asked to stop",
 			superseded.RowsAffected(), cancelled.RowsAffected())
-		_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeClosed, detail)
+		_, err = tx.Exec(ctx, setDeliveryDetail, d.ID, detail)
 		return err
 	})
 	if err != nil {

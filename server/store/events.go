@@ -104,20 +104,19 @@ const (
 )
 
 // Listen listens on a notification channel (ChannelEvents, ChannelJobs) and
-// calls fn with each notification's payload until ctx is done; it then
-// returns nil. It uses its own connection, outside the pool, and reconnects
+// calls fn with each notification's payload until ctx is done. It uses its own connection, outside the pool, and reconnects
 // when that connection is lost (logging through zerolog.Ctx(ctx)).
 //
 // Each time the listener is (re)connected, fn is called with an empty
 // payload: notifications sent while it was not listening are lost, so the
 // caller re-reads what it watches. The first empty call also tells that the
 // listener is ready. fn runs on Listen's goroutine and must return quickly.
-func (s *Store) Listen(ctx context.Context, channel string, fn func(payload string)) error {
+func (s *Store) Listen(ctx context.Context, channel string, fn func(payload string)) {
 	backoff := listenMinBackoff
 	for {
 		listened, err := s.listenOnce(ctx, channel, fn)
 		if ctx.Err() != nil {
-			return nil
+			return
 		}
 		if listened {
 			backoff = listenMinBackoff
@@ -126,7 +125,7 @@ func (s *Store) Listen(ctx context.Context, channel string, fn func(payload stri
 			Msg("listen: connection lost; reconnecting")
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, listenMaxBackoff)

@@ -73,26 +73,3 @@ func (s *Store) AgentResults(ctx context.Context, runID string) ([]review.AgentR
 	}
 	return results, nil
 }
-
-const selectPostedFingerprints = `SELECT DISTINCT f.fingerprint
-	FROM findings f JOIN review_runs r ON r.id = f.run_id
-	WHERE r.repository = $1 AND r.pr_number = $2 AND f.posted IN ('inline', 'body', 'file')`
-
-// PostedFingerprints returns the fingerprints of findings that runs of the
-// pull request already posted (inline, in the review body or as a file
-// comment), so a new run can avoid repeating them.
-func (s *Store) PostedFingerprints(ctx context.Context, repo string, pr int) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, selectPostedFingerprints, repo, pr)
-	if err != nil {
-		return nil, fmt.Errorf("read posted fingerprints of %s#%d: %w", repo, pr, err)
-	}
-	fps, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("read posted fingerprints of %s#%d: %w", repo, pr, err)
-	}
-	posted := make(map[string]bool, len(fps))
-	for _, fp := range fps {
-		posted[fp] = true
-	}
-	return posted, nil
-}

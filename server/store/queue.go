@@ -398,25 +398,9 @@ const (
 	placeFinding = `UPDATE findings SET posted = $3, github_comment_id = $4 WHERE run_id = $1 AND fingerprint = $2`
 )
 
-// MarkPosted records the GitHub review a run posted (after ClaimPost) and
-// where each of its stored findings went, keyed by fingerprint, in one
-// transaction. A fingerprint the run has no finding for is an error. A
-// worker that posts before finishing passes the same through Result.Posted
-// instead, so the run's end and its review are recorded together.
-func (s *Store) MarkPosted(ctx context.Context, runID string, reviewID int64, placements map[string]Placement) error {
-	if !validID(runID) {
-		return fmt.Errorf("mark run %q posted: %w", runID, ErrNotFound)
-	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return markPosted(ctx, tx, runID, Posting{ReviewID: reviewID, Placements: placements})
-	})
-	if err != nil {
-		return fmt.Errorf("mark run %s posted: %w", runID, err)
-	}
-	return nil
-}
-
-// markPosted is MarkPosted inside tx.
+// markPosted records the GitHub review a run posted (after ClaimPost) and
+// where each of its stored findings went, keyed by fingerprint, inside tx.
+// A fingerprint the run has no finding for is an error.
 func markPosted(ctx context.Context, tx pgx.Tx, runID string, p Posting) error {
 	tag, err := tx.Exec(ctx, setPostedReview, runID, p.ReviewID)
 	if err != nil {

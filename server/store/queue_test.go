@@ -469,10 +469,22 @@ func TestFinishRunIsAtomic(t *testing.T) {
 				ReviewID: 1, Placements: map[string]store.Placement{"nope": {Where: store.PlacedBody}},
 			}}
 		}(), true, `place finding "nope": the run has no such finding`},
+		{"posting a bad placement", store.Result{Status: store.StatusSucceeded, Verdict: testVerdict(), Posted: &store.Posting{
+			ReviewID: 1, Placements: map[string]store.Placement{"fp-a10": {Where: "sideways"}},
+		}}, true, "findings_posted_check"},
+		{"posting another run's review", store.Result{Status: store.StatusSucceeded, Posted: &store.Posting{ReviewID: 77}}, true, "review_runs_posted_review_key"},
 		{"posting without ClaimPost", func() store.Result {
 			return store.Result{Status: store.StatusSucceeded, Posted: &store.Posting{ReviewID: 1}}
 		}(), false, "review_runs_post_claimed"},
 		{"status not final", store.Result{Status: store.StatusRunning}, false, `status "running" is not a final status`},
+	}
+	posted := enqueue(t, s, diffRun()) // the run that posted review 77
+	claim(t, s, "w")
+	if _, err := s.ClaimPost(t.Context(), posted.ID, "w"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishRun(t.Context(), posted.ID, "w", store.Result{Status: store.StatusSucceeded, Posted: &store.Posting{ReviewID: 77}}); err != nil {
+		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -559,16 +571,6 @@ func TestPostingOnce(t *testing.T) {
 		t.Errorf("placements (-want +got):\n%s", diff)
 	}
 
-	posted, err := s.PostedFingerprints(t.Context(), "o/r", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(map[string]bool{"fp-a10": true, "fp-a20": true}, posted); diff != "" {
-		t.Errorf("PostedFingerprints (-want +got):\n%s", diff)
-	}
-	if other, err := s.PostedFingerprints(t.Context(), "o/r", 2); err != nil || len(other) != 0 {
-		t.Errorf("PostedFingerprints of another pull request = %v, %v; want none", other, err)
-	}
 }
 
 func TestClaimPostOfCancelledRun(t *testing.T) {
@@ -582,53 +584,6 @@ func TestClaimPostOfCancelledRun(t *testing.T) {
 	}
 	if got := getRun(t, s, old.ID); got.PostStartedAt != nil {
 		t.Errorf("cancelled run has post_started_at %v", got.PostStartedAt)
-	}
-}
-
-func TestMarkPosted(t *testing.T) {
-	t.Parallel()
-	s, _ := newStore(t)
-	finishClaimed := func() string {
-		queued := enqueue(t, s, diffRun())
-		claim(t, s, "w")
-		if _, err := s.ClaimPost(t.Context(), queued.ID, "w"); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.FinishRun(t.Context(), queued.ID, "w", store.Result{Status: store.StatusSucceeded, Verdict: testVerdict()}); err != nil {
-			t.Fatal(err)
-		}
-		return queued.ID
-	}
-	first, second := finishClaimed(), finishClaimed()
-
-	if err := s.MarkPosted(t.Context(), first, 77, map[string]store.Placement{"fp-a10": {Where: store.PlacedFile, CommentID: 5}}); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name       string
-		runID      string
-		reviewID   int64
-		placements map[string]store.Placement
-		want       string
-	}{
-		{"review of another run", second, 77, nil, "review_runs_posted_review_key"},
-		{"unknown fingerprint rolls back", second, 78, map[string]store.Placement{"nope": {Where: store.PlacedBody}}, "the run has no such finding"},
-		{"bad placement", second, 78, map[string]store.Placement{"fp-a10": {Where: "sideways"}}, "findings_posted_check"},
-		{"unknown run", "00000000-0000-0000-0000-000000000009", 79, nil, store.ErrNotFound.Error()},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := s.MarkPosted(t.Context(), tt.runID, tt.reviewID, tt.placements)
-			if err == nil || (constraintOf(err) != tt.want && !strings.Contains(err.Error(), tt.want)) {
-				t.Errorf("MarkPosted = %v, want an error about %q", err, tt.want)
-			}
-		})
-	}
-	if got := getRun(t, s, second); got.PostedReviewID != 0 {
-		t.Errorf("rejected MarkPosted left posted_review_id %d", got.PostedReviewID)
-	}
-	if got := getRun(t, s, first); got.PostedReviewID != 77 {
-		t.Errorf("posted_review_id %d, want 77", got.PostedReviewID)
 	}
 }
 

@@ -244,24 +244,6 @@ func enqueue(ctx context.Context, tx pgx.Tx, r NewRun) (run Run, reused bool, er
 	return run, false, nil
 }
 
-const insertSkippedRun = `INSERT INTO review_runs
-	(mode, trigger, installation_id, repository, pr_number, head_sha, base_sha, branch,
-	 delivery_id, requested_by, options, diff_text, max_attempts,
-	 status, status_reason, finished_at, duration_ms)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'skipped', $14, now(), 0)
-	RETURNING ` + runColumns
-
-// SkipRun records a run that ends skipped without ever being queued, such as
-// a push to a paused pull request. It does not touch the pull request's
-// other runs.
-func (s *Store) SkipRun(ctx context.Context, r NewRun, reason string) (Run, error) {
-	run, err := queryRun(ctx, s.pool, insertSkippedRun, append(r.insertArgs(), reason)...)
-	if err != nil {
-		return Run{}, fmt.Errorf("record skipped %s run: %w", r.Mode, err)
-	}
-	return run, nil
-}
-
 // Delivery is one webhook delivery as recorded at intake.
 type Delivery struct {
 	// ID is the X-GitHub-Delivery header; required.
@@ -314,13 +296,11 @@ func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (De
 	}
 	var res DeliveryResult
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		res = DeliveryResult{}
-		tag, err := tx.Exec(ctx, insertDelivery, d.ID, d.Event, d.Action,
-			nullIfZero(d.InstallationID), nullIfEmpty(d.Repository), d.Outcome, d.Detail)
+		isNew, err := insertDeliveryTx(ctx, tx, d)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
+		if !isNew {
 			res.Duplicate = true
 			return nil
 		}
@@ -345,6 +325,17 @@ func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (De
 		return DeliveryResult{}, fmt.Errorf("record delivery %s: %w", d.ID, err)
 	}
 	return res, nil
+}
+
+// insertDeliveryTx records d inside tx; isNew is false when a delivery of
+// that id is already recorded (nothing is written then).
+func insertDeliveryTx(ctx context.Context, tx pgx.Tx, d Delivery) (isNew bool, err error) {
+	tag, err := tx.Exec(ctx, insertDelivery, d.ID, d.Event, d.Action,
+		nullIfZero(d.InstallationID), nullIfEmpty(d.Repository), d.Outcome, d.Detail)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // GetRun returns the run with the given id, or ErrNotFound.

@@ -468,28 +468,3 @@ func TestListRuns(t *testing.T) {
 		})
 	}
 }
-
-func TestSkipRun(t *testing.T) {
-	t.Parallel()
-	s, _ := newStore(t)
-	queued := enqueue(t, s, prRun("o/r", 1, "a"))
-	skipped, err := s.SkipRun(t.Context(), prRun("o/r", 1, "b"), "reviews paused on this pull request")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := store.Run{
-		Mode: store.ModePR, Trigger: store.TriggerWebhook, Status: store.StatusSkipped,
-		StatusReason: "reviews paused on this pull request", InstallationID: 7, Repository: "o/r", PRNumber: 1,
-		HeadSHA: "b", BaseSHA: "base", Branch: "feature", Options: json.RawMessage(`{}`),
-		MaxAttempts: store.DefaultMaxAttempts,
-	}
-	if diff := cmp.Diff(want, skipped, runVolatile); diff != "" {
-		t.Errorf("SkipRun (-want +got):\n%s", diff)
-	}
-	if skipped.FinishedAt == nil {
-		t.Error("skipped run has no finished_at")
-	}
-	if got := getRun(t, s, queued.ID).Status; got != store.StatusQueued {
-		t.Errorf("queued run became %s, want it left queued", got)
-	}
-}

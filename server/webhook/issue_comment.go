@@ -93,7 +93,7 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 	if !allowed {
 		return ignore(ctx, h.store, &log, d, user+" has no write permission")
 	}
-	return h.run(cctx, &log, d, &event, cmd)
+	return h.run(cctx, &log, d, cmd, event.GetComment().GetID(), number, user)
 }
 
 // command returns the /mergeguard command of a comment, or why the comment
@@ -121,20 +121,24 @@ func isBot(u *gh.User) bool {
 	return strings.EqualFold(u.GetType(), "Bot") || strings.HasSuffix(strings.ToLower(u.GetLogin()), "[bot]")
 }
 
-// run carries out a permitted command, then acknowledges it on GitHub. The
-// acknowledgement is best effort: the command is already recorded, so a
+// run carries out a permitted command, written by user in comment commentID
+// on pull request number, records the delivery with what it did, then
+// acknowledges the command on GitHub.
+// The acknowledgement is best effort: the command is already recorded, so a
 // failure to react or reply is logged, not returned.
-func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d store.Delivery, event *gh.IssueCommentEvent, cmd github.Command) error {
-	number := event.GetIssue().GetNumber()
-	user := event.GetComment().GetUser().GetLogin()
-	var reaction, reply string
+func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d store.Delivery, cmd github.Command, commentID int64, number int, user string) error {
+	var (
+		run             *store.NewRun // the run the command queues, if any
+		what            string        // what the log says was done
+		reaction, reply string
+	)
 	switch cmd.Name {
 	case github.CommandRerun, github.CommandReview:
 		head, err := h.github.Head(ctx, d.InstallationID, d.Repository, number)
 		if err != nil {
 			return fmt.Errorf("read the head of %s#%d: %w", d.Repository, number, err)
 		}
-		res, err := h.store.RecordDelivery(ctx, d, &store.NewRun{
+		run = &store.NewRun{
 			Mode:           store.ModePR,
 			Trigger:        store.TriggerCommand,
 			InstallationID: d.InstallationID,
@@ -145,14 +149,8 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 			Branch:         head.Ref,
 			RequestedBy:    user,
 			MaxAttempts:    h.maxAttempts,
-		})
-		if err != nil {
-			return err
 		}
-		logRecorded(ctx, log, d, res, "queued a review of head "+head.SHA+" requested by "+user)
-		if res.Duplicate {
-			return nil
-		}
+		what = "queued a review of head " + head.SHA + " requested by " + user
 		reaction = github.ReactionSeen
 	case github.CommandPause, github.CommandResume:
 		paused := cmd.Name == github.CommandPause
@@ -160,14 +158,7 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 			return err
 		}
 		d.Outcome, d.Detail = outcomeApplied, cmd.Name+" by "+user
-		res, err := h.store.RecordDelivery(ctx, d, nil)
-		if err != nil {
-			return err
-		}
-		logRecorded(ctx, log, d, res, d.Detail)
-		if res.Duplicate {
-			return nil
-		}
+		what = d.Detail
 		reaction = github.ReactionOK
 		reply = "Automatic reviews of this pull request are resumed."
 		if paused {
@@ -175,17 +166,18 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 		}
 	default:
 		d.Outcome, d.Detail = outcomeReplied, "help for "+cmd.Name
-		res, err := h.store.RecordDelivery(ctx, d, nil)
-		if err != nil {
-			return err
-		}
-		logRecorded(ctx, log, d, res, d.Detail)
-		if res.Duplicate {
-			return nil
-		}
+		what = d.Detail
 		reaction, reply = github.ReactionOK, github.HelpText
 	}
-	if err := h.github.React(ctx, d.InstallationID, d.Repository, event.GetComment().GetID(), reaction); err != nil {
+	res, err := h.store.RecordDelivery(ctx, d, run)
+	if err != nil {
+		return err
+	}
+	logRecorded(ctx, log, d, res, what)
+	if res.Duplicate {
+		return nil
+	}
+	if err := h.github.React(ctx, d.InstallationID, d.Repository, commentID, reaction); err != nil {
 		log.Warn().Err(err).Str("reaction", reaction).Msg("acknowledge the command")
 	}
 	if reply != "" {

@@ -347,35 +347,55 @@ func TestInstallationEvents(t *testing.T) {
 		}
 		return s
 	}
+	// The deleted and removed payloads name installation 2 and its
+	// repository, which the earlier steps never recorded: they are first
+	// pointed at what the earlier steps created, so their effect shows.
 	steps := []struct {
 		event, file string
+		set         map[string]any // fields of the payload replaced, if any
 		want        state
 	}{
-		{"installation", "created.payload.json", state{
+		{"installation", "created.payload.json", nil, state{
 			Installations: []string{"957387 Codertocat"},
 			Repositories:  []string{"Codertocat/Hello-World 957387"}}},
-		{"installation_repositories", "added.payload.json", state{
+		{"installation_repositories", "added.payload.json", nil, state{
 			Installations: []string{"957387 Codertocat"},
 			Repositories:  []string{"Codertocat/Hello-World 957387", "Codertocat/Space 957387"}}},
-		{"installation", "new_permissions_accepted.payload.json", state{
+		{"installation", "new_permissions_accepted.payload.json", nil, state{
 			Installations: []string{"957387 Codertocat"},
 			Repositories:  []string{"Codertocat/Hello-World 957387", "Codertocat/Space 957387"}}},
-		{"installation", "suspend.payload.json", state{
+		{"installation", "suspend.payload.json", nil, state{
 			Installations: []string{"957387 Codertocat", "16598467 Codertocat suspended"},
 			Repositories:  []string{"Codertocat/Hello-World 957387", "Codertocat/Space 957387"}}},
-		{"installation", "unsuspend.payload.json", state{
+		{"installation", "unsuspend.payload.json", nil, state{
 			Installations: []string{"957387 Codertocat", "16598467 Codertocat"},
 			Repositories:  []string{"Codertocat/Hello-World 957387", "Codertocat/Space 957387"}}},
-		{"installation", "deleted.payload.json", state{
-			Installations: []string{"957387 Codertocat", "16598467 Codertocat"},
+		{"installation", "deleted.payload.json", map[string]any{
+			"installation.id": 16598467,
+		}, state{
+			Installations: []string{"957387 Codertocat", "16598467 Codertocat deleted"},
 			Repositories:  []string{"Codertocat/Hello-World 957387", "Codertocat/Space 957387"}}},
-		{"installation_repositories", "removed.payload.json", state{
-			Installations: []string{"2 octocat", "957387 Codertocat", "16598467 Codertocat"},
-			Repositories:  []string{"Codertocat/Hello-World 957387", "Codertocat/Space 957387"}}},
+		{"installation_repositories", "removed.payload.json", map[string]any{
+			"installation.id":            957387,
+			"installation.account.login": "Codertocat",
+			"repositories_removed": []any{map[string]any{
+				"id": 186853007, "node_id": "MDEwOlJlcG9zaXRvcnkxODY4NTMwMDc=", "name": "Space", "full_name": "Codertocat/Space", "private": false,
+			}},
+		}, state{
+			Installations: []string{"957387 Codertocat", "16598467 Codertocat deleted"},
+			Repositories:  []string{"Codertocat/Hello-World 957387", "Codertocat/Space 957387 removed"}}},
+		// The deletion of an installation never recorded deletes nothing.
+		{"installation", "deleted.payload.json", nil, state{
+			Installations: []string{"957387 Codertocat", "16598467 Codertocat deleted"},
+			Repositories:  []string{"Codertocat/Hello-World 957387", "Codertocat/Space 957387 removed"}}},
 	}
 	for i, step := range steps {
 		id := fmt.Sprintf("inst-%d", i)
-		d := githubtest.Delivery{Event: step.event, ID: id, Payload: githubtest.Payload(t, step.event+"/"+step.file)}
+		payload := githubtest.Payload(t, step.event+"/"+step.file)
+		if step.set != nil {
+			payload = githubtest.SetFields(t, payload, step.set)
+		}
+		d := githubtest.Delivery{Event: step.event, ID: id, Payload: payload}
 		if got := in.send(d); got != http.StatusOK {
 			t.Fatalf("%s/%s: status %d, want 200", step.event, step.file, got)
 		}

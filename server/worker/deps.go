@@ -16,9 +16,6 @@ import (
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
-// jobsChannel is the Postgres channel a queued run is announced on.
-const jobsChannel = "mergeguard_jobs"
-
 // Store is what the workers need from the database; *store.Store
 // implements it.
 type Store interface {
@@ -31,7 +28,7 @@ type Store interface {
 	FinishRun(ctx context.Context, runID, workerID string, res store.Result) error
 	ClaimPost(ctx context.Context, runID, workerID string) (alreadyStarted bool, err error)
 	AppendEvent(ctx context.Context, runID string, e review.Event) (seq int, err error)
-	Listen(ctx context.Context, channel string, fn func(payload string)) error
+	Listen(ctx context.Context, channel string, fn func(payload string))
 	Paused(ctx context.Context, repo string, number int) (bool, error)
 	InstallationUsageSince(ctx context.Context, installationID int64, since time.Time) (tokens int, cost float64, err error)
 }

@@ -85,7 +85,7 @@ func (p *Pool) execute(ctx context.Context, j *job) (out outcome, err error) {
 
 // keepLease renews the run's lease every Lease/3 until ctx ends. It stops the
 // job with errSuperseded when the store reports a cancel request, and with
-// errLeaseLost when the lease is gone or could not be renewed before it
+// store.ErrLeaseLost when the lease is gone or could not be renewed before it
 // expired (a worker cut off from the database must not post).
 func (p *Pool) keepLease(ctx context.Context, stop context.CancelCauseFunc, runID, workerID string, validUntil time.Time) {
 	t := time.NewTicker(p.cfg.Lease / 3)
@@ -100,14 +100,14 @@ func (p *Pool) keepLease(ctx context.Context, stop context.CancelCauseFunc, runI
 		cancelRequested, err := p.deps.Store.RenewLease(ctx, runID, workerID, p.cfg.Lease)
 		switch {
 		case errors.Is(err, store.ErrLeaseLost):
-			stop(errLeaseLost)
+			stop(err)
 			return
 		case err != nil:
 			if ctx.Err() != nil {
 				return
 			}
 			if time.Now().Add(p.cfg.Lease / 3).After(validUntil) {
-				stop(fmt.Errorf("%w: %w", errLeaseLost, err))
+				stop(fmt.Errorf("%w: %w", store.ErrLeaseLost, err))
 				return
 			}
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("renew lease; retrying")

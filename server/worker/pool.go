@@ -21,13 +21,12 @@ import (
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
-// Causes that stop a running job; read with context.Cause.
+// Causes that stop a running job, besides store.ErrLeaseLost (the lease
+// expired or another worker took the run); read with context.Cause.
 var (
 	// errSuperseded: the store asked to cancel the run (a newer head was
 	// pushed or the pull request was closed).
 	errSuperseded = errors.New("run superseded")
-	// errLeaseLost: the lease expired or another worker took the run.
-	errLeaseLost = errors.New("lease lost")
 	// errShutdown: the process is stopping and the grace period is over.
 	errShutdown = errors.New("worker shutting down")
 )
@@ -109,16 +108,10 @@ func (p *Pool) Run(ctx context.Context) {
 	wg.Wait()
 }
 
-// listen turns the store's job notifications into wake-ups until ctx ends.
+// listen turns the store's job notifications into wake-ups until ctx ends;
+// the store reconnects a lost listener by itself.
 func (p *Pool) listen(ctx context.Context) {
-	for ctx.Err() == nil {
-		err := p.deps.Store.Listen(ctx, jobsChannel, func(string) { p.wake.Notify() })
-		if ctx.Err() != nil {
-			return
-		}
-		p.log.Warn().Err(err).Msg("job notifications lost; polling until they are back")
-		sleep(ctx, p.cfg.PollInterval)
-	}
+	p.deps.Store.Listen(ctx, store.ChannelJobs, func(string) { p.wake.Notify() })
 }
 
 // loop is one worker: claim a run, work on it, repeat; sleep until woken or

@@ -31,7 +31,7 @@ func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause
 	}
 	var crash panicError
 	switch {
-	case errors.Is(cause, errLeaseLost):
+	case errors.Is(cause, store.ErrLeaseLost):
 		log.Warn().Err(cause).Msg("lost the run's lease; another worker takes it over")
 		return
 	case errors.Is(cause, errSuperseded):

@@ -95,6 +95,25 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	if !ok {
 		return outcome{}, fmt.Errorf("repository %q is not owner/name", run.Repository)
 	}
+	// The checks that need only the database come before any GitHub call.
+	automatic := run.Trigger == store.TriggerWebhook
+	if automatic {
+		paused, err := p.deps.Store.Paused(ctx, run.Repository, run.PRNumber)
+		if err != nil {
+			return outcome{}, err
+		}
+		if paused {
+			return skipped("automatic reviews are paused on this pull request (/mergeguard resume restarts them)"), nil
+		}
+	}
+	if reason, err := p.overDailyBudget(ctx, run.InstallationID); err != nil || reason != "" {
+		if err != nil {
+			return outcome{}, err
+		}
+		out := skipped(reason)
+		out.notice = "MergeGuard did not review this pull request: " + reason + "."
+		return out, nil
+	}
 	client, err := p.deps.GitHub.NewInstallationClient(run.InstallationID)
 	if err != nil {
 		return outcome{}, fmt.Errorf("installation client: %w", err)
@@ -118,24 +137,6 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	repo, err := p.repoConfig(ctx, src)
 	if err != nil {
 		return outcome{}, err
-	}
-	automatic := run.Trigger == store.TriggerWebhook
-	if automatic {
-		paused, err := p.deps.Store.Paused(ctx, run.Repository, run.PRNumber)
-		if err != nil {
-			return outcome{}, err
-		}
-		if paused {
-			return skipped("automatic reviews are paused on this pull request (/mergeguard resume restarts them)"), nil
-		}
-	}
-	if reason, err := p.overDailyBudget(ctx, run.InstallationID); err != nil || reason != "" {
-		if err != nil {
-			return outcome{}, err
-		}
-		out := skipped(reason)
-		out.notice = "MergeGuard did not review this pull request: " + reason + "."
-		return out, nil
 	}
 	opts, err := runOptions(run)
 	if err != nil {
@@ -358,32 +359,17 @@ func (p *Pool) overDailyBudget(ctx context.Context, installationID int64) (strin
 // runOptions decodes the review options stored with a run, the options
 // object of POST /api/review; names are accepted in any case.
 func runOptions(run *store.Run) (pipeline.Options, error) {
-	var raw struct {
-		FocusAreas        []string `json:"focus_areas"`
-		SeverityThreshold string   `json:"severity_threshold"`
-		IncludeStyle      bool     `json:"include_style"`
-	}
+	var o store.Options
 	if len(run.Options) > 0 {
-		if err := json.Unmarshal(run.Options, &raw); err != nil {
+		if err := json.Unmarshal(run.Options, &o); err != nil {
 			return pipeline.Options{}, fmt.Errorf("decode run options: %w", err)
 		}
 	}
-	opts := pipeline.Options{IncludeStyle: raw.IncludeStyle}
-	for _, f := range raw.FocusAreas {
-		c, err := review.ParseCategory(f)
-		if err != nil {
-			return pipeline.Options{}, userError{fmt.Errorf("run options: focus_areas: %w", err)}
-		}
-		opts.FocusAreas = append(opts.FocusAreas, c)
+	o, err := o.Normalize()
+	if err != nil {
+		return pipeline.Options{}, userError{fmt.Errorf("run options: %w", err)}
 	}
-	if raw.SeverityThreshold != "" {
-		sev, err := review.ParseSeverity(raw.SeverityThreshold)
-		if err != nil {
-			return pipeline.Options{}, userError{fmt.Errorf("run options: severity_threshold: %w", err)}
-		}
-		opts.SeverityThreshold = sev
-	}
-	return opts, nil
+	return pipeline.Options{FocusAreas: o.FocusAreas, SeverityThreshold: o.SeverityThreshold, IncludeStyle: o.IncludeStyle}, nil
 }
 
 // short abbreviates a commit SHA.

@@ -417,16 +417,18 @@ func TestSkippedRuns(t *testing.T) {
 		name   string
 		setup  func(e *env, p *githubtest.PR)
 		reason string
+		// before says the skip is decided before any GitHub call.
+		before bool
 	}{
 		{"bot author", func(_ *env, p *githubtest.PR) {
 			p.User = githubtest.User{Login: "dependabot[bot]", ID: 49699333, Type: "Bot"}
-		}, "opened by bot"},
-		{"draft", func(_ *env, p *githubtest.PR) { p.Draft = true }, "draft pull request"},
+		}, "opened by bot", false},
+		{"draft", func(_ *env, p *githubtest.PR) { p.Draft = true }, "draft pull request", false},
 		{"paused", func(e *env, _ *githubtest.PR) {
 			if err := e.store.SetPaused(e.t.Context(), repoFull, prNumber, true, "alice"); err != nil {
 				e.t.Fatal(err)
 			}
-		}, "paused"},
+		}, "paused", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -446,6 +448,9 @@ func TestSkippedRuns(t *testing.T) {
 			}
 			if n := e.llm.Calls(); n != 0 {
 				t.Errorf("%d LLM calls, want 0", n)
+			}
+			if n, by := apiCalls(e.gh); tt.before && n != 0 {
+				t.Errorf("%d GitHub API calls, want 0: %v", n, by)
 			}
 		})
 	}
@@ -474,6 +479,10 @@ func TestBudgets(t *testing.T) {
 		}
 		if n := e.llm.Calls(); n != 0 {
 			t.Errorf("%d LLM calls, want 0", n)
+		}
+		_, by := apiCalls(e.gh)
+		if diff := cmp.Diff(map[string]int{githubtest.RouteCreateIssueComment: 1}, by); diff != "" {
+			t.Errorf("GitHub API calls: the skip notice only (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("review's token budget used up", func(t *testing.T) {

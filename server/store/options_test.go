@@ -1,0 +1,47 @@
+package store_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+func TestOptionsNormalize(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		in      store.Options
+		want    store.Options
+		wantErr string
+	}{
+		{"empty", store.Options{}, store.Options{}, ""},
+		{"any case", store.Options{FocusAreas: []review.Category{"Security", " BUG"}, SeverityThreshold: "WARNING", IncludeStyle: true},
+			store.Options{FocusAreas: []review.Category{"security", "bug"}, SeverityThreshold: "warning", IncludeStyle: true}, ""},
+		{"bad focus area", store.Options{FocusAreas: []review.Category{"security", "vibes"}}, store.Options{},
+			`focus_areas: unknown category "vibes" (want security, bug, performance or quality)`},
+		{"bad severity", store.Options{SeverityThreshold: "urgent"}, store.Options{},
+			`severity_threshold: unknown severity "urgent" (want critical, warning, info or style)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.in.Normalize()
+			if got := errText(err); got != tt.wantErr {
+				t.Fatalf("error %q, want %q", got, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Normalize (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// errText is err's text, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
