@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,7 +28,6 @@ type fakeApp struct {
 	env    map[string]string // GITHUB_* variables of serve
 	secret []byte
 	client *http.Client
-	opened map[string]any // pull_request/opened, decoded
 }
 
 func newFakeApp(t testing.TB) *fakeApp {
@@ -48,9 +46,6 @@ func newFakeApp(t testing.TB) *fakeApp {
 		},
 		secret: []byte(cfg.App.WebhookSecret),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second},
-	}
-	if err := json.Unmarshal(githubtest.Payload(t, "pull_request/opened.payload.json"), &a.opened); err != nil {
-		t.Fatal(err)
 	}
 	t.Cleanup(a.client.CloseIdleConnections)
 	return a
@@ -138,13 +133,13 @@ func sha(parts ...any) string {
 
 // payload is the real pull_request payload for pr at its head, with action,
 // from the fixtures' installation.
-func (a *fakeApp) payload(t testing.TB, pr githubtest.PR, action string) []byte {
+func payload(t testing.TB, pr githubtest.PR, action string) []byte {
 	t.Helper()
-	return a.installationPayload(t, pr, action, installationID)
+	return installationPayload(t, pr, action, installationID)
 }
 
 // installationPayload is payload from another installation of the App.
-func (a *fakeApp) installationPayload(t testing.TB, pr githubtest.PR, action string, installation int64) []byte {
+func installationPayload(t testing.TB, pr githubtest.PR, action string, installation int64) []byte {
 	t.Helper()
 	fields := map[string]any{
 		"action":                 action,
@@ -158,46 +153,7 @@ func (a *fakeApp) installationPayload(t testing.TB, pr githubtest.PR, action str
 		"repository.owner.login": pr.Owner,
 		"installation.id":        installation,
 	}
-	doc := a.copyPayload()
-	for path, v := range fields {
-		keys := strings.Split(path, ".")
-		m := doc
-		for _, k := range keys[:len(keys)-1] {
-			m = m[k].(map[string]any)
-		}
-		m[keys[len(keys)-1]] = v
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// copyPayload copies the maps of the decoded payload that payload changes.
-func (a *fakeApp) copyPayload() map[string]any {
-	doc := make(map[string]any, len(a.opened))
-	for k, v := range a.opened {
-		doc[k] = v
-	}
-	for _, k := range []string{"pull_request", "repository", "installation"} {
-		doc[k] = copyMap(doc[k].(map[string]any))
-	}
-	pr := doc["pull_request"].(map[string]any)
-	for _, k := range []string{"head", "base"} {
-		pr[k] = copyMap(pr[k].(map[string]any))
-	}
-	repo := doc["repository"].(map[string]any)
-	repo["owner"] = copyMap(repo["owner"].(map[string]any))
-	return doc
-}
-
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+	return githubtest.SetFields(t, githubtest.Payload(t, "pull_request/opened.payload.json"), fields)
 }
 
 // deliver posts a signed delivery to a replica's webhook route and returns

@@ -84,7 +84,7 @@ func TestTwoReplicas(t *testing.T) {
 	for i, s := range prs {
 		to, other := replicas[i%2], replicas[(i+1)%2]
 		wg.Go(func() {
-			d := githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("open-%d", i), Payload: app.payload(t, s.pr, "opened")}
+			d := githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("open-%d", i), Payload: payload(t, s.pr, "opened")}
 			switch {
 			case s.redeliver && i%8 == 0: // to both replicas at once
 				var both sync.WaitGroup
@@ -109,7 +109,7 @@ func TestTwoReplicas(t *testing.T) {
 			head := sha("head", s.pr.Repo, s.pr.Number, 2)
 			app.gh.SetHeadSHA(s.pr.Owner, s.pr.Repo, s.pr.Number, head)
 			s.pr.HeadSHA = head
-			app.mustDeliver(t, other.url, githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("sync-%d", i), Payload: app.payload(t, s.pr, "synchronize")})
+			app.mustDeliver(t, other.url, githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("sync-%d", i), Payload: payload(t, s.pr, "synchronize")})
 		})
 	}
 	wg.Wait()
@@ -160,7 +160,7 @@ func TestTwoReplicas(t *testing.T) {
 
 	// 4. Kill the replica running a review.
 	killPR := app.gh.AddPR(newPR("acme", "repo-0", 100, 3, slowTitle+" Killed mid-review", sha("kill", 1)))
-	app.mustDeliver(t, replicas[0].url, githubtest.Delivery{Event: "pull_request", ID: "open-kill", Payload: app.payload(t, killPR, "opened")})
+	app.mustDeliver(t, replicas[0].url, githubtest.Delivery{Event: "pull_request", ID: "open-kill", Payload: payload(t, killPR, "opened")})
 	run := waitRun(t, db, killPR, killPR.HeadSHA, 30*time.Second, "running")
 	victim, survivor := replicas[0], replicas[1]
 	if survivor.owns(run.LockedBy) {

@@ -79,7 +79,7 @@ func TestSoak(t *testing.T) {
 	send := func(p *pull, action string) {
 		deliveries++
 		d := githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("soak-%d", deliveries),
-			Payload: app.installationPayload(t, p.pr, action, p.installation)}
+			Payload: installationPayload(t, p.pr, action, p.installation)}
 		app.mustDeliver(t, replicas[deliveries%2].url, d)
 		if deliveries%10 == 0 {
 			app.mustDeliver(t, replicas[(deliveries+1)%2].url, d) // a redelivery
