@@ -88,18 +88,6 @@ const (
 	slowTitle = "[slow]"
 )
 
-// addedFileDiff is the git diff section of a new file.
-func addedFileDiff(path, content string) string {
-	lines := strings.SplitAfter(strings.TrimSuffix(content, "\n"), "\n")
-	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git a/%s b/%s\nnew file mode 100644\nindex 0000000..%s\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n",
-		path, path, githubtest.BlobSHA(content)[:7], path, len(lines))
-	for _, l := range lines {
-		b.WriteString("+" + strings.TrimSuffix(l, "\n") + "\n")
-	}
-	return b.String()
-}
-
 // newPR is owner/repo#number adding store/users.go and files-1 small Go
 // files to a base holding a README, at head.
 func newPR(owner, repo string, number, files int, title, head string) githubtest.PR {
@@ -117,7 +105,7 @@ func newPR(owner, repo string, number, files int, title, head string) githubtest
 	sort.Strings(paths)
 	var d strings.Builder
 	for _, p := range paths {
-		d.WriteString(addedFileDiff(p, headFiles[p]))
+		d.WriteString(githubtest.AddedFileDiff(p, headFiles[p]))
 	}
 	return githubtest.PR{
 		Owner: owner, Repo: repo, Number: number, Title: title,
