@@ -118,12 +118,12 @@ func TestTwoReplicas(t *testing.T) {
 	}
 	waitFor(t, 60*time.Second, "every run final", func() bool { return unfinished(t, db) == 0 })
 
-	heads := map[string]string{}
+	var current []githubtest.PR
 	for _, s := range prs {
-		heads[prKey(s.pr.Owner, s.pr.Repo, s.pr.Number)] = s.pr.HeadSHA
+		current = append(current, s.pr)
 	}
 	all := runs(t, db)
-	checkReviews(t, app.gh, all, heads)
+	checkReviews(t, app.gh, all, current)
 	perPR := map[string][]runRow{}
 	ran := map[string]int{}
 	for _, r := range all {
@@ -179,8 +179,7 @@ func TestTwoReplicas(t *testing.T) {
 	waitFor(t, 10*time.Second, "the run's review", func() bool {
 		return len(app.gh.Reviews(killPR.Owner, killPR.Repo, killPR.Number)) > 0
 	})
-	heads[prKey(killPR.Owner, killPR.Repo, killPR.Number)] = killPR.HeadSHA
-	checkReviews(t, app.gh, runs(t, db), heads)
+	checkReviews(t, app.gh, runs(t, db), append(current, killPR))
 }
 
 // streamed is the pull request (by index) whose run is streamed from the
@@ -205,7 +204,7 @@ func prKey(owner, repo string, number int) string {
 }
 
 // checkReviews checks the database's runs against the reviews on the fake
-// GitHub. heads are the current head of every pull request, by prKey.
+// GitHub. prs are the pull requests, each at its current head.
 //
 //   - Every run is final; none failed.
 //   - A pull request has at most one review per head SHA, and exactly one
@@ -214,7 +213,7 @@ func prKey(owner, repo string, number int) string {
 //     run's head, carrying the run's marker.
 //   - No superseded or skipped run posted, or began to post.
 //   - GitHub was asked to create as many reviews as there are.
-func checkReviews(t testing.TB, gh *githubtest.Server, all []runRow, heads map[string]string) {
+func checkReviews(t testing.TB, gh *githubtest.Server, all []runRow, prs []githubtest.PR) {
 	t.Helper()
 	byReview := map[int64]runRow{}
 	for _, r := range all {
@@ -235,15 +234,10 @@ func checkReviews(t testing.TB, gh *githubtest.Server, all []runRow, heads map[s
 		}
 	}
 	total := 0
-	for key, head := range heads {
-		owner, rest, _ := strings.Cut(key, "/")
-		var repo string
-		var number int
-		if _, err := fmt.Sscanf(strings.Replace(rest, "#", " ", 1), "%s %d", &repo, &number); err != nil {
-			t.Fatalf("pull request key %q: %v", key, err)
-		}
+	for _, pr := range prs {
+		key := prKey(pr.Owner, pr.Repo, pr.Number)
 		perHead := map[string]int{}
-		for _, rv := range gh.Reviews(owner, repo, number) {
+		for _, rv := range gh.Reviews(pr.Owner, pr.Repo, pr.Number) {
 			total++
 			perHead[rv.CommitID]++
 			r, ok := byReview[rv.ID]
@@ -259,8 +253,8 @@ func checkReviews(t testing.TB, gh *githubtest.Server, all []runRow, heads map[s
 				t.Errorf("%s: %d reviews of head %.7s, want one", key, n, commit)
 			}
 		}
-		if perHead[head] != 1 {
-			t.Errorf("%s: %d reviews of the current head %.7s, want 1", key, perHead[head], head)
+		if perHead[pr.HeadSHA] != 1 {
+			t.Errorf("%s: %d reviews of the current head %.7s, want 1", key, perHead[pr.HeadSHA], pr.HeadSHA)
 		}
 	}
 	created := 0

@@ -145,12 +145,12 @@ func TestSoak(t *testing.T) {
 	waitFor(t, soakDrain, "every run final after the soak", func() bool { return unfinished(t, db) == 0 })
 	drained := time.Since(start) - elapsed
 
-	heads := map[string]string{}
-	for key, p := range pulls {
-		heads[key] = p.pr.HeadSHA
+	var current []githubtest.PR
+	for _, p := range pulls {
+		current = append(current, p.pr)
 	}
 	all := runs(t, db)
-	checkReviews(t, app.gh, all, heads)
+	checkReviews(t, app.gh, all, current)
 
 	statuses := map[string]int{}
 	var longest float64
