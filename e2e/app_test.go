@@ -238,23 +238,28 @@ func openDB(t testing.TB, dbURL string) *pgxpool.Pool {
 	return db
 }
 
+// runColumns are the columns of review_runs that scanRun reads.
+const runColumns = `id::text, repository, pr_number, head_sha, status,
+	status_reason, error, COALESCE(locked_by, ''), attempts, COALESCE(posted_review_id, 0),
+	post_started_at IS NOT NULL, input_tokens, output_tokens,
+	COALESCE(extract(epoch FROM finished_at - started_at), 0)::float8`
+
+// scanRun reads a row of runColumns.
+func scanRun(row pgx.CollectableRow) (runRow, error) {
+	var r runRow
+	err := row.Scan(&r.ID, &r.Repository, &r.PRNumber, &r.HeadSHA, &r.Status, &r.Reason, &r.Error,
+		&r.LockedBy, &r.Attempts, &r.PostedReviewID, &r.PostStarted, &r.InputTokens, &r.OutputTokens, &r.Seconds)
+	return r, err
+}
+
 // runs returns every pull-request run, oldest first.
 func runs(t testing.TB, db *pgxpool.Pool) []runRow {
 	t.Helper()
-	rows, err := db.Query(t.Context(), `SELECT id::text, repository, pr_number, head_sha, status,
-		    status_reason, error, COALESCE(locked_by, ''), attempts, COALESCE(posted_review_id, 0),
-		    post_started_at IS NOT NULL, input_tokens, output_tokens,
-		    COALESCE(extract(epoch FROM finished_at - started_at), 0)::float8
-		FROM review_runs WHERE mode = 'pr' ORDER BY created_at, id`)
+	rows, err := db.Query(t.Context(), `SELECT `+runColumns+` FROM review_runs WHERE mode = 'pr' ORDER BY created_at, id`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (runRow, error) {
-		var r runRow
-		err := row.Scan(&r.ID, &r.Repository, &r.PRNumber, &r.HeadSHA, &r.Status, &r.Reason, &r.Error,
-			&r.LockedBy, &r.Attempts, &r.PostedReviewID, &r.PostStarted, &r.InputTokens, &r.OutputTokens, &r.Seconds)
-		return r, err
-	})
+	out, err := pgx.CollectRows(rows, scanRun)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,10 +295,13 @@ func waitRun(t testing.TB, db *pgxpool.Pool, pr githubtest.PR, head string, time
 	t.Helper()
 	var found runRow
 	waitFor(t, timeout, fmt.Sprintf("a run of %s/%s#%d at %.7s in %v", pr.Owner, pr.Repo, pr.Number, head, statuses), func() bool {
-		err := db.QueryRow(t.Context(), `SELECT id::text, status, COALESCE(locked_by, ''), attempts FROM review_runs
+		rows, err := db.Query(t.Context(), `SELECT `+runColumns+` FROM review_runs
 			WHERE repository = $1 AND pr_number = $2 AND head_sha = $3 AND status = ANY($4)
-			ORDER BY created_at DESC LIMIT 1`, pr.Owner+"/"+pr.Repo, pr.Number, head, statuses).
-			Scan(&found.ID, &found.Status, &found.LockedBy, &found.Attempts)
+			ORDER BY created_at DESC LIMIT 1`, pr.Owner+"/"+pr.Repo, pr.Number, head, statuses)
+		if err != nil {
+			return false
+		}
+		found, err = pgx.CollectOneRow(rows, scanRun)
 		return err == nil
 	})
 	return found

@@ -350,11 +350,10 @@ func loadPerReview(t *testing.T, bin string, app *fakeApp) []reviewCost {
 		// other's posts (one a second per installation).
 		payload := installationPayload(t, pr, "opened", int64(100+i))
 		app.mustDeliver(t, r.url, githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("size-%d", files), Payload: payload})
-		run := waitRun(t, db, pr, pr.HeadSHA, 2*time.Minute, "succeeded", "failed", "skipped", "superseded")
-		row := runByID(t, db, run.ID)
+		row := waitRun(t, db, pr, pr.HeadSHA, 2*time.Minute, "succeeded", "failed", "skipped", "superseded")
 		c := reviewCost{Files: files, Status: row.Status, Seconds: row.Seconds, ByRoute: map[string]int{},
 			LLMCalls: llm.Calls() - llmBefore, InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
-			ToolReads: toolCalls(t, db, run.ID)}
+			ToolReads: toolCalls(t, db, row.ID)}
 		for _, call := range app.gh.Calls() {
 			if call.Route == githubtest.RouteAccessToken || call.Route == githubtest.RouteCodeload {
 				continue
@@ -368,17 +367,6 @@ func loadPerReview(t *testing.T, bin string, app *fakeApp) []reviewCost {
 		out = append(out, c)
 	}
 	return out
-}
-
-// runByID returns one run.
-func runByID(t *testing.T, db *pgxpool.Pool, id string) runRow {
-	for _, r := range runs(t, db) {
-		if r.ID == id {
-			return r
-		}
-	}
-	t.Fatalf("no run %s", id)
-	return runRow{}
 }
 
 // toolCalls counts the tool calls the run's reviewers made.
@@ -403,9 +391,8 @@ func loadMemory(t *testing.T, bin string, app *fakeApp) memoryResult {
 	app.gh.ResetCalls()
 	res := memoryResult{Files: memoryPRFiles, IdleRSSMB: mb(r.memory(t).RSS)}
 	app.mustDeliver(t, r.url, githubtest.Delivery{Event: "pull_request", ID: "huge", Payload: payload(t, pr, "opened")})
-	run := waitRun(t, db, pr, pr.HeadSHA, 3*time.Minute, "succeeded", "failed", "skipped", "superseded")
+	row := waitRun(t, db, pr, pr.HeadSHA, 3*time.Minute, "succeeded", "failed", "skipped", "superseded")
 	m := r.memory(t)
-	row := runByID(t, db, run.ID)
 	res.Status, res.Seconds = row.Status, row.Seconds
 	res.PeakRSSMB, res.AfterRSSMB = mb(m.PeakRSS), mb(m.RSS)
 	res.LLMCalls, res.GitHubCalls = llm.Calls(), app.gh.APICallCount()
