@@ -45,13 +45,7 @@ func TestTwoReplicas(t *testing.T) {
 	llm := llmtest.New(t, reviewModel(slow), llmtest.WithLatency(50*time.Millisecond))
 	dbURL := storetest.Empty(t)
 	opts := serveOptions{env: app.serveEnv(llm.URL(), workers), config: workerConfig(lease)}
-	replicas := []*replica{
-		startReplica(t, bin, "replica A", dbURL, opts),
-		startReplica(t, bin, "replica B", dbURL, opts),
-	}
-	for _, r := range replicas {
-		r.waitReady(t)
-	}
+	replicas := startReplicas(t, bin, dbURL, opts)
 	// 1. Both replicas migrated the empty database at once. The first
 	// migration creates its tables without IF NOT EXISTS: had it run twice,
 	// a replica would have failed to start.

@@ -112,6 +112,20 @@ func startReplica(t testing.TB, bin, name, dbURL string, opts serveOptions) *rep
 	return r
 }
 
+// startReplicas starts replicas A and B of bin at once against dbURL and
+// waits until both are ready.
+func startReplicas(t testing.TB, bin, dbURL string, opts serveOptions) []*replica {
+	t.Helper()
+	replicas := []*replica{
+		startReplica(t, bin, "replica A", dbURL, opts),
+		startReplica(t, bin, "replica B", dbURL, opts),
+	}
+	for _, r := range replicas {
+		r.waitReady(t)
+	}
+	return replicas
+}
+
 // freeAddr returns a loopback address with a port that was free a moment
 // ago.
 func freeAddr(t testing.TB) string {

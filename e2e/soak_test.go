@@ -59,13 +59,7 @@ func TestSoak(t *testing.T) {
 	llm := llmtest.New(t, reviewModel(0), llmtest.WithLatency(soakLLMLatency))
 	dbURL := storetest.Empty(t)
 	opts := serveOptions{env: app.serveEnv(llm.URL(), soakWorkers), config: workerConfig(soakLease)}
-	replicas := []*replica{
-		startReplica(t, bin, "replica A", dbURL, opts),
-		startReplica(t, bin, "replica B", dbURL, opts),
-	}
-	for _, r := range replicas {
-		r.waitReady(t)
-	}
+	replicas := startReplicas(t, bin, dbURL, opts)
 	db := openDB(t, dbURL)
 
 	// The pull requests, by prKey, and the number of heads each had.
