@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,7 +28,6 @@ type fakeApp struct {
 	env    map[string]string // GITHUB_* variables of serve
 	secret []byte
 	client *http.Client
-	opened map[string]any // pull_request/opened, decoded
 }
 
 func newFakeApp(t testing.TB) *fakeApp {
@@ -48,9 +46,6 @@ func newFakeApp(t testing.TB) *fakeApp {
 		},
 		secret: []byte(cfg.App.WebhookSecret),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second},
-	}
-	if err := json.Unmarshal(githubtest.Payload(t, "pull_request/opened.payload.json"), &a.opened); err != nil {
-		t.Fatal(err)
 	}
 	t.Cleanup(a.client.CloseIdleConnections)
 	return a
@@ -93,18 +88,6 @@ const (
 	slowTitle = "[slow]"
 )
 
-// addedFileDiff is the git diff section of a new file.
-func addedFileDiff(path, content string) string {
-	lines := strings.SplitAfter(strings.TrimSuffix(content, "\n"), "\n")
-	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git a/%s b/%s\nnew file mode 100644\nindex 0000000..%s\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n",
-		path, path, githubtest.BlobSHA(content)[:7], path, len(lines))
-	for _, l := range lines {
-		b.WriteString("+" + strings.TrimSuffix(l, "\n") + "\n")
-	}
-	return b.String()
-}
-
 // newPR is owner/repo#number adding store/users.go and files-1 small Go
 // files to a base holding a README, at head.
 func newPR(owner, repo string, number, files int, title, head string) githubtest.PR {
@@ -122,7 +105,7 @@ func newPR(owner, repo string, number, files int, title, head string) githubtest
 	sort.Strings(paths)
 	var d strings.Builder
 	for _, p := range paths {
-		d.WriteString(addedFileDiff(p, headFiles[p]))
+		d.WriteString(githubtest.AddedFileDiff(p, headFiles[p]))
 	}
 	return githubtest.PR{
 		Owner: owner, Repo: repo, Number: number, Title: title,
@@ -138,13 +121,13 @@ func sha(parts ...any) string {
 
 // payload is the real pull_request payload for pr at its head, with action,
 // from the fixtures' installation.
-func (a *fakeApp) payload(t testing.TB, pr githubtest.PR, action string) []byte {
+func payload(t testing.TB, pr githubtest.PR, action string) []byte {
 	t.Helper()
-	return a.installationPayload(t, pr, action, installationID)
+	return installationPayload(t, pr, action, installationID)
 }
 
 // installationPayload is payload from another installation of the App.
-func (a *fakeApp) installationPayload(t testing.TB, pr githubtest.PR, action string, installation int64) []byte {
+func installationPayload(t testing.TB, pr githubtest.PR, action string, installation int64) []byte {
 	t.Helper()
 	fields := map[string]any{
 		"action":                 action,
@@ -158,46 +141,7 @@ func (a *fakeApp) installationPayload(t testing.TB, pr githubtest.PR, action str
 		"repository.owner.login": pr.Owner,
 		"installation.id":        installation,
 	}
-	doc := a.copyPayload()
-	for path, v := range fields {
-		keys := strings.Split(path, ".")
-		m := doc
-		for _, k := range keys[:len(keys)-1] {
-			m = m[k].(map[string]any)
-		}
-		m[keys[len(keys)-1]] = v
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// copyPayload copies the maps of the decoded payload that payload changes.
-func (a *fakeApp) copyPayload() map[string]any {
-	doc := make(map[string]any, len(a.opened))
-	for k, v := range a.opened {
-		doc[k] = v
-	}
-	for _, k := range []string{"pull_request", "repository", "installation"} {
-		doc[k] = copyMap(doc[k].(map[string]any))
-	}
-	pr := doc["pull_request"].(map[string]any)
-	for _, k := range []string{"head", "base"} {
-		pr[k] = copyMap(pr[k].(map[string]any))
-	}
-	repo := doc["repository"].(map[string]any)
-	repo["owner"] = copyMap(repo["owner"].(map[string]any))
-	return doc
-}
-
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+	return githubtest.SetFields(t, githubtest.Payload(t, "pull_request/opened.payload.json"), fields)
 }
 
 // deliver posts a signed delivery to a replica's webhook route and returns
@@ -294,23 +238,28 @@ func openDB(t testing.TB, dbURL string) *pgxpool.Pool {
 	return db
 }
 
+// runColumns are the columns of review_runs that scanRun reads.
+const runColumns = `id::text, repository, pr_number, head_sha, status,
+	status_reason, error, COALESCE(locked_by, ''), attempts, COALESCE(posted_review_id, 0),
+	post_started_at IS NOT NULL, input_tokens, output_tokens,
+	COALESCE(extract(epoch FROM finished_at - started_at), 0)::float8`
+
+// scanRun reads a row of runColumns.
+func scanRun(row pgx.CollectableRow) (runRow, error) {
+	var r runRow
+	err := row.Scan(&r.ID, &r.Repository, &r.PRNumber, &r.HeadSHA, &r.Status, &r.Reason, &r.Error,
+		&r.LockedBy, &r.Attempts, &r.PostedReviewID, &r.PostStarted, &r.InputTokens, &r.OutputTokens, &r.Seconds)
+	return r, err
+}
+
 // runs returns every pull-request run, oldest first.
 func runs(t testing.TB, db *pgxpool.Pool) []runRow {
 	t.Helper()
-	rows, err := db.Query(t.Context(), `SELECT id::text, repository, pr_number, head_sha, status,
-		    status_reason, error, COALESCE(locked_by, ''), attempts, COALESCE(posted_review_id, 0),
-		    post_started_at IS NOT NULL, input_tokens, output_tokens,
-		    COALESCE(extract(epoch FROM finished_at - started_at), 0)::float8
-		FROM review_runs WHERE mode = 'pr' ORDER BY created_at, id`)
+	rows, err := db.Query(t.Context(), `SELECT `+runColumns+` FROM review_runs WHERE mode = 'pr' ORDER BY created_at, id`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (runRow, error) {
-		var r runRow
-		err := row.Scan(&r.ID, &r.Repository, &r.PRNumber, &r.HeadSHA, &r.Status, &r.Reason, &r.Error,
-			&r.LockedBy, &r.Attempts, &r.PostedReviewID, &r.PostStarted, &r.InputTokens, &r.OutputTokens, &r.Seconds)
-		return r, err
-	})
+	out, err := pgx.CollectRows(rows, scanRun)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,10 +295,13 @@ func waitRun(t testing.TB, db *pgxpool.Pool, pr githubtest.PR, head string, time
 	t.Helper()
 	var found runRow
 	waitFor(t, timeout, fmt.Sprintf("a run of %s/%s#%d at %.7s in %v", pr.Owner, pr.Repo, pr.Number, head, statuses), func() bool {
-		err := db.QueryRow(t.Context(), `SELECT id::text, status, COALESCE(locked_by, ''), attempts FROM review_runs
+		rows, err := db.Query(t.Context(), `SELECT `+runColumns+` FROM review_runs
 			WHERE repository = $1 AND pr_number = $2 AND head_sha = $3 AND status = ANY($4)
-			ORDER BY created_at DESC LIMIT 1`, pr.Owner+"/"+pr.Repo, pr.Number, head, statuses).
-			Scan(&found.ID, &found.Status, &found.LockedBy, &found.Attempts)
+			ORDER BY created_at DESC LIMIT 1`, pr.Owner+"/"+pr.Repo, pr.Number, head, statuses)
+		if err != nil {
+			return false
+		}
+		found, err = pgx.CollectOneRow(rows, scanRun)
 		return err == nil
 	})
 	return found

@@ -187,12 +187,12 @@ func loadIntake(t *testing.T, bin string, app *fakeApp) []intakeLevel {
 	db := openDB(t, dbURL)
 
 	// Warm up connections and the database's caches.
-	measureIntake(t, app, r.url, 10, 0, intakePayloads(t, app, "warmup", 100), "warmup-", 200)
+	measureIntake(t, app, r.url, 10, 0, intakePayloads(t, "warmup", 100), "warmup-", 200)
 	var out []intakeLevel
 	for _, level := range []struct{ senders, offered int }{{1, 0}, {10, 0}, {50, 0}, {goalIntakeSenders, goalIntakePerSecond}} {
 		senders := level.senders
 		prefix := fmt.Sprintf("intake-%d-%d-", senders, level.offered)
-		lvl := measureIntake(t, app, r.url, senders, level.offered, intakePayloads(t, app, prefix, intakePulls), prefix, intakeMaxDeliveries)
+		lvl := measureIntake(t, app, r.url, senders, level.offered, intakePayloads(t, prefix, intakePulls), prefix, intakeMaxDeliveries)
 		var stored int
 		if err := db.QueryRow(t.Context(), `SELECT count(*) FROM webhook_deliveries WHERE delivery_id LIKE $1`, prefix+"%").Scan(&stored); err != nil {
 			t.Fatal(err)
@@ -207,10 +207,10 @@ func loadIntake(t *testing.T, bin string, app *fakeApp) []intakeLevel {
 
 // intakePayloads are pull_request opened payloads of n pull requests of
 // load/<repo>.
-func intakePayloads(t *testing.T, app *fakeApp, repo string, n int) [][]byte {
+func intakePayloads(t *testing.T, repo string, n int) [][]byte {
 	out := make([][]byte, n)
 	for i := range out {
-		out[i] = app.payload(t, githubtest.PR{Owner: "load", Repo: repo, Number: i + 1, Title: "Load",
+		out[i] = payload(t, githubtest.PR{Owner: "load", Repo: repo, Number: i + 1, Title: "Load",
 			HeadSHA: sha(repo, i), BaseSHA: sha("base", repo)}, "opened")
 	}
 	return out
@@ -297,7 +297,7 @@ func loadReviews(t *testing.T, bin string, app *fakeApp) []reviewsLevel {
 		var payloads [][]byte
 		for i := range n {
 			pr := app.gh.AddPR(newPR("load", repo, i+1, 3, "Add user lookup", sha(repo, i)))
-			payloads = append(payloads, app.installationPayload(t, pr, "opened", int64(i%installations+1)))
+			payloads = append(payloads, installationPayload(t, pr, "opened", int64(i%installations+1)))
 		}
 		start := time.Now()
 		for i, p := range payloads {
@@ -348,13 +348,12 @@ func loadPerReview(t *testing.T, bin string, app *fakeApp) []reviewCost {
 		llmBefore := llm.Calls()
 		// Each its own installation: the reviews do not wait for each
 		// other's posts (one a second per installation).
-		payload := app.installationPayload(t, pr, "opened", int64(100+i))
+		payload := installationPayload(t, pr, "opened", int64(100+i))
 		app.mustDeliver(t, r.url, githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("size-%d", files), Payload: payload})
-		run := waitRun(t, db, pr, pr.HeadSHA, 2*time.Minute, "succeeded", "failed", "skipped", "superseded")
-		row := runByID(t, db, run.ID)
+		row := waitRun(t, db, pr, pr.HeadSHA, 2*time.Minute, "succeeded", "failed", "skipped", "superseded")
 		c := reviewCost{Files: files, Status: row.Status, Seconds: row.Seconds, ByRoute: map[string]int{},
 			LLMCalls: llm.Calls() - llmBefore, InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
-			ToolReads: toolCalls(t, db, run.ID)}
+			ToolReads: toolCalls(t, db, row.ID)}
 		for _, call := range app.gh.Calls() {
 			if call.Route == githubtest.RouteAccessToken || call.Route == githubtest.RouteCodeload {
 				continue
@@ -368,17 +367,6 @@ func loadPerReview(t *testing.T, bin string, app *fakeApp) []reviewCost {
 		out = append(out, c)
 	}
 	return out
-}
-
-// runByID returns one run.
-func runByID(t *testing.T, db *pgxpool.Pool, id string) runRow {
-	for _, r := range runs(t, db) {
-		if r.ID == id {
-			return r
-		}
-	}
-	t.Fatalf("no run %s", id)
-	return runRow{}
 }
 
 // toolCalls counts the tool calls the run's reviewers made.
@@ -402,10 +390,9 @@ func loadMemory(t *testing.T, bin string, app *fakeApp) memoryResult {
 	pr := app.gh.AddPR(newPR("load", "huge", 1, memoryPRFiles, "Add user lookup", sha("huge")))
 	app.gh.ResetCalls()
 	res := memoryResult{Files: memoryPRFiles, IdleRSSMB: mb(r.memory(t).RSS)}
-	app.mustDeliver(t, r.url, githubtest.Delivery{Event: "pull_request", ID: "huge", Payload: app.payload(t, pr, "opened")})
-	run := waitRun(t, db, pr, pr.HeadSHA, 3*time.Minute, "succeeded", "failed", "skipped", "superseded")
+	app.mustDeliver(t, r.url, githubtest.Delivery{Event: "pull_request", ID: "huge", Payload: payload(t, pr, "opened")})
+	row := waitRun(t, db, pr, pr.HeadSHA, 3*time.Minute, "succeeded", "failed", "skipped", "superseded")
 	m := r.memory(t)
-	row := runByID(t, db, run.ID)
 	res.Status, res.Seconds = row.Status, row.Seconds
 	res.PeakRSSMB, res.AfterRSSMB = mb(m.PeakRSS), mb(m.RSS)
 	res.LLMCalls, res.GitHubCalls = llm.Calls(), app.gh.APICallCount()

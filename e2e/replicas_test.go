@@ -45,13 +45,7 @@ func TestTwoReplicas(t *testing.T) {
 	llm := llmtest.New(t, reviewModel(slow), llmtest.WithLatency(50*time.Millisecond))
 	dbURL := storetest.Empty(t)
 	opts := serveOptions{env: app.serveEnv(llm.URL(), workers), config: workerConfig(lease)}
-	replicas := []*replica{
-		startReplica(t, bin, "replica A", dbURL, opts),
-		startReplica(t, bin, "replica B", dbURL, opts),
-	}
-	for _, r := range replicas {
-		r.waitReady(t)
-	}
+	replicas := startReplicas(t, bin, dbURL, opts)
 	// 1. Both replicas migrated the empty database at once. The first
 	// migration creates its tables without IF NOT EXISTS: had it run twice,
 	// a replica would have failed to start.
@@ -84,7 +78,7 @@ func TestTwoReplicas(t *testing.T) {
 	for i, s := range prs {
 		to, other := replicas[i%2], replicas[(i+1)%2]
 		wg.Go(func() {
-			d := githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("open-%d", i), Payload: app.payload(t, s.pr, "opened")}
+			d := githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("open-%d", i), Payload: payload(t, s.pr, "opened")}
 			switch {
 			case s.redeliver && i%8 == 0: // to both replicas at once
 				var both sync.WaitGroup
@@ -109,7 +103,7 @@ func TestTwoReplicas(t *testing.T) {
 			head := sha("head", s.pr.Repo, s.pr.Number, 2)
 			app.gh.SetHeadSHA(s.pr.Owner, s.pr.Repo, s.pr.Number, head)
 			s.pr.HeadSHA = head
-			app.mustDeliver(t, other.url, githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("sync-%d", i), Payload: app.payload(t, s.pr, "synchronize")})
+			app.mustDeliver(t, other.url, githubtest.Delivery{Event: "pull_request", ID: fmt.Sprintf("sync-%d", i), Payload: payload(t, s.pr, "synchronize")})
 		})
 	}
 	wg.Wait()
@@ -118,12 +112,12 @@ func TestTwoReplicas(t *testing.T) {
 	}
 	waitFor(t, 60*time.Second, "every run final", func() bool { return unfinished(t, db) == 0 })
 
-	heads := map[string]string{}
+	var current []githubtest.PR
 	for _, s := range prs {
-		heads[prKey(s.pr.Owner, s.pr.Repo, s.pr.Number)] = s.pr.HeadSHA
+		current = append(current, s.pr)
 	}
 	all := runs(t, db)
-	checkReviews(t, app.gh, all, heads)
+	checkReviews(t, app.gh, all, current)
 	perPR := map[string][]runRow{}
 	ran := map[string]int{}
 	for _, r := range all {
@@ -160,7 +154,7 @@ func TestTwoReplicas(t *testing.T) {
 
 	// 4. Kill the replica running a review.
 	killPR := app.gh.AddPR(newPR("acme", "repo-0", 100, 3, slowTitle+" Killed mid-review", sha("kill", 1)))
-	app.mustDeliver(t, replicas[0].url, githubtest.Delivery{Event: "pull_request", ID: "open-kill", Payload: app.payload(t, killPR, "opened")})
+	app.mustDeliver(t, replicas[0].url, githubtest.Delivery{Event: "pull_request", ID: "open-kill", Payload: payload(t, killPR, "opened")})
 	run := waitRun(t, db, killPR, killPR.HeadSHA, 30*time.Second, "running")
 	victim, survivor := replicas[0], replicas[1]
 	if survivor.owns(run.LockedBy) {
@@ -179,8 +173,7 @@ func TestTwoReplicas(t *testing.T) {
 	waitFor(t, 10*time.Second, "the run's review", func() bool {
 		return len(app.gh.Reviews(killPR.Owner, killPR.Repo, killPR.Number)) > 0
 	})
-	heads[prKey(killPR.Owner, killPR.Repo, killPR.Number)] = killPR.HeadSHA
-	checkReviews(t, app.gh, runs(t, db), heads)
+	checkReviews(t, app.gh, runs(t, db), append(current, killPR))
 }
 
 // streamed is the pull request (by index) whose run is streamed from the
@@ -205,7 +198,7 @@ func prKey(owner, repo string, number int) string {
 }
 
 // checkReviews checks the database's runs against the reviews on the fake
-// GitHub. heads are the current head of every pull request, by prKey.
+// GitHub. prs are the pull requests, each at its current head.
 //
 //   - Every run is final; none failed.
 //   - A pull request has at most one review per head SHA, and exactly one
@@ -214,7 +207,7 @@ func prKey(owner, repo string, number int) string {
 //     run's head, carrying the run's marker.
 //   - No superseded or skipped run posted, or began to post.
 //   - GitHub was asked to create as many reviews as there are.
-func checkReviews(t testing.TB, gh *githubtest.Server, all []runRow, heads map[string]string) {
+func checkReviews(t testing.TB, gh *githubtest.Server, all []runRow, prs []githubtest.PR) {
 	t.Helper()
 	byReview := map[int64]runRow{}
 	for _, r := range all {
@@ -235,15 +228,10 @@ func checkReviews(t testing.TB, gh *githubtest.Server, all []runRow, heads map[s
 		}
 	}
 	total := 0
-	for key, head := range heads {
-		owner, rest, _ := strings.Cut(key, "/")
-		var repo string
-		var number int
-		if _, err := fmt.Sscanf(strings.Replace(rest, "#", " ", 1), "%s %d", &repo, &number); err != nil {
-			t.Fatalf("pull request key %q: %v", key, err)
-		}
+	for _, pr := range prs {
+		key := prKey(pr.Owner, pr.Repo, pr.Number)
 		perHead := map[string]int{}
-		for _, rv := range gh.Reviews(owner, repo, number) {
+		for _, rv := range gh.Reviews(pr.Owner, pr.Repo, pr.Number) {
 			total++
 			perHead[rv.CommitID]++
 			r, ok := byReview[rv.ID]
@@ -259,8 +247,8 @@ func checkReviews(t testing.TB, gh *githubtest.Server, all []runRow, heads map[s
 				t.Errorf("%s: %d reviews of head %.7s, want one", key, n, commit)
 			}
 		}
-		if perHead[head] != 1 {
-			t.Errorf("%s: %d reviews of the current head %.7s, want 1", key, perHead[head], head)
+		if perHead[pr.HeadSHA] != 1 {
+			t.Errorf("%s: %d reviews of the current head %.7s, want 1", key, perHead[pr.HeadSHA], pr.HeadSHA)
 		}
 	}
 	created := 0

@@ -44,7 +44,8 @@ type replica struct {
 	url    string // http://127.0.0.1:port
 	log    string // path of its log
 	cmd    *exec.Cmd
-	exited chan error // receives the process's end once
+	cancel context.CancelFunc // stops the process: SIGTERM, SIGKILL after stopTimeout
+	exited chan error         // receives the process's end once
 	killed bool
 }
 
@@ -81,6 +82,7 @@ func startReplica(t testing.TB, bin, name, dbURL string, opts serveOptions) *rep
 	// context.WithoutCancel: the process is stopped by the cleanup below,
 	// which runs after t.Context is cancelled.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	r.cancel = cancel
 	r.cmd = exec.CommandContext(ctx, bin, args...)
 	r.cmd.Cancel = func() error { return r.cmd.Process.Signal(syscall.SIGTERM) }
 	r.cmd.WaitDelay = stopTimeout
@@ -102,18 +104,26 @@ func startReplica(t testing.TB, bin, name, dbURL string, opts serveOptions) *rep
 	}
 	go func() { r.exited <- errors.Join(r.cmd.Wait(), logFile.Close()) }()
 	t.Cleanup(func() {
-		cancel()
-		err := <-r.exited
-		r.exited <- err
-		// Wait reports a clean exit after the cancellation as ctx's error.
-		if err != nil && !errors.Is(err, context.Canceled) && !r.killed {
-			t.Errorf("%s: mergeguard serve did not stop cleanly on SIGTERM: %v", r.name, err)
-		}
+		r.stop(t)
 		if t.Failed() {
 			r.showLog(t)
 		}
 	})
 	return r
+}
+
+// startReplicas starts replicas A and B of bin at once against dbURL and
+// waits until both are ready.
+func startReplicas(t testing.TB, bin, dbURL string, opts serveOptions) []*replica {
+	t.Helper()
+	replicas := []*replica{
+		startReplica(t, bin, "replica A", dbURL, opts),
+		startReplica(t, bin, "replica B", dbURL, opts),
+	}
+	for _, r := range replicas {
+		r.waitReady(t)
+	}
+	return replicas
 }
 
 // freeAddr returns a loopback address with a port that was free a moment
@@ -188,15 +198,16 @@ func (r *replica) kill(t testing.TB) {
 	r.exited <- err
 }
 
-// stop ends the replica with SIGTERM and waits until it has stopped.
+// stop ends the replica with SIGTERM (SIGKILL after stopTimeout) and waits
+// until it has stopped. It fails the test unless the replica stopped
+// cleanly or was killed.
 func (r *replica) stop(t testing.TB) {
 	t.Helper()
-	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatalf("%s: stop: %v", r.name, err)
-	}
+	r.cancel()
 	err := <-r.exited
 	r.exited <- err
-	if err != nil {
+	// Wait reports a clean exit after the cancellation as ctx's error.
+	if err != nil && !errors.Is(err, context.Canceled) && !r.killed {
 		t.Errorf("%s: mergeguard serve did not stop cleanly on SIGTERM: %v", r.name, err)
 	}
 }

@@ -11,6 +11,8 @@
 #   CHROME_PATH=$(bash scripts/ensure-chromium.sh)
 set -euo pipefail
 
+. "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
+
 log() { echo "$(basename "$0"): $*" >&2; }
 
 if [ -n "${CHROME_PATH:-}" ]; then
@@ -28,21 +30,7 @@ if [ -x "$chromium" ]; then
 	exit 0
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-	if ! command -v sudo >/dev/null 2>&1; then
-		log "Chromium not found and not root: install it (apt-get install chromium) or set CHROME_PATH"
-		exit 1
-	fi
-	sudo="sudo"
-fi
-if ! command -v apt-get >/dev/null 2>&1; then
-	log "Chromium not found and apt-get is unavailable: install Chromium and set CHROME_PATH"
-	exit 1
-fi
-log "Chromium not found; installing it with apt-get"
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get update >&2
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-liberation >&2
+apt_install Chromium "install it (apt-get install chromium) or set CHROME_PATH" chromium fonts-liberation || exit 1
 if [ ! -x "$chromium" ]; then
 	log "apt-get installed chromium but $chromium is still missing"
 	exit 1

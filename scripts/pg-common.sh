@@ -1,6 +1,8 @@
 # Shared helpers for with-postgres.sh and dev-postgres.sh. Source it; do not
 # run it. Messages go to stderr so the scripts' stdout stays clean.
 
+. "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
+
 pg_log() { echo "$(basename "$0"): $*" >&2; }
 
 # pg_find_bindir prints the directory holding initdb, pg_ctl and postgres:
@@ -29,24 +31,7 @@ pg_ensure_bindir() {
 	if PG_BIN=$(pg_find_bindir); then
 		return 0
 	fi
-	local sudo=""
-	if [ "$(id -u)" -ne 0 ]; then
-		if ! command -v sudo >/dev/null 2>&1; then
-			pg_log "PostgreSQL server binaries not found and not root: install postgresql (apt-get install postgresql) or set MERGEGUARD_TEST_DATABASE_URL"
-			return 1
-		fi
-		sudo="sudo"
-	fi
-	if ! command -v apt-get >/dev/null 2>&1; then
-		pg_log "PostgreSQL server binaries not found and apt-get is unavailable: install PostgreSQL or set MERGEGUARD_TEST_DATABASE_URL"
-		return 1
-	fi
-	pg_log "PostgreSQL not found; installing it with apt-get"
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update >&2 &&
-		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql >&2 || {
-		pg_log "apt-get install postgresql failed"
-		return 1
-	}
+	apt_install "PostgreSQL server binaries" "install postgresql (apt-get install postgresql) or set MERGEGUARD_TEST_DATABASE_URL" postgresql || return 1
 	PG_BIN=$(pg_find_bindir) || {
 		pg_log "postgresql installed but initdb still not found"
 		return 1

@@ -15,7 +15,6 @@ import (
 	"helm.sh/helm/v3/pkg/lint/support"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 )
@@ -442,7 +441,7 @@ func TestCheckInvariantsCatchesBrokenObjects(t *testing.T) {
 		},
 		"config not mounted": {
 			func(o *objects) {
-				o.configMaps = append(o.configMaps, &corev1.ConfigMap{Data: map[string]string{"mergeguard.yml": ""}})
+				o.add(&corev1.ConfigMap{Data: map[string]string{"mergeguard.yml": ""}})
 				o.configMaps[0].Name = "mg-mergeguard"
 			},
 			`ConfigMap "mg-mergeguard" is not mounted at /app/config`,
@@ -463,9 +462,12 @@ func TestCheckInvariantsCatchesBrokenObjects(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			broken := objs.deepCopy()
+			broken, _, err := renderChart(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			tt.breakIt(broken)
-			err := checkInvariants(broken)
+			err = checkInvariants(broken)
 			if err == nil {
 				t.Fatal("checkInvariants accepted a broken rendering")
 			}
@@ -701,7 +703,7 @@ func checkInvariants(o *objects) error {
 	}
 
 	// Every object is labelled for its release and leaves the namespace to Helm.
-	for _, m := range metas(o) {
+	for _, m := range o.all {
 		if m.GetNamespace() != "" {
 			fail("%s sets a namespace", m.GetName())
 		}
@@ -733,34 +735,4 @@ func containerPort(c corev1.Container, name string) int32 {
 		}
 	}
 	return 0
-}
-
-// metas returns every rendered object's metadata.
-func metas(o *objects) []metav1.Object {
-	var ms []metav1.Object
-	for _, v := range o.deployments {
-		ms = append(ms, v)
-	}
-	for _, v := range o.services {
-		ms = append(ms, v)
-	}
-	for _, v := range o.configMaps {
-		ms = append(ms, v)
-	}
-	for _, v := range o.secrets {
-		ms = append(ms, v)
-	}
-	for _, v := range o.serviceAccounts {
-		ms = append(ms, v)
-	}
-	for _, v := range o.ingresses {
-		ms = append(ms, v)
-	}
-	for _, v := range o.hpas {
-		ms = append(ms, v)
-	}
-	for _, v := range o.pdbs {
-		ms = append(ms, v)
-	}
-	return ms
 }

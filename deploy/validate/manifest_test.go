@@ -12,10 +12,12 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
 
-// objects holds the Kubernetes objects of one rendering of the chart, by type.
+// objects holds the Kubernetes objects of one rendering of the chart, by type,
+// and all of them in the order they were added.
 type objects struct {
 	deployments     []*appsv1.Deployment
 	services        []*corev1.Service
@@ -25,6 +27,7 @@ type objects struct {
 	ingresses       []*networkingv1.Ingress
 	hpas            []*autoscalingv2.HorizontalPodAutoscaler
 	pdbs            []*policyv1.PodDisruptionBudget
+	all             []metav1.Object
 }
 
 // decodeManifest decodes one YAML document strictly into the Kubernetes type
@@ -64,7 +67,8 @@ func decodeManifest(doc string) (any, error) {
 	return obj, nil
 }
 
-// add files a decoded object under its type.
+// add files a decoded object under its type; other kinds (a test Pod) are
+// not part of the release and are left out.
 func (o *objects) add(obj any) {
 	switch v := obj.(type) {
 	case *appsv1.Deployment:
@@ -83,58 +87,20 @@ func (o *objects) add(obj any) {
 		o.hpas = append(o.hpas, v)
 	case *policyv1.PodDisruptionBudget:
 		o.pdbs = append(o.pdbs, v)
+	default:
+		return
 	}
+	o.all = append(o.all, obj.(metav1.Object))
 }
 
 // kinds lists the objects as sorted "Kind" entries, one per object.
 func (o *objects) kinds() []string {
 	var ks []string
-	for kind, n := range map[string]int{
-		"Deployment":              len(o.deployments),
-		"Service":                 len(o.services),
-		"ConfigMap":               len(o.configMaps),
-		"Secret":                  len(o.secrets),
-		"ServiceAccount":          len(o.serviceAccounts),
-		"Ingress":                 len(o.ingresses),
-		"HorizontalPodAutoscaler": len(o.hpas),
-		"PodDisruptionBudget":     len(o.pdbs),
-	} {
-		for range n {
-			ks = append(ks, kind)
-		}
+	for _, m := range o.all {
+		ks = append(ks, m.(runtime.Object).GetObjectKind().GroupVersionKind().Kind)
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// deepCopy returns an independent copy, for tests that break one object.
-func (o *objects) deepCopy() *objects {
-	c := &objects{}
-	for _, v := range o.deployments {
-		c.add(v.DeepCopy())
-	}
-	for _, v := range o.services {
-		c.add(v.DeepCopy())
-	}
-	for _, v := range o.configMaps {
-		c.add(v.DeepCopy())
-	}
-	for _, v := range o.secrets {
-		c.add(v.DeepCopy())
-	}
-	for _, v := range o.serviceAccounts {
-		c.add(v.DeepCopy())
-	}
-	for _, v := range o.ingresses {
-		c.add(v.DeepCopy())
-	}
-	for _, v := range o.hpas {
-		c.add(v.DeepCopy())
-	}
-	for _, v := range o.pdbs {
-		c.add(v.DeepCopy())
-	}
-	return c
 }
 
 const validDeployment = `apiVersion: apps/v1
