@@ -387,24 +387,12 @@ func sortedFindings(fs []review.Finding) []review.Finding {
 	slices.SortStableFunc(out, func(a, b review.Finding) int {
 		return cmp.Or(
 			cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
-			cmp.Compare(verificationRank(b.VerificationStatus), verificationRank(a.VerificationStatus)),
+			cmp.Compare(b.VerificationStatus.Rank(), a.VerificationStatus.Rank()),
 			strings.Compare(a.FilePath, b.FilePath),
 			cmp.Compare(a.LineStart, b.LineStart),
 		)
 	})
 	return out
-}
-
-func verificationRank(v review.VerificationStatus) int {
-	switch v {
-	case review.Verified:
-		return 3
-	case review.Likely:
-		return 2
-	case review.Unverified:
-		return 1
-	}
-	return 0
 }
 
 func sideOf(f review.Finding) review.Side {

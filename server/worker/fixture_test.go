@@ -1,7 +1,6 @@
 package worker_test
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -62,18 +61,6 @@ func reviewer(req llmtest.Request) llmtest.Response {
 	return llmtest.JSON(map[string]any{"findings": found, "positive_notes": []any{}})
 }
 
-// addedFileDiff is the git diff section of a new file.
-func addedFileDiff(path, content string) string {
-	lines := strings.SplitAfter(strings.TrimSuffix(content, "\n"), "\n")
-	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git a/%s b/%s\nnew file mode 100644\nindex 0000000..%s\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n",
-		path, path, githubtest.BlobSHA(content)[:7], path, len(lines))
-	for _, l := range lines {
-		b.WriteString("+" + strings.TrimSuffix(l, "\n") + "\n")
-	}
-	return b.String()
-}
-
 // pr is Codertocat/Hello-World#2 at head, adding files to a base holding
 // base.
 func pr(head string, base, added map[string]string) githubtest.PR {
@@ -81,7 +68,7 @@ func pr(head string, base, added map[string]string) githubtest.PR {
 	var d strings.Builder
 	for _, p := range slices.Sorted(maps.Keys(added)) {
 		headFiles[p] = added[p]
-		d.WriteString(addedFileDiff(p, added[p]))
+		d.WriteString(githubtest.AddedFileDiff(p, added[p]))
 	}
 	return githubtest.PR{
 		Owner: owner, Repo: repoName, Number: prNumber, Title: "Add user lookup",

@@ -637,7 +637,7 @@ func TestAPICallsPerReview(t *testing.T) {
 
 func TestReviewsADiffRun(t *testing.T) {
 	e := newEnv(t, reviewer)
-	diffText := addedFileDiff("mathx/div.go", divGo) + addedFileDiff("store/users.go", usersGo)
+	diffText := githubtest.AddedFileDiff("mathx/div.go", divGo) + githubtest.AddedFileDiff("store/users.go", usersGo)
 	queued, err := e.store.EnqueueRun(t.Context(), store.NewRun{
 		Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &diffText,
 		Options: []byte(`{"severity_threshold": "CRITICAL", "focus_areas": ["Security"]}`),
