@@ -1,10 +1,16 @@
-// Package access decides who may use MergeGuard's API and web UI: holders of
-// the API token, and — only when the request really comes from this machine —
-// local users without one.
+// Package access decides who may use MergeGuard's API and web UI and guards
+// them against cross-site requests. When an API token is configured, every
+// request needs it; without one, only requests from this machine, addressed
+// to a loopback host name, pass. State-changing requests must come from the
+// server's own origin, and the web UI's carry a double-submit CSRF token.
 package access
 
 import (
+	"crypto/rand"
 	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,38 +21,83 @@ import (
 // navigations (which cannot send an Authorization header) are authorised.
 const CookieName = "mergeguard_token"
 
-// Policy authorises requests against an optional bearer token.
+// Policy authorises requests against an optional bearer token. Make it
+// with NewPolicy to trust the public URL's origin; the zero value and a
+// literal with only Token set trust the request's own host only.
 type Policy struct {
 	// Token is MERGEGUARD_API_TOKEN; empty means only local requests pass.
 	Token string
+
+	origins *http.CrossOriginProtection
 }
 
-// Allow reports whether r may proceed. A request passes when it carries the
-// token (as "Authorization: Bearer <token>", or as the UI cookie when
-// allowCookie is set) or when it comes from loopback without proxy headers.
+// NewPolicy returns the policy for token. publicURL (server.public_url,
+// may be empty) is the address browsers reach the server at; its origin is
+// trusted for state-changing requests besides the request's own host.
+func NewPolicy(token, publicURL string) (Policy, error) {
+	p := Policy{Token: token, origins: http.NewCrossOriginProtection()}
+	if publicURL == "" {
+		return p, nil
+	}
+	u, err := url.Parse(publicURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return Policy{}, fmt.Errorf("public URL %q is not an absolute URL", publicURL)
+	}
+	if err := p.origins.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
+		return Policy{}, fmt.Errorf("public URL %q: %w", publicURL, err)
+	}
+	return p, nil
+}
+
+// Allow reports whether r may proceed. With a token configured a request
+// passes only when it carries it (as "Authorization: Bearer <token>", the
+// scheme in any case, or as the UI cookie when allowCookie is set); without
+// one, only local requests (see Local) pass.
 func (p Policy) Allow(r *http.Request, allowCookie bool) bool {
-	if p.Token != "" {
-		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && p.equal(tok) {
-			return true
-		}
-		if allowCookie {
-			if c, err := r.Cookie(CookieName); err == nil {
-				if v, err := url.QueryUnescape(c.Value); err == nil && p.equal(v) {
-					return true
-				}
+	if p.Token == "" {
+		return Local(r)
+	}
+	if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") && p.equal(tok) {
+		return true
+	}
+	if allowCookie {
+		if c, err := r.Cookie(CookieName); err == nil {
+			if v, err := url.QueryUnescape(c.Value); err == nil && p.equal(v) {
+				return true
 			}
 		}
 	}
-	return Local(r)
+	return false
 }
 
 func (p Policy) equal(tok string) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(p.Token)) == 1
 }
 
-// Local reports whether r comes from a loopback address and was not
-// forwarded by a proxy (a reverse proxy on the same host connects from
-// loopback but adds X-Forwarded-For or Forwarded).
+// ErrCrossOrigin says a state-changing request came from another site.
+var ErrCrossOrigin = errors.New("cross-origin request refused")
+
+// CheckOrigin refuses a state-changing request (POST, PUT, PATCH, DELETE)
+// that a browser sent from another origin: Sec-Fetch-Site other than
+// same-origin or none, or an Origin whose host is neither the request's
+// Host nor the public URL's. Requests without either header (curl,
+// scripts) pass: no browser sent them on someone else's behalf.
+func (p Policy) CheckOrigin(r *http.Request) error {
+	c := p.origins
+	if c == nil {
+		c = new(http.CrossOriginProtection) // the zero value trusts the request's own host only
+	}
+	if err := c.Check(r); err != nil {
+		return fmt.Errorf("%w: %w", ErrCrossOrigin, err)
+	}
+	return nil
+}
+
+// Local reports whether r comes from a loopback address, was not forwarded
+// by a proxy (a reverse proxy on the same host connects from loopback but
+// may add X-Forwarded-For or Forwarded), and names a loopback host
+// (localhost, 127.0.0.1 or [::1], any port): a page of another site whose
+// name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name.
 func Local(r *http.Request) bool {
 	if r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" || r.Header.Get("X-Real-Ip") != "" {
 		return false
@@ -56,5 +107,76 @@ func Local(r *http.Request) bool {
 		return false
 	}
 	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return ip != nil && ip.IsLoopback() && loopbackName(r.Host)
+}
+
+// loopbackName reports whether a Host header names this machine.
+func loopbackName(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	switch strings.ToLower(host) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+// CSRFCookie holds the web UI's double-submit token; CSRFHeader carries it
+// back on the UI's state-changing requests.
+const (
+	CSRFCookie = "mergeguard_csrf"
+	CSRFHeader = "X-CSRF-Token"
+)
+
+// CSRFToken returns the request's CSRF token, issuing a new one in a
+// cookie when it has none. Pages embed it so their scripts can send it in
+// the CSRFHeader.
+func CSRFToken(w http.ResponseWriter, r *http.Request) (string, error) {
+	if c, err := r.Cookie(CSRFCookie); err == nil && validToken(c.Value) {
+		return c.Value, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("csrf token: %w", err)
+	}
+	tok := hex.EncodeToString(b)
+	http.SetCookie(w, &http.Cookie{Name: CSRFCookie, Value: tok, Path: "/", HttpOnly: true,
+		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	return tok, nil
+}
+
+func validToken(s string) bool {
+	_, err := hex.DecodeString(s)
+	return len(s) == 64 && err == nil
+}
+
+// ErrCSRF says a browser's state-changing request lacks the CSRF token.
+var ErrCSRF = errors.New("missing or wrong CSRF token")
+
+// CheckCSRF checks the double-submit token of a state-changing request a
+// browser sent (one with an Origin or Sec-Fetch-Site header, or cookies):
+// the CSRFHeader must equal the CSRFCookie. Other requests (curl, scripts
+// with the bearer token) carry no ambient credentials and pass.
+func CheckCSRF(r *http.Request) error {
+	if safeMethod(r.Method) {
+		return nil
+	}
+	if r.Header.Get("Origin") == "" && r.Header.Get("Sec-Fetch-Site") == "" && r.Header.Get("Cookie") == "" {
+		return nil
+	}
+	c, err := r.Cookie(CSRFCookie)
+	if err != nil || !validToken(c.Value) {
+		return ErrCSRF
+	}
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get(CSRFHeader)), []byte(c.Value)) != 1 {
+		return ErrCSRF
+	}
+	return nil
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }

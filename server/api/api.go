@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -25,6 +27,28 @@ import (
 
 // MaxBodyBytes caps a POST /api/review body (the diff text included).
 const MaxBodyBytes = 10 << 20
+
+// Defaults of the limits in Deps (zero there means these). They belong in
+// config/defaults.go once the config has keys for them.
+const (
+	// DefaultMaxBodies is how many POST /api/review bodies are read at
+	// once; each may hold up to MaxBodyBytes (several times that while it
+	// is decoded and parsed).
+	DefaultMaxBodies = 4
+	// DefaultMaxStreams caps the open event streams of this replica.
+	DefaultMaxStreams = 512
+	// DefaultMaxStreamsPerClient caps the open event streams of one client
+	// address (behind a reverse proxy every client has the proxy's).
+	DefaultMaxStreamsPerClient = 32
+	// DefaultStreamBatch is how many events a stream holds in memory at a
+	// time: it reads them from the database in batches of this size.
+	DefaultStreamBatch = 100
+	// DefaultStreamWriteTimeout bounds writing one batch of events (or a
+	// heartbeat) to a client; a client that does not read is dropped.
+	DefaultStreamWriteTimeout = 10 * time.Second
+	// DefaultGitHubWebURL is where pull-request URLs must point.
+	DefaultGitHubWebURL = "https://github.com/"
+)
 
 // Store is what the API needs of the database.
 type Store interface {
@@ -67,22 +91,56 @@ type Deps struct {
 	// Poll is how often a stream re-reads its run even without a
 	// notification, the safety net for missed NOTIFYs (default 5s).
 	Poll time.Duration
+	// GitHubWebURL is github.web_url: a github_url must be a pull request
+	// on this host (DefaultGitHubWebURL when empty).
+	GitHubWebURL string
+
+	// The limits below mean their Default* constant when zero.
+
+	// MaxBodies caps the POST /api/review bodies read at once; more are
+	// answered 503 with Retry-After.
+	MaxBodies int
+	// MaxStreams caps the open event streams (503 beyond);
+	// MaxStreamsPerClient caps them per client address (429 beyond).
+	MaxStreams, MaxStreamsPerClient int
+	// StreamBatch caps the events a stream holds in memory at a time.
+	StreamBatch int
+	// StreamWriteTimeout bounds writing one batch of events to a client.
+	StreamWriteTimeout time.Duration
 }
 
 // API serves the /api/review routes.
 type API struct {
-	d Deps
+	d       Deps
+	bodies  chan struct{} // a slot per body being read
+	streams *streamLimit
+	redact  redactor
 }
 
 // New returns the API over d.
 func New(d Deps) *API {
-	if d.Heartbeat <= 0 {
-		d.Heartbeat = 15 * time.Second
+	d.Heartbeat = orDefault(d.Heartbeat, 15*time.Second)
+	d.Poll = orDefault(d.Poll, 5*time.Second)
+	d.GitHubWebURL = orDefault(d.GitHubWebURL, DefaultGitHubWebURL)
+	d.MaxBodies = orDefault(d.MaxBodies, DefaultMaxBodies)
+	d.MaxStreams = orDefault(d.MaxStreams, DefaultMaxStreams)
+	d.MaxStreamsPerClient = orDefault(d.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
+	d.StreamBatch = orDefault(d.StreamBatch, DefaultStreamBatch)
+	d.StreamWriteTimeout = orDefault(d.StreamWriteTimeout, DefaultStreamWriteTimeout)
+	return &API{
+		d:       d,
+		bodies:  make(chan struct{}, d.MaxBodies),
+		streams: newStreamLimit(d.MaxStreams, d.MaxStreamsPerClient),
+		redact:  newRedactor(),
 	}
-	if d.Poll <= 0 {
-		d.Poll = 5 * time.Second
+}
+
+func orDefault[T int | time.Duration | string](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
 	}
-	return &API{d: d}
+	return v
 }
 
 // Register adds the API routes to mux.
@@ -92,15 +150,26 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("GET /api/review/{id}/stream", a.guard(a.stream))
 }
 
+// guard refuses cross-site state-changing requests (403), requests
+// without the token (401) and browser requests without the CSRF token
+// (403), in that order.
 func (a *API) guard(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := a.d.Access.CheckOrigin(r); err != nil {
+			writeError(w, http.StatusForbidden, "cross-site request refused")
+			return
+		}
 		if !a.d.Access.Allow(r, false) {
 			msg := "missing or wrong bearer token"
 			if a.d.Access.Token == "" {
-				msg = "MERGEGUARD_API_TOKEN is not set: the API answers local requests only"
+				msg = "MERGEGUARD_API_TOKEN is not set: the API answers local requests (to localhost) only"
 			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mergeguard"`)
 			writeError(w, http.StatusUnauthorized, msg)
+			return
+		}
+		if err := access.CheckCSRF(r); err != nil {
+			writeError(w, http.StatusForbidden, "a browser request needs the "+access.CSRFHeader+" header (from the web UI's page)")
 			return
 		}
 		h(w, r)
@@ -121,16 +190,8 @@ type createResponse struct {
 }
 
 func (a *API) create(w http.ResponseWriter, r *http.Request) {
-	var req createRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", tooBig.Limit))
-			return
-		}
-		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+	req, ok := a.readCreate(w, r)
+	if !ok {
 		return
 	}
 	options, err := req.Options.Normalize()
@@ -149,45 +210,16 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "give either diff_text or github_url, not both")
 		return
 	case strings.TrimSpace(req.DiffText) != "":
-		d, err := diff.ParseString(req.DiffText)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "diff_text is not a unified diff: "+err.Error())
-			return
-		}
-		if len(d.Files) == 0 {
-			writeError(w, http.StatusBadRequest, "diff_text holds no file changes")
+		if msg := checkDiffText(req.DiffText); msg != "" {
+			writeError(w, http.StatusBadRequest, msg)
 			return
 		}
 		nr.Mode = store.ModeDiff
 		nr.DiffText = &req.DiffText
 	case req.GitHubURL != "":
-		owner, repo, number, err := ParsePullURL(req.GitHubURL)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+		if !a.resolvePull(w, r, req.GitHubURL, &nr) {
 			return
 		}
-		if a.d.PullRequests == nil {
-			writeError(w, http.StatusUnprocessableEntity, "the GitHub App is not configured on this server")
-			return
-		}
-		pr, err := a.d.PullRequests.Resolve(r.Context(), owner, repo, number)
-		switch {
-		case errors.Is(err, ErrNotInstalled):
-			writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("%s/%s: %v", owner, repo, err))
-			return
-		case errors.Is(err, review.ErrNotFound):
-			writeError(w, http.StatusNotFound, fmt.Sprintf("pull request %s/%s#%d not found", owner, repo, number))
-			return
-		case err != nil:
-			a.d.Logger.Error().Err(err).Str("github_url", req.GitHubURL).Msg("resolve pull request")
-			writeError(w, http.StatusBadGateway, "could not read the pull request from GitHub")
-			return
-		}
-		nr.Mode = store.ModePR
-		nr.InstallationID = pr.InstallationID
-		nr.Repository = owner + "/" + repo
-		nr.PRNumber = number
-		nr.HeadSHA, nr.BaseSHA, nr.Branch = pr.HeadSHA, pr.BaseSHA, pr.Branch
 	default:
 		writeError(w, http.StatusBadRequest, "give diff_text or github_url")
 		return
@@ -207,22 +239,131 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// ParsePullURL splits https://HOST/owner/repo/pull/N (any GitHub host, so
-// GitHub Enterprise works) into its parts.
-func ParsePullURL(raw string) (owner, repo string, number int, err error) {
+// readCreate decodes a POST /api/review body, refusing before reading it a
+// body that is not JSON (415), announces more than MaxBodyBytes (413) or
+// finds every body slot taken (503); then a body that grows past the limit
+// (413), is not one JSON object with known fields, or has data after it
+// (400). It answers the client itself when it returns false.
+func (a *API) readCreate(w http.ResponseWriter, r *http.Request) (createRequest, bool) {
+	var req createRequest
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "the body must be JSON, sent with Content-Type: application/json")
+		return req, false
+	}
+	if r.ContentLength > MaxBodyBytes {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", MaxBodyBytes))
+		return req, false
+	}
+	select {
+	case a.bodies <- struct{}{}:
+		defer func() { <-a.bodies }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "too many reviews being submitted at once; retry shortly")
+		return req, false
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&req)
+	if err == nil {
+		if _, extra := dec.Token(); !errors.Is(extra, io.EOF) {
+			err = errors.New("data after the JSON object")
+		}
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", tooBig.Limit))
+		return req, false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		return req, false
+	}
+	return req, true
+}
+
+// checkDiffText says what is wrong with a diff to review, or "".
+func checkDiffText(text string) string {
+	if strings.ContainsRune(text, 0) {
+		return "diff_text holds a NUL character (\\u0000): binary content cannot be reviewed"
+	}
+	d, err := diff.ParseString(text)
+	if err != nil {
+		return "diff_text is not a unified diff: " + err.Error()
+	}
+	if len(d.Files) == 0 {
+		return "diff_text holds no file changes"
+	}
+	return ""
+}
+
+// resolvePull fills nr for a review of the pull request at rawURL. It
+// answers the client itself when it returns false.
+func (a *API) resolvePull(w http.ResponseWriter, r *http.Request, rawURL string, nr *store.NewRun) bool {
+	owner, repo, number, err := ParsePullURL(a.d.GitHubWebURL, rawURL)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return false
+	}
+	if a.d.PullRequests == nil {
+		writeError(w, http.StatusUnprocessableEntity, "the GitHub App is not configured on this server")
+		return false
+	}
+	pr, err := a.d.PullRequests.Resolve(r.Context(), owner, repo, number)
+	switch {
+	case errors.Is(err, ErrNotInstalled):
+		writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("%s/%s: %v", owner, repo, err))
+		return false
+	case errors.Is(err, review.ErrNotFound):
+		writeError(w, http.StatusNotFound, fmt.Sprintf("pull request %s/%s#%d not found", owner, repo, number))
+		return false
+	case err != nil:
+		a.d.Logger.Error().Err(err).Str("github_url", rawURL).Msg("resolve pull request")
+		writeError(w, http.StatusBadGateway, "could not read the pull request from GitHub")
+		return false
+	}
+	nr.Mode = store.ModePR
+	nr.InstallationID = pr.InstallationID
+	nr.Repository = owner + "/" + repo
+	nr.PRNumber = number
+	nr.HeadSHA, nr.BaseSHA, nr.Branch = pr.HeadSHA, pr.BaseSHA, pr.Branch
+	return true
+}
+
+// ParsePullURL splits WEB/owner/repo/pull/N into its parts, where WEB is
+// webURL (github.web_url: https://github.com/ or a GitHub Enterprise
+// address, path included). A URL on any other host is refused: the App
+// would review a pull request of the named repository on its own host.
+func ParsePullURL(webURL, raw string) (owner, repo string, number int, err error) {
+	notPull := fmt.Errorf("github_url %q is not a pull request URL (%sowner/repo/pull/N)", raw, withSlash(webURL))
+	base, err := url.Parse(webURL)
+	if err != nil {
+		return "", "", 0, fmt.Errorf("github web URL %q: %w", webURL, err)
+	}
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return "", "", 0, fmt.Errorf("github_url %q is not a pull request URL (https://github.com/owner/repo/pull/N)", raw)
+		return "", "", 0, notPull
 	}
-	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	rest, onBase := strings.CutPrefix(u.Path, withSlash(base.Path))
+	if !strings.EqualFold(u.Host, base.Host) || !onBase || u.User != nil {
+		return "", "", 0, fmt.Errorf("github_url %q is not on this server's GitHub (%s)", raw, webURL)
+	}
+	parts := strings.Split(strings.Trim(rest, "/"), "/")
 	if len(parts) < 4 || parts[2] != "pull" || parts[0] == "" || parts[1] == "" {
-		return "", "", 0, fmt.Errorf("github_url %q is not a pull request URL (https://github.com/owner/repo/pull/N)", raw)
+		return "", "", 0, notPull
 	}
 	n, err := strconv.Atoi(parts[3])
 	if err != nil || n <= 0 {
 		return "", "", 0, fmt.Errorf("github_url %q: %q is not a pull request number", raw, parts[3])
 	}
 	return parts[0], parts[1], n, nil
+}
+
+func withSlash(s string) string {
+	if strings.HasSuffix(s, "/") {
+		return s
+	}
+	return s + "/"
 }
 
 // statusResponse is the answer for a run without a verdict (yet).
@@ -261,7 +402,7 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, statusResponse{
-		ReviewID: run.ID, Status: run.Status, StatusReason: run.StatusReason, Error: run.Error,
+		ReviewID: run.ID, Status: run.Status, StatusReason: run.StatusReason, Error: a.redact.text(run.Error),
 		CreatedAt: run.CreatedAt, StartedAt: run.StartedAt, FinishedAt: run.FinishedAt,
 		StreamURL: "/api/review/" + run.ID + "/stream",
 	})

@@ -69,8 +69,14 @@ func (f *fixture) do(t *testing.T, method, path, body string, header map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range header {
 		req.Header.Set(k, v)
+	}
+	if h := header["Host"]; h != "" {
+		req.Host = h
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -262,8 +268,39 @@ func TestAuth(t *testing.T) {
 	if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", withToken); code != http.StatusOK {
 		t.Errorf("GET remote with token: %d, want 200", code)
 	}
-	if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", nil); code != http.StatusOK {
-		t.Errorf("GET local without token: %d, want 200", code)
+	// A reverse proxy on the same host that adds no X-Forwarded-For
+	// connects from loopback: with a token set, that is not enough.
+	for _, h := range []map[string]string{nil, {"Host": "localhost"}} {
+		if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", h); code != http.StatusUnauthorized {
+			t.Errorf("GET from loopback (Host %q) without token: %d, want 401", h["Host"], code)
+		}
+		if code, _ := f.do(t, http.MethodGet, "/api/review/"+id+"/stream", "", h); code != http.StatusUnauthorized {
+			t.Errorf("stream from loopback (Host %q) without token: %d, want 401", h["Host"], code)
+		}
+		if code, _ := f.do(t, http.MethodPost, "/api/review", body, h); code != http.StatusUnauthorized {
+			t.Errorf("POST from loopback (Host %q) without token: %d, want 401", h["Host"], code)
+		}
+	}
+	lower := map[string]string{"Authorization": "bearer s3cret"}
+	if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", lower); code != http.StatusOK {
+		t.Errorf("GET with a lower-case bearer scheme: %d, want 200", code)
+	}
+}
+
+// TestLocalNeedsLoopbackHost: without a token, a loopback request passes
+// only when it names a loopback host; a page whose host name was made to
+// resolve to 127.0.0.1 (DNS rebinding) sends its own.
+func TestLocalNeedsLoopbackHost(t *testing.T) {
+	f := newFixture(t, "")
+	for host, want := range map[string]int{"localhost": 200, "localhost:8080": 200, "127.0.0.1": 200, "[::1]:80": 200,
+		"attacker.example": 401, "attacker.example:8080": 401} {
+		code, out := f.do(t, http.MethodGet, "/api/review/00000000-0000-0000-0000-000000000000", "", map[string]string{"Host": host})
+		if want == 200 {
+			want = http.StatusNotFound // allowed in: the run does not exist
+		}
+		if code != want {
+			t.Errorf("Host %q: %d %v, want %d", host, code, out, want)
+		}
 	}
 }
 
@@ -580,23 +617,33 @@ func TestStreamUnknownRun(t *testing.T) {
 }
 
 func TestParsePullURL(t *testing.T) {
+	const gh = "https://github.com/"
 	tests := []struct {
-		in          string
+		web, in     string
 		owner, repo string
 		n           int
 		ok          bool
 	}{
-		{"https://github.com/octo/hello/pull/12", "octo", "hello", 12, true},
-		{"https://github.com/octo/hello/pull/12/files", "octo", "hello", 12, true},
-		{"https://ghe.example.com/team/svc/pull/3", "team", "svc", 3, true},
-		{"https://github.com/octo/hello/issues/12", "", "", 0, false},
-		{"https://github.com/octo/hello/pull/zero", "", "", 0, false},
-		{"https://github.com/octo/hello/pull/-1", "", "", 0, false},
-		{"ftp://github.com/octo/hello/pull/1", "", "", 0, false},
-		{"octo/hello#1", "", "", 0, false},
+		{gh, "https://github.com/octo/hello/pull/12", "octo", "hello", 12, true},
+		{gh, "https://github.com/octo/hello/pull/12/files", "octo", "hello", 12, true},
+		{gh, "https://GitHub.com/octo/hello/pull/12", "octo", "hello", 12, true},
+		{"https://github.com", "https://github.com/octo/hello/pull/12", "octo", "hello", 12, true},
+		{"https://ghe.example.com/", "https://ghe.example.com/team/svc/pull/3", "team", "svc", 3, true},
+		{"https://example.com/ghe/", "https://example.com/ghe/team/svc/pull/3", "team", "svc", 3, true},
+		{gh, "https://ghe.example.com/team/svc/pull/3", "", "", 0, false},
+		{gh, "https://anything.invalid/acme/priv/pull/3", "", "", 0, false},
+		{gh, "https://github.com.evil.example/acme/priv/pull/3", "", "", 0, false},
+		{gh, "https://github.com:8443/acme/priv/pull/3", "", "", 0, false},
+		{gh, "https://user@github.com/acme/priv/pull/3", "", "", 0, false},
+		{"https://example.com/ghe/", "https://example.com/other/team/svc/pull/3", "", "", 0, false},
+		{gh, "https://github.com/octo/hello/issues/12", "", "", 0, false},
+		{gh, "https://github.com/octo/hello/pull/zero", "", "", 0, false},
+		{gh, "https://github.com/octo/hello/pull/-1", "", "", 0, false},
+		{gh, "ftp://github.com/octo/hello/pull/1", "", "", 0, false},
+		{gh, "octo/hello#1", "", "", 0, false},
 	}
 	for _, tt := range tests {
-		o, r, n, err := ParsePullURL(tt.in)
+		o, r, n, err := ParsePullURL(tt.web, tt.in)
 		if (err == nil) != tt.ok || o != tt.owner || r != tt.repo || n != tt.n {
 			t.Errorf("ParsePullURL(%q) = %q %q %d %v", tt.in, o, r, n, err)
 		}

@@ -5,16 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 )
-
-// streamBatch is how many stored events a stream reads at a time.
-const streamBatch = 500
 
 // stream serves GET /api/review/{id}/stream: the run's stored events first
 // (after Last-Event-ID when the client resumes), then live ones as they are
@@ -42,8 +41,16 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	release, status := a.streams.acquire(clientAddr(r))
+	if status != 0 {
+		w.Header().Set("Retry-After", "5")
+		writeError(w, status, "too many open event streams; close some or retry later")
+		return
+	}
+	defer release()
 	rc := http.NewResponseController(w)
-	// A stream may outlive the server's write timeout.
+	// A stream outlives the server's write timeout; each write gets its own
+	// deadline instead (see writeDeadline).
 	_ = rc.SetWriteDeadline(time.Time{}) // unsupported writers just keep theirs
 
 	// Subscribe before the first read so no event falls between the two.
@@ -55,6 +62,7 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Connection", "keep-alive")
 	h.Set("X-Accel-Buffering", "no")
+	a.writeDeadline(rc)
 	w.WriteHeader(http.StatusOK)
 	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil {
 		return
@@ -69,7 +77,7 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 	defer poll.Stop()
 	ended := false // the last event written ends a pipeline attempt
 	for {
-		terminal, last, err := a.flushEvents(w, r, run.ID, after)
+		terminal, last, err := a.flushEvents(w, rc, r, run.ID, after)
 		if err != nil {
 			return // the client went away or the database failed; the client resumes
 		}
@@ -100,6 +108,7 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-heartbeat.C:
+			a.writeDeadline(rc)
 			if _, err := fmt.Fprint(w, ": heartbeat\n\n"); err != nil {
 				return
 			}
@@ -118,16 +127,25 @@ func (a *API) final(ctx context.Context, runID string, seq int) bool {
 	return err == nil && cur.Status.Final() && cur.EventSeq <= seq
 }
 
-// flushEvents writes every stored event after seq and reports whether the
-// last one written ends a pipeline attempt, and its sequence number.
-func (a *API) flushEvents(w http.ResponseWriter, r *http.Request, runID string, after int) (terminal bool, last int, err error) {
+// writeDeadline gives the writes that follow StreamWriteTimeout to reach
+// the client: one that does not read is dropped when it passes.
+func (a *API) writeDeadline(rc *http.ResponseController) {
+	_ = rc.SetWriteDeadline(time.Now().Add(a.d.StreamWriteTimeout)) // unsupported writers keep the server's
+}
+
+// flushEvents writes every stored event after seq, StreamBatch at a time,
+// each batch within StreamWriteTimeout, and reports whether the last one
+// written ends a pipeline attempt, and its sequence number.
+func (a *API) flushEvents(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, runID string, after int) (terminal bool, last int, err error) {
 	last = after
 	for {
-		evs, err := a.d.Store.Events(r.Context(), runID, last, streamBatch)
+		evs, err := a.d.Store.Events(r.Context(), runID, last, a.d.StreamBatch)
 		if err != nil {
 			return false, last, err
 		}
+		a.writeDeadline(rc)
 		for _, e := range evs {
+			e.Data = a.redact.eventData(e.Data)
 			data, err := json.Marshal(e)
 			if err != nil {
 				return false, last, fmt.Errorf("encode event %d: %w", e.Seq, err)
@@ -138,8 +156,64 @@ func (a *API) flushEvents(w http.ResponseWriter, r *http.Request, runID string, 
 			last = e.Seq
 			terminal = e.Type == review.EventPipelineCompleted || e.Type == review.EventPipelineFailed
 		}
-		if len(evs) < streamBatch {
+		if err := rc.Flush(); err != nil {
+			return false, last, err
+		}
+		if len(evs) < a.d.StreamBatch {
 			return terminal, last, nil
 		}
 	}
+}
+
+// streamLimit counts the open streams, in total and per client address.
+type streamLimit struct {
+	max, perClient int
+	mu             sync.Mutex
+	total          int
+	byClient       map[string]int
+}
+
+func newStreamLimit(maxStreams, perClient int) *streamLimit {
+	return &streamLimit{max: maxStreams, perClient: perClient, byClient: make(map[string]int)}
+}
+
+// acquire takes a stream slot for client, returning its release, or the
+// status to answer: 429 when the client has its share open, 503 when the
+// replica has.
+func (l *streamLimit) acquire(client string) (release func(), status int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.byClient[client] >= l.perClient:
+		return nil, http.StatusTooManyRequests
+	case l.total >= l.max:
+		return nil, http.StatusServiceUnavailable
+	}
+	l.total++
+	l.byClient[client]++
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.total--
+		if l.byClient[client]--; l.byClient[client] <= 0 {
+			delete(l.byClient, client)
+		}
+	}, 0
+}
+
+// open counts the open streams.
+func (l *streamLimit) open() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.total
+}
+
+// clientAddr is the IP address r comes from (the connection's: forwarding
+// headers are not trusted).
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
