@@ -19,7 +19,7 @@ type redactor struct {
 func newRedactor() redactor {
 	const label = `[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?`
 	return redactor{
-		urls: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`),
+		urls: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*[^\s"'<>.,:;)]`), // not the sentence's punctuation
 		addrs: regexp.MustCompile(`\[[0-9A-Fa-f:.%]+\](?::\d+)?` + // [v6]:port
 			`|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b` + // v4[:port]
 			`|\blocalhost:\d{1,5}\b|\b` + label + `(?:\.` + label + `)+:\d{1,5}\b`), // host:port
