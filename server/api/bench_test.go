@@ -56,7 +56,9 @@ func newBenchServer(b *testing.B) *benchServer {
 	case <-time.After(10 * time.Second):
 		b.Fatal("hub never started listening")
 	}
-	a := New(Deps{Store: st, Hub: hub, Access: access.Policy{}, Logger: zerolog.Nop()})
+	// Every client connects from 127.0.0.1: allow them all.
+	a := New(Deps{Store: st, Hub: hub, Access: access.Policy{}, Logger: zerolog.Nop(),
+		MaxStreams: fanoutClients, MaxStreamsPerClient: fanoutClients})
 	mux := http.NewServeMux()
 	a.Register(mux)
 	srv := httptest.NewServer(mux)
