@@ -54,7 +54,7 @@ func New(d Deps) (*UI, error) {
 	}
 	funcs := template.FuncMap{"short": short}
 	ui := &UI{d: d, pages: make(map[string]*template.Template)}
-	for _, name := range []string{"index", "review", "new"} {
+	for _, name := range []string{"index", "review", "new", "unauthorized"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse template %s: %w", name, err)
@@ -73,13 +73,23 @@ func (u *UI) Register(mux *http.ServeMux) {
 	mux.Handle("GET /reviews/{id}", u.guard(u.review))
 }
 
+// guard refuses cross-site state-changing requests (403), requests
+// without the token (401: a page whose Token button sets it) and browser
+// state-changing requests without the CSRF token (403), in that order.
 func (u *UI) guard(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := u.d.Access.CheckOrigin(r); err != nil {
+			http.Error(w, "Cross-site request refused.", http.StatusForbidden)
+			return
+		}
 		if !u.d.Access.Allow(r, true) {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte("MergeGuard's web UI needs the API token from this address: set the " +
-				access.CookieName + " cookie (the Token button on a local page does it), or open it from the server itself.\n"))
+			u.renderStatus(w, r, http.StatusUnauthorized, "unauthorized", map[string]any{
+				"Title": "Token needed", "TokenSet": u.d.Access.Token != "",
+			})
+			return
+		}
+		if err := access.CheckCSRF(r); err != nil {
+			http.Error(w, "Missing or wrong CSRF token: reload the page and try again.", http.StatusForbidden)
 			return
 		}
 		h(w, r)
@@ -131,7 +141,7 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 	for i, run := range runs {
 		views[i] = u.view(run)
 	}
-	u.render(w, "index", map[string]any{
+	u.render(w, r, "index", map[string]any{
 		"Title":  "Reviews",
 		"Runs":   views,
 		"Filter": f,
@@ -150,29 +160,43 @@ func (u *UI) review(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, err, "get review")
 		return
 	}
-	u.render(w, "review", map[string]any{
+	u.render(w, r, "review", map[string]any{
 		"Title":  "Review " + short(run.ID),
 		"Run":    u.view(run),
 		"Stages": []string{review.StagePlanner, review.StageReviewer, review.StageVerifier, review.StageReporter},
 	})
 }
 
-func (u *UI) newReview(w http.ResponseWriter, _ *http.Request) {
-	u.render(w, "new", map[string]any{
+func (u *UI) newReview(w http.ResponseWriter, r *http.Request) {
+	u.render(w, r, "new", map[string]any{
 		"Title":      "New review",
 		"FocusAreas": review.Categories,
 		"Severities": review.Severities,
 	})
 }
 
-func (u *UI) render(w http.ResponseWriter, page string, data any) {
+func (u *UI) render(w http.ResponseWriter, r *http.Request, page string, data map[string]any) {
+	u.renderStatus(w, r, http.StatusOK, page, data)
+}
+
+// renderStatus renders page with data and the request's CSRF token (which
+// the page's script sends back on state-changing requests).
+func (u *UI) renderStatus(w http.ResponseWriter, r *http.Request, status int, page string, data map[string]any) {
+	tok, err := access.CSRFToken(w, r)
+	if err != nil {
+		u.fail(w, err, "render "+page)
+		return
+	}
+	data["CSRF"] = tok
 	var b strings.Builder
 	if err := u.pages[page].ExecuteTemplate(&b, "layout", data); err != nil {
 		u.fail(w, err, "render "+page)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'")
+	w.WriteHeader(status)
 	_, _ = w.Write([]byte(b.String())) // the client went away; nothing to do
 }
 

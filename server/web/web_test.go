@@ -40,6 +40,9 @@ func get(t *testing.T, url string, header map[string]string, cookie string) (int
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
+	if h := header["Host"]; h != "" {
+		req.Host = h
+	}
 	if cookie != "" {
 		req.AddCookie(&http.Cookie{Name: access.CookieName, Value: cookie})
 	}
@@ -123,7 +126,95 @@ func TestPagesNeedTokenFromAfar(t *testing.T) {
 	if code, _ := get(t, srv.URL+"/", remote, "s3cret"); code != http.StatusOK {
 		t.Errorf("remote with cookie: %d, want 200", code)
 	}
-	if code, _ := get(t, srv.URL+"/", nil, ""); code != http.StatusOK {
-		t.Errorf("local: %d, want 200", code)
+	// A reverse proxy on the same host without X-Forwarded-For: loopback
+	// is no exemption once a token is set.
+	code, body := get(t, srv.URL+"/", nil, "")
+	if code != http.StatusUnauthorized {
+		t.Errorf("local without cookie: %d, want 401", code)
+	}
+	if !strings.Contains(body, `id="token-btn"`) || !strings.Contains(body, "Token needed") || strings.Contains(body, "<table") {
+		t.Errorf("the 401 page should offer the Token button and show nothing else:\n%s", body)
+	}
+	if code, _ := get(t, srv.URL+"/reviews/00000000-0000-0000-0000-000000000000", nil, ""); code != http.StatusUnauthorized {
+		t.Errorf("local review page without cookie: %d, want 401", code)
+	}
+	if code, _ := get(t, srv.URL+"/new", map[string]string{"Authorization": "bearer s3cret"}, ""); code != http.StatusOK {
+		t.Errorf("bearer in lower case: %d, want 200", code)
+	}
+	if code, _ := get(t, srv.URL+"/", nil, "s3cret"); code != http.StatusOK {
+		t.Errorf("local with cookie: %d, want 200", code)
+	}
+}
+
+// TestPagesWithoutTokenNeedLoopbackHost: with no token configured, a page
+// of another site whose name resolves to 127.0.0.1 (DNS rebinding) gets
+// nothing.
+func TestPagesWithoutTokenNeedLoopbackHost(t *testing.T) {
+	srv, _ := newServer(t, "")
+	for host, want := range map[string]int{"": 200, "localhost:8080": 200, "rebind.attacker.example": 401} {
+		code, body := get(t, srv.URL+"/", map[string]string{"Host": host}, "")
+		if code != want {
+			t.Errorf("Host %q: %d, want %d", host, code, want)
+		}
+		if want == 401 && !strings.Contains(body, "localhost") {
+			t.Errorf("the 401 page should say to use localhost:\n%s", body)
+		}
+	}
+}
+
+// TestPagesCarryCSRFToken: a page sets the double-submit cookie and
+// embeds the same token for its script, which sends it back.
+func TestPagesCarryCSRFToken(t *testing.T) {
+	srv, _ := newServer(t, "")
+	res, err := http.Get(srv.URL + "/new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(res.Body)
+	if err := errors.Join(err, res.Body.Close()); err != nil {
+		t.Fatal(err)
+	}
+	var tok string
+	for _, c := range res.Cookies() {
+		if c.Name == access.CSRFCookie {
+			tok = c.Value
+		}
+	}
+	if tok == "" || !strings.Contains(string(b), `<meta name="csrf-token" content="`+tok+`">`) {
+		t.Errorf("cookie token %q not embedded in the page:\n%s", tok, b)
+	}
+	if _, js := get(t, srv.URL+"/static/app.js", nil, ""); !strings.Contains(js, `"X-CSRF-Token"`) {
+		t.Error("app.js does not send the X-CSRF-Token header")
+	}
+}
+
+// TestUIRefusesCrossSitePosts: a state-changing request to a UI route
+// from another site is refused before anything else.
+func TestUIRefusesCrossSitePosts(t *testing.T) {
+	srv, _ := newServer(t, "")
+	ui, err := New(Deps{Runs: nil, Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached := false
+	h := ui.guard(func(http.ResponseWriter, *http.Request) { reached = true })
+	for _, tt := range []struct {
+		name   string
+		header map[string]string
+		code   int
+	}{
+		{"cross-site", map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"same origin without CSRF token", map[string]string{"Origin": srv.URL, "Sec-Fetch-Site": "same-origin"}, http.StatusForbidden},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/anything", strings.NewReader("x=1"))
+		r.RemoteAddr, r.Host = "127.0.0.1:1", strings.TrimPrefix(srv.URL, "http://")
+		for k, v := range tt.header {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tt.code || reached {
+			t.Errorf("%s: %d (handler reached: %v), want %d", tt.name, w.Code, reached, tt.code)
+		}
 	}
 }

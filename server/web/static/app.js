@@ -11,11 +11,17 @@
     return t ? { Authorization: "Bearer " + t } : {};
   }
 
+  // The page's CSRF token, sent back on every state-changing request.
+  function csrfHeaders() {
+    const m = document.querySelector('meta[name="csrf-token"]');
+    return m ? { "X-CSRF-Token": m.content } : {};
+  }
+
   const tokenBtn = document.getElementById("token-btn");
   if (tokenBtn) {
     tokenBtn.addEventListener("click", function () {
       const cur = localStorage.getItem(tokenKey) || "";
-      const t = window.prompt("API token (MERGEGUARD_API_TOKEN). Not needed from this machine.", cur);
+      const t = window.prompt("API token (MERGEGUARD_API_TOKEN). Needed whenever the server has one set.", cur);
       if (t === null) return;
       // The cookie authorises page loads; the header authorises API calls.
       if (t.trim() === "") {
@@ -68,7 +74,7 @@
       try {
         const res = await fetch("/api/review", {
           method: "POST",
-          headers: Object.assign({ "Content-Type": "application/json" }, authHeaders()),
+          headers: Object.assign({ "Content-Type": "application/json" }, csrfHeaders(), authHeaders()),
           body: JSON.stringify(body),
         });
         const out = await res.json().catch(() => ({}));
