@@ -136,15 +136,17 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	writeText(w, http.StatusOK, "ok")
 }
 
-// readyz answers 200 when the database answers, 503 with the reason
-// otherwise.
+// readyz answers 200 when the database answers, 503 "database
+// unavailable" otherwise (the reason is logged).
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if s.db != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		if err := s.db.Ping(ctx); err != nil {
+			// The reason may name the database's address and user: it goes
+			// to the log only.
 			zerolog.Ctx(r.Context()).Warn().Err(err).Msg("not ready: database")
-			writeText(w, http.StatusServiceUnavailable, "database: "+err.Error())
+			writeText(w, http.StatusServiceUnavailable, "database unavailable")
 			return
 		}
 	}

@@ -47,7 +47,7 @@ func TestHealthEndpoints(t *testing.T) {
 	}{
 		{"healthz", &pinger{err: errors.New("down")}, "GET", "/healthz", 200, "ok\n"},
 		{"readyz with the database up", &pinger{}, "GET", "/readyz", 200, "ok\n"},
-		{"readyz with the database down", &pinger{err: errors.New("connection refused")}, "GET", "/readyz", 503, "database: connection refused\n"},
+		{"readyz with the database down", &pinger{err: errors.New(`failed to connect to user=mg database=mg: 10.0.0.5:5432 (db.internal): dial error: connection refused`)}, "GET", "/readyz", 503, "database unavailable\n"},
 		{"readyz without a database", nil, "GET", "/readyz", 200, "ok\n"},
 		{"wrong method", &pinger{}, "POST", "/healthz", 405, "Method Not Allowed\n"},
 		{"unknown path", &pinger{}, "GET", "/nope", 404, "404 page not found\n"},
