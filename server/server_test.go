@@ -7,10 +7,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/server"
@@ -164,5 +166,22 @@ func TestRunReportsListenErrors(t *testing.T) {
 	const prefix = "listen on 256.0.0.1:0: "
 	if got := err.Error(); len(got) < len(prefix) || got[:len(prefix)] != prefix {
 		t.Errorf("Run error = %q, want prefix %q", got, prefix)
+	}
+}
+
+// TestReadyzLogsTheReason: the database's failure, which may name its
+// address, is in the log, not in the answer.
+func TestReadyzLogsTheReason(t *testing.T) {
+	var logged strings.Builder
+	logger := zerolog.New(&logged)
+	reason := "dial tcp 10.0.0.5:5432: connect: connection refused"
+	s := server.New(server.Deps{Config: config.Default().Server, DB: &pinger{err: errors.New(reason)}, Logger: &logger})
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), "GET", "/readyz", nil))
+	if rec.Code != http.StatusServiceUnavailable || strings.Contains(rec.Body.String(), "10.0.0.5") {
+		t.Errorf("answer %d %q, want 503 without the address", rec.Code, rec.Body.String())
+	}
+	if !strings.Contains(logged.String(), reason) {
+		t.Errorf("log %q lacks the reason %q", logged.String(), reason)
 	}
 }
