@@ -59,9 +59,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	hub := events.NewHub()
 	mx.WatchGauge("mergeguard_stream_clients", "Open live event streams on this replica.",
 		func() float64 { return float64(hub.Subscribers()) })
-	policy := access.Policy{Token: cfg.API.Token.Value()}
+	policy, err := access.NewPolicy(cfg.API.Token.Value(), cfg.Server.PublicURL)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	if policy.Token == "" {
-		log.Warn().Msg("MERGEGUARD_API_TOKEN is not set: the review API and web UI answer requests from this machine only")
+		log.Warn().Msg("MERGEGUARD_API_TOKEN is not set: the review API and web UI answer requests from this machine to localhost only")
 	}
 	ui, err := web.New(web.Deps{Runs: st, Access: policy, Logger: *log, GitHubURL: cfg.GitHub.WebURL})
 	if err != nil {
@@ -71,7 +74,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.pulls, Hub: hub, Access: policy, Logger: *log})
+	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.pulls, Hub: hub, Access: policy, Logger: *log,
+		GitHubWebURL: cfg.GitHub.WebURL})
 	routes := []server.Registrar{reviewAPI, ui}
 	if app.webhook != nil {
 		routes = append(routes, app.webhook)
