@@ -22,24 +22,9 @@ import (
 // next attempt's events — and, for a run that ends without a pipeline
 // (skipped, superseded while queued), when the run is final.
 func (a *API) stream(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	id := r.PathValue("id")
-	run, err := a.d.Store.GetRun(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no review with that id")
+	run, after, ok := a.streamStart(w, r)
+	if !ok {
 		return
-	}
-	if err != nil {
-		a.d.Logger.Error().Err(err).Msg("stream: get review")
-		writeError(w, http.StatusInternalServerError, "could not read the review")
-		return
-	}
-	after := 0
-	if v := r.Header.Get("Last-Event-ID"); v != "" {
-		if after, err = strconv.Atoi(v); err != nil || after < 0 {
-			writeError(w, http.StatusBadRequest, "Last-Event-ID must be an event sequence number")
-			return
-		}
 	}
 	release, status := a.streams.acquire(clientAddr(r))
 	if status != 0 {
@@ -70,7 +55,13 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 	if err := rc.Flush(); err != nil {
 		return
 	}
+	a.follow(w, rc, r, run, after, wake)
+}
 
+// follow writes the run's events after seq after, then each new one as wake
+// or the poll announces it, until the run ends or the client goes away.
+func (a *API) follow(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, run store.Run, after int, wake <-chan struct{}) {
+	ctx := r.Context()
 	heartbeat := time.NewTicker(a.d.Heartbeat)
 	defer heartbeat.Stop()
 	poll := time.NewTicker(a.d.Poll)
@@ -114,6 +105,29 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// streamStart reads the run to stream and the Last-Event-ID to resume
+// after. It answers the client itself when it returns false.
+func (a *API) streamStart(w http.ResponseWriter, r *http.Request) (store.Run, int, bool) {
+	run, err := a.d.Store.GetRun(r.Context(), r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no review with that id")
+		return run, 0, false
+	}
+	if err != nil {
+		a.d.Logger.Error().Err(err).Msg("stream: get review")
+		writeError(w, http.StatusInternalServerError, "could not read the review")
+		return run, 0, false
+	}
+	after := 0
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		if after, err = strconv.Atoi(v); err != nil || after < 0 {
+			writeError(w, http.StatusBadRequest, "Last-Event-ID must be an event sequence number")
+			return run, 0, false
+		}
+	}
+	return run, after, true
 }
 
 // finalPoll is how often a stream whose pipeline ended checks that its run
