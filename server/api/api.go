@@ -31,10 +31,11 @@ const MaxBodyBytes = 10 << 20
 // Defaults of the limits in Deps (zero there means these). They belong in
 // config/defaults.go once the config has keys for them.
 const (
-	// DefaultMaxBodies is how many POST /api/review bodies are read at
-	// once; each may hold up to MaxBodyBytes (several times that while it
-	// is decoded and parsed).
-	DefaultMaxBodies = 4
+	// DefaultMaxBodies is how many POST /api/review requests are handled
+	// at once, from reading the body to queueing the run; each may hold
+	// up to MaxBodyBytes, several times over while it is decoded, parsed
+	// and stored.
+	DefaultMaxBodies = 2
 	// DefaultMaxStreams caps the open event streams of this replica.
 	DefaultMaxStreams = 512
 	// DefaultMaxStreamsPerClient caps the open event streams of one client
@@ -97,8 +98,9 @@ type Deps struct {
 
 	// The limits below mean their Default* constant when zero.
 
-	// MaxBodies caps the POST /api/review bodies read at once; more are
-	// answered 503 with Retry-After.
+	// MaxBodies caps the POST /api/review requests handled at once (body
+	// read, diff parsed, run queued); more are answered 503 with
+	// Retry-After.
 	MaxBodies int
 	// MaxStreams caps the open event streams (503 beyond);
 	// MaxStreamsPerClient caps them per client address (429 beyond).
@@ -190,6 +192,10 @@ type createResponse struct {
 }
 
 func (a *API) create(w http.ResponseWriter, r *http.Request) {
+	if !a.admitBody(w, r) {
+		return
+	}
+	defer func() { <-a.bodies }()
 	req, ok := a.readCreate(w, r)
 	if !ok {
 		return
@@ -239,29 +245,35 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// readCreate decodes a POST /api/review body, refusing before reading it a
-// body that is not JSON (415), announces more than MaxBodyBytes (413) or
-// finds every body slot taken (503); then a body that grows past the limit
-// (413), is not one JSON object with known fields, or has data after it
-// (400). It answers the client itself when it returns false.
-func (a *API) readCreate(w http.ResponseWriter, r *http.Request) (createRequest, bool) {
-	var req createRequest
+// admitBody refuses, before reading it, a POST /api/review body that is
+// not JSON (415) or announces more than MaxBodyBytes (413), and takes one
+// of the MaxBodies slots (503 with Retry-After when all are taken; the
+// caller frees it by receiving from a.bodies). It answers the client
+// itself when it returns false.
+func (a *API) admitBody(w http.ResponseWriter, r *http.Request) bool {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, "the body must be JSON, sent with Content-Type: application/json")
-		return req, false
+		return false
 	}
 	if r.ContentLength > MaxBodyBytes {
 		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", MaxBodyBytes))
-		return req, false
+		return false
 	}
 	select {
 	case a.bodies <- struct{}{}:
-		defer func() { <-a.bodies }()
+		return true
 	default:
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "too many reviews being submitted at once; retry shortly")
-		return req, false
+		return false
 	}
+}
+
+// readCreate decodes a POST /api/review body, refusing one that grows past
+// MaxBodyBytes (413), is not one JSON object with known fields, or has data
+// after it (400). It answers the client itself when it returns false.
+func (a *API) readCreate(w http.ResponseWriter, r *http.Request) (createRequest, bool) {
+	var req createRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(&req)
