@@ -67,7 +67,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	app, err := newGitHubApp(cfg, st, log, v.version, mx)
+	app, err := newGitHubApp(ctx, cfg, st, log, v.version, mx)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -40,6 +40,7 @@ import (
 const (
 	RouteAccessToken        = "POST /app/installations/{installation_id}/access_tokens"
 	RouteRateLimit          = "GET /rate_limit"
+	RouteApp                = "GET /app"
 	RoutePull               = "GET /repos/{owner}/{repo}/pulls/{pull_number}"
 	RoutePullFiles          = "GET /repos/{owner}/{repo}/pulls/{pull_number}/files"
 	RoutePullCommits        = "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits"
@@ -169,6 +170,7 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 	return map[string]http.HandlerFunc{
 		RouteAccessToken:        s.accessToken,
 		RouteRateLimit:          s.rateLimit,
+		RouteApp:                s.app,
 		RoutePull:               s.pull,
 		RoutePullFiles:          s.pullFiles,
 		RoutePullCommits:        s.pullCommits,

@@ -36,7 +36,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 	const name = "planner"
 	r.emit(ctx, review.EventAgentStarted, review.StagePlanner, name, map[string]any{"files": len(d.Files)})
 	deps := r.p.d
-	pr := prompts{llm: deps.LLM != nil}
+	pr := prompts{llm: r.llm != nil}
 	var notes []string
 	chunkTokens := deps.MaxChunkTokens
 	if pr.llm {
@@ -60,6 +60,11 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 		}
 	}
 	pl := planChunks(d, r.req.Repo, r.counter, chunkTokens, pr.llm)
+	if over := len(pl.chunks) - deps.MaxChunks; over > 0 {
+		pl.chunks = pl.chunks[:deps.MaxChunks] // riskiest first: the least risky go
+		notes = append(notes, fmt.Sprintf("The change needed %d chunks, more than llm.max_chunks (%d): the %d least risky were reviewed by the built-in analyzers only.",
+			deps.MaxChunks+over, deps.MaxChunks, over))
+	}
 	if pl.truncation != nil {
 		notes = append(notes, fmt.Sprintf("Diffs too large for one prompt were cut (%s); the model was told how to read the rest.",
 			strings.Join(pl.truncation.SectionsAffected, ", ")))
@@ -194,7 +199,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 		"chunk": c.n, "files": c.paths(), "tokens": c.tokens, "risk": c.risk,
 	})
 	cfg := agent.Config{
-		Client: deps.LLM, Model: deps.Model, ContextTokens: deps.ContextTokens, MaxOutputTokens: deps.MaxOutputTokens,
+		Client: r.llm, Model: deps.Model, ContextTokens: deps.ContextTokens, MaxOutputTokens: deps.MaxOutputTokens,
 		MaxTurns: deps.MaxTurns, Timeout: deps.AgentTimeout, ResponseFormat: deps.ResponseFormat, Counter: r.counter,
 		Temperature: deps.Temperature, Cost: r.cost,
 	}
@@ -296,7 +301,7 @@ func (r *run) verifyStage(ctx context.Context, d *diff.Diff, idx *diff.Index, fi
 		}
 		out.reported = append(out.reported, f)
 	}
-	if r.p.d.Recheck && r.p.d.LLM != nil {
+	if r.p.d.Recheck && r.llm != nil {
 		r.recheckAll(ctx, v, &out)
 	}
 	sortFindings(out.reported)

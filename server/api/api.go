@@ -39,15 +39,7 @@ type PullRequests interface {
 	// request's head and base. It returns ErrNotInstalled when no
 	// installation covers the repository and review.ErrNotFound when the
 	// pull request does not exist.
-	Resolve(ctx context.Context, owner, repo string, number int) (PullRequest, error)
-}
-
-// PullRequest is a pull request resolved for review.
-type PullRequest struct {
-	InstallationID int64
-	HeadSHA        string
-	BaseSHA        string
-	Branch         string
+	Resolve(ctx context.Context, owner, repo string, number int) (installationID int64, head review.PullHead, err error)
 }
 
 // ErrNotInstalled says no installation of the App covers a repository.
@@ -108,9 +100,9 @@ func (a *API) guard(h http.HandlerFunc) http.Handler {
 }
 
 type createRequest struct {
-	DiffText  string        `json:"diff_text"`
-	GitHubURL string        `json:"github_url"`
-	Options   store.Options `json:"options"`
+	DiffText  string         `json:"diff_text"`
+	GitHubURL string         `json:"github_url"`
+	Options   review.Options `json:"options"`
 }
 
 type createResponse struct {
@@ -170,7 +162,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusUnprocessableEntity, "the GitHub App is not configured on this server")
 			return
 		}
-		pr, err := a.d.PullRequests.Resolve(r.Context(), owner, repo, number)
+		installationID, head, err := a.d.PullRequests.Resolve(r.Context(), owner, repo, number)
 		switch {
 		case errors.Is(err, ErrNotInstalled):
 			writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("%s/%s: %v", owner, repo, err))
@@ -184,10 +176,10 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		nr.Mode = store.ModePR
-		nr.InstallationID = pr.InstallationID
+		nr.InstallationID = installationID
 		nr.Repository = owner + "/" + repo
 		nr.PRNumber = number
-		nr.HeadSHA, nr.BaseSHA, nr.Branch = pr.HeadSHA, pr.BaseSHA, pr.Branch
+		nr.HeadSHA, nr.BaseSHA, nr.Branch = head.SHA, head.BaseSHA, head.Branch
 	default:
 		writeError(w, http.StatusBadRequest, "give diff_text or github_url")
 		return

@@ -102,11 +102,11 @@ func TestCreateThenGet(t *testing.T) {
 	if run.Mode != store.ModeDiff || run.DiffText == nil || *run.DiffText != sampleDiff {
 		t.Errorf("stored run mode=%s diff=%v, want diff mode with the posted text", run.Mode, run.DiffText)
 	}
-	var opts store.Options
+	var opts review.Options
 	if err := json.Unmarshal(run.Options, &opts); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(store.Options{FocusAreas: []review.Category{"security", "bug"}, SeverityThreshold: "warning"}, opts); diff != "" {
+	if diff := cmp.Diff(review.Options{FocusAreas: []review.Category{"security", "bug"}, SeverityThreshold: "warning"}, opts); diff != "" {
 		t.Errorf("stored options (-want +got):\n%s", diff)
 	}
 
@@ -193,11 +193,11 @@ func TestCreateRejectsBadInput(t *testing.T) {
 
 type fakePRs struct{ err error }
 
-func (p fakePRs) Resolve(context.Context, string, string, int) (PullRequest, error) {
+func (p fakePRs) Resolve(context.Context, string, string, int) (int64, review.PullHead, error) {
 	if p.err != nil {
-		return PullRequest{}, p.err
+		return 0, review.PullHead{}, p.err
 	}
-	return PullRequest{InstallationID: 7, HeadSHA: "abc", BaseSHA: "def", Branch: "feature"}, nil
+	return 7, review.PullHead{SHA: "abc", BaseSHA: "def", Branch: "feature"}, nil
 }
 
 func TestCreateFromGitHubURL(t *testing.T) {

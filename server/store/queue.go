@@ -145,14 +145,6 @@ func (s *Store) RenewLease(ctx context.Context, runID, workerID string, lease ti
 	return cancelRequested, nil
 }
 
-// Head is the revision a pull request run reviews.
-type Head struct {
-	HeadSHA string
-	BaseSHA string
-	// Branch is the head branch.
-	Branch string
-}
-
 const setRunHead = `UPDATE review_runs SET head_sha = $3, base_sha = $4, branch = $5
 	WHERE id = $1 AND status = 'running' AND locked_by = $2`
 
@@ -160,11 +152,11 @@ const setRunHead = `UPDATE review_runs SET head_sha = $3, base_sha = $4, branch 
 // from GitHub when the review starts, so that the run's record names what
 // was reviewed and later enqueues compare their head with it. Only the
 // lease holder may set it (ErrLeaseLost).
-func (s *Store) SetRunHead(ctx context.Context, runID, workerID string, h Head) error {
+func (s *Store) SetRunHead(ctx context.Context, runID, workerID string, h review.PullHead) error {
 	if !validID(runID) {
 		return fmt.Errorf("set head of run %q: %w", runID, ErrNotFound)
 	}
-	tag, err := s.pool.Exec(ctx, setRunHead, runID, workerID, h.HeadSHA, h.BaseSHA, h.Branch)
+	tag, err := s.pool.Exec(ctx, setRunHead, runID, workerID, h.SHA, h.BaseSHA, h.Branch)
 	if err != nil {
 		return fmt.Errorf("set head of run %s: %w", runID, err)
 	}

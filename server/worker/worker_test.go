@@ -222,7 +222,7 @@ func (s *severable) ReleaseRun(ctx context.Context, runID, workerID string) erro
 	return s.Store.ReleaseRun(ctx, runID, workerID)
 }
 
-func (s *severable) SetRunHead(ctx context.Context, runID, workerID string, head store.Head) error {
+func (s *severable) SetRunHead(ctx context.Context, runID, workerID string, head review.PullHead) error {
 	if err := s.check("SetRunHead"); err != nil {
 		return err
 	}
@@ -329,7 +329,7 @@ func TestRerunCommand(t *testing.T) {
 		t.Fatalf("rerun: %s by %q %s (%s), want a succeeded command run by alice", second.Trigger, second.RequestedBy, second.Status, second.Error)
 	}
 	for _, r := range runs {
-		if got := (store.Head{HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
+		if got := (review.PullHead{SHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
 			t.Errorf("%s run recorded %+v, want the reviewed %+v", r.Trigger, got, reviewedHead(pr))
 		}
 	}
@@ -356,8 +356,8 @@ func TestRerunCommand(t *testing.T) {
 }
 
 // reviewedHead is the revision of pr a review reads.
-func reviewedHead(pr githubtest.PR) store.Head {
-	return store.Head{HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Branch: pr.HeadRef}
+func reviewedHead(pr githubtest.PR) review.PullHead {
+	return review.PullHead{SHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Branch: pr.HeadRef}
 }
 
 // TestRerunWaitsForTheRunningReviewOfItsHead: a rerun asked while the
@@ -381,7 +381,7 @@ func TestRerunWaitsForTheRunningReviewOfItsHead(t *testing.T) {
 		if r.Status != store.StatusSucceeded {
 			t.Errorf("%s run: %s (%s %s), want succeeded", r.Trigger, r.Status, r.StatusReason, r.Error)
 		}
-		if got := (store.Head{HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
+		if got := (review.PullHead{SHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
 			t.Errorf("%s run recorded %+v, want the reviewed %+v", r.Trigger, got, reviewedHead(pr))
 		}
 	}
