@@ -1,8 +1,8 @@
 package webhook_test
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
