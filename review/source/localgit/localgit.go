@@ -76,7 +76,7 @@ func New(ctx context.Context, dir, base, head string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("localgit: open %s: %w", dir, err)
 	}
-	s.root = strings.TrimSpace(string(out))
+	s.root = strings.TrimSuffix(string(out), "\n") // a directory name may end in a space
 
 	if head == "" {
 		head = "HEAD"
