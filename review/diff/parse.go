@@ -69,7 +69,27 @@ func ParseString(s string) (*Diff, error) {
 	if err := checkGitLayout(s, d.Files); err != nil {
 		return nil, fmt.Errorf("parse diff: %w", err)
 	}
+	for _, f := range d.Files {
+		binaryByContent(f)
+	}
 	return d, nil
+}
+
+// binaryByContent makes f binary when its lines hold a NUL byte, as git
+// decides by content. A diff made with --text (which MergeGuard asks for, so
+// that a repository's .gitattributes cannot pass a text file off as binary)
+// prints a binary file's bytes as lines: they are dropped, and the file is
+// what git would have shown without --text. A file with no NUL is text,
+// whatever the repository's attributes say about it.
+func binaryByContent(f *File) {
+	for i := range f.Hunks {
+		for _, l := range f.Hunks[i].Lines {
+			if strings.IndexByte(l.Text, 0) >= 0 {
+				f.Binary, f.Hunks, f.Additions, f.Deletions, f.DiffBytes = true, nil, 0, 0, 0
+				return
+			}
+		}
+	}
 }
 
 // ParsePatch parses the hunks of one file without any file header, the form
@@ -114,6 +134,7 @@ func ParsePatch(path, patch string) (*File, error) {
 		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: lines.n, Msg: msg})
 	}
 	f.Hunks, f.Additions, f.Deletions, f.DiffBytes = pf.Hunks, pf.Additions, pf.Deletions, pf.DiffBytes
+	binaryByContent(f)
 	return f, nil
 }
 

@@ -167,13 +167,15 @@ func TestRunWithLLM(t *testing.T) {
 				Statuses: map[string]review.VerificationStatus{
 					"XSS": review.Verified, "outside the hunk": review.Unverified}},
 		},
-		"snippet not in the file is not verified": {
+		// A snippet that matches nothing in the file is a hallucination:
+		// a false positive, never posted, even as a critical.
+		"snippet not in the file is a false positive": {
 			diff: "sqli.diff",
 			responses: []llmtest.Response{answer(found{FilePath: "store/users.go", LineStart: 11, LineEnd: 11,
 				Severity: "critical", Category: "security", Title: "command injection", CodeSnippet: `exec.Command("sh", "-c", name)`})},
 			want: outcome{Verdict: review.DecisionComment, Calls: 1,
 				Agent:    review.AgentResult{Status: review.AgentSuccess, Issues: 1, Turns: 1},
-				Statuses: map[string]review.VerificationStatus{"command injection": review.Unverified}},
+				Statuses: map[string]review.VerificationStatus{"command injection": review.FalsePositive}},
 		},
 		"429 with Retry-After then success": {
 			diff:      "sqli.diff",
