@@ -172,16 +172,14 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
 	defer cancel()
 	post := github.Post{
-		Owner:            owner,
-		Repo:             name,
-		Number:           run.PRNumber,
-		HeadSHA:          res.Change.HeadSHA,
-		RunID:            run.ID,
-		Verdict:          res.Verdict,
-		Findings:         res.Verdict.Findings(), // false positives are stored, not posted
-		Index:            res.Index,
-		AllowApprove:     repo.AllowApprove,
-		BlockingSeverity: review.Severity(repo.BlockingSeverity),
+		Owner:    owner,
+		Repo:     name,
+		Number:   run.PRNumber,
+		HeadSHA:  res.Change.HeadSHA,
+		RunID:    run.ID,
+		Verdict:  res.Verdict,
+		Findings: res.Verdict.Findings(), // false positives are stored, not posted
+		Index:    res.Index,
 	}
 	if p.deps.PublicURL != "" {
 		post.DetailsURL = strings.TrimRight(p.deps.PublicURL, "/") + "/reviews/" + run.ID
