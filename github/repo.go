@@ -20,16 +20,18 @@ import (
 type Installations struct {
 	cc        githubapp.ClientCreator
 	login     string
+	webURL    string
 	publisher *Publisher
 }
 
 // NewInstallations asks GitHub who the App is (GET /app, with the App's
 // JWT) to learn its bot login, "<slug>[bot]", and returns the installations
-// of the App cc makes clients for. opts configures the publisher of every
-// repository; its BotLogin is set here.
+// of the App cc makes clients for. webURL is GitHub's web address
+// ("https://github.com/"), for links to pull requests; opts configures the
+// publisher of every repository, its BotLogin set here.
 //
 // GitHub API docs: https://docs.github.com/rest/apps/apps#get-the-authenticated-app
-func NewInstallations(ctx context.Context, cc githubapp.ClientCreator, opts PublisherOptions) (*Installations, error) {
+func NewInstallations(ctx context.Context, cc githubapp.ClientCreator, webURL string, opts PublisherOptions) (*Installations, error) {
 	client, err := cc.NewAppClient()
 	if err != nil {
 		return nil, fmt.Errorf("github app client: %w", err)
@@ -42,7 +44,10 @@ func NewInstallations(ctx context.Context, cc githubapp.ClientCreator, opts Publ
 		return nil, errors.New("learn the App's login (GET /app): GitHub answered no slug")
 	}
 	opts.BotLogin = app.GetSlug() + "[bot]"
-	return &Installations{cc: cc, login: opts.BotLogin, publisher: NewPublisher(opts)}, nil
+	if webURL == "" {
+		webURL = DefaultWebURL
+	}
+	return &Installations{cc: cc, login: opts.BotLogin, webURL: strings.TrimRight(webURL, "/") + "/", publisher: NewPublisher(opts)}, nil
 }
 
 // Login is the App's bot account, "<slug>[bot]": the author of everything
@@ -65,7 +70,7 @@ func (i *Installations) Repo(installationID int64, fullName string) (*Repo, erro
 	if err != nil {
 		return nil, fmt.Errorf("installation %d graphql client: %w", installationID, err)
 	}
-	return &Repo{owner: owner, name: name, client: client, v4: v4, publisher: i.publisher, login: i.login}, nil
+	return &Repo{owner: owner, name: name, client: client, v4: v4, publisher: i.publisher, login: i.login, webURL: i.webURL}, nil
 }
 
 // Repo is one repository as one installation of the App sees it: what the
@@ -77,6 +82,7 @@ type Repo struct {
 	v4          *githubv4.Client
 	publisher   *Publisher
 	login       string
+	webURL      string // GitHub's web address, with a trailing slash
 }
 
 // FullName is "owner/name".
@@ -106,9 +112,10 @@ func (r *Repo) Head(ctx context.Context, number int) (review.PullHead, error) {
 }
 
 // Publish posts the review of one run on the pull request (see
-// Publisher.Publish); post's Owner and Repo are this repository's.
+// Publisher.Publish); post's Owner, Repo and PullURL are this repository's.
 func (r *Repo) Publish(ctx context.Context, post Post) (Posted, error) {
 	post.Owner, post.Repo = r.owner, r.name
+	post.PullURL = fmt.Sprintf("%s%s/%s/pull/%d", r.webURL, r.owner, r.name, post.Number)
 	return r.publisher.Publish(ctx, r.client, post)
 }
 

@@ -91,7 +91,7 @@ func newInstallations(ctx context.Context, cfg config.Config, version string, mx
 	if err != nil {
 		return nil, err
 	}
-	return github.NewInstallations(ctx, cc, github.PublisherOptions{})
+	return github.NewInstallations(ctx, cc, cfg.GitHub.WebURL, github.PublisherOptions{})
 }
 
 // newWorkers builds the review workers; installations is nil without a

@@ -359,30 +359,12 @@ func (s *Store) ClaimPost(ctx context.Context, runID, workerID string) (alreadyS
 	return alreadyStarted, nil
 }
 
-// Placement says where a finding went on GitHub.
-type Placement struct {
-	// Where is inline, body, file or duplicate (already on the pull request
-	// from an earlier run).
-	Where string
-	// CommentID is the GitHub review comment id of an inline or file
-	// comment; 0 when there is none.
-	CommentID int64
-}
-
 // Posting is the GitHub review a run posted and where its findings went,
 // keyed by fingerprint.
 type Posting struct {
 	ReviewID   int64
-	Placements map[string]Placement
+	Placements map[string]review.Placement
 }
-
-// Placements of findings.
-const (
-	PlacedInline    = "inline"
-	PlacedBody      = "body"
-	PlacedFile      = "file"
-	PlacedDuplicate = "duplicate"
-)
 
 const (
 	setPostedReview = `UPDATE review_runs SET posted_review_id = $2, posted_at = now() WHERE id = $1`

@@ -55,7 +55,7 @@ func newIntake(t testing.TB) *intake {
 	if err != nil {
 		t.Fatal(err)
 	}
-	installations, err := github.NewInstallations(context.Background(), cc, github.PublisherOptions{})
+	installations, err := github.NewInstallations(context.Background(), cc, "", github.PublisherOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

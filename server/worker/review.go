@@ -223,18 +223,18 @@ func (p *Pool) recordHead(ctx context.Context, j *job, head review.PullHead) err
 // placements converts where Publish put each finding for the store. A
 // placement of a fingerprint the run does not store is logged and dropped:
 // it must not keep the run from being recorded.
-func placements(j *job, findings []review.Finding, posted github.Posted) map[string]store.Placement {
+func placements(j *job, findings []review.Finding, posted github.Posted) map[string]review.Placement {
 	stored := make(map[string]bool, len(findings))
 	for _, f := range findings {
 		stored[f.Fingerprint] = true
 	}
-	out := make(map[string]store.Placement, len(posted.Placements))
+	out := make(map[string]review.Placement, len(posted.Placements))
 	for fp, pl := range posted.Placements {
 		if !stored[fp] {
 			j.log.Warn().Str("fingerprint", fp).Str("where", pl.Where).Msg("placement of an unknown finding dropped")
 			continue
 		}
-		out[fp] = store.Placement{Where: pl.Where, CommentID: pl.CommentID}
+		out[fp] = pl
 	}
 	return out
 }
