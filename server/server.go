@@ -136,7 +136,8 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	writeText(w, http.StatusOK, "ok")
 }
 
-// readyz answers 200 when the database answers, 503 with the reason
+// readyz answers 200 when the database answers, 503 "database unavailable"
+// otherwise; the reason, which may name addresses, goes to the log only
 // otherwise.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if s.db != nil {
@@ -144,7 +145,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		if err := s.db.Ping(ctx); err != nil {
 			zerolog.Ctx(r.Context()).Warn().Err(err).Msg("not ready: database")
-			writeText(w, http.StatusServiceUnavailable, "database: "+err.Error())
+			writeText(w, http.StatusServiceUnavailable, "database unavailable")
 			return
 		}
 	}

@@ -47,7 +47,7 @@ func TestHealthEndpoints(t *testing.T) {
 	}{
 		{"healthz", &pinger{err: errors.New("down")}, "GET", "/healthz", 200, "ok\n"},
 		{"readyz with the database up", &pinger{}, "GET", "/readyz", 200, "ok\n"},
-		{"readyz with the database down", &pinger{err: errors.New("connection refused")}, "GET", "/readyz", 503, "database: connection refused\n"},
+		{"readyz with the database down", &pinger{err: errors.New("connection refused")}, "GET", "/readyz", 503, "database unavailable\n"}, // the cause goes to the log, never to the caller
 		{"readyz without a database", nil, "GET", "/readyz", 200, "ok\n"},
 		{"wrong method", &pinger{}, "POST", "/healthz", 405, "Method Not Allowed\n"},
 		{"unknown path", &pinger{}, "GET", "/nope", 404, "404 page not found\n"},

@@ -71,7 +71,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.pulls, Hub: hub, Access: policy, Logger: *log})
+	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.pulls, Hub: hub, Access: policy, GitHubWebURL: cfg.GitHub.WebURL, Logger: *log})
 	routes := []server.Registrar{reviewAPI, ui}
 	if app.webhook != nil {
 		routes = append(routes, app.webhook)

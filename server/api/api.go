@@ -4,10 +4,13 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -52,6 +55,9 @@ type Deps struct {
 	PullRequests PullRequests
 	Hub          *events.Hub
 	Access       access.Policy
+	// GitHubWebURL is GitHub's web address (github.web_url); github_url
+	// reviews must be on its host.
+	GitHubWebURL string
 	Logger       zerolog.Logger
 	// Heartbeat is the interval of SSE comments that keep idle proxies from
 	// closing a stream (default 15s).
@@ -85,7 +91,15 @@ func (a *API) Register(mux *http.ServeMux) {
 }
 
 func (a *API) guard(h http.HandlerFunc) http.Handler {
+	cross := http.NewCrossOriginProtection()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A page of another site may make the browser send a request with
+		// no custom header (a form posting text/plain): refuse what the
+		// browser marks cross-site before anything else.
+		if err := cross.Check(r); err != nil {
+			writeError(w, http.StatusForbidden, "cross-origin request refused")
+			return
+		}
 		if !a.d.Access.Allow(r, false) {
 			msg := "missing or wrong bearer token"
 			if a.d.Access.Token == "" {
@@ -113,10 +127,18 @@ type createResponse struct {
 }
 
 func (a *API) create(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "the body must be JSON, sent as Content-Type: application/json")
+		return
+	}
 	var req createRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	err := dec.Decode(&req)
+	if err == nil && dec.Decode(&struct{}{}) != io.EOF {
+		err = errors.New("data after the JSON object")
+	}
+	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", tooBig.Limit))
@@ -137,6 +159,9 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	}
 	nr := store.NewRun{Trigger: store.TriggerAPI, Options: opts, RequestedBy: "api"}
 	switch {
+	case strings.ContainsRune(req.DiffText, 0):
+		writeError(w, http.StatusBadRequest, "diff_text holds a NUL character; send the diff as text")
+		return
 	case req.DiffText != "" && req.GitHubURL != "":
 		writeError(w, http.StatusBadRequest, "give either diff_text or github_url, not both")
 		return
@@ -153,7 +178,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 		nr.Mode = store.ModeDiff
 		nr.DiffText = &req.DiffText
 	case req.GitHubURL != "":
-		owner, repo, number, err := ParsePullURL(req.GitHubURL)
+		owner, repo, number, err := ParsePullURL(req.GitHubURL, a.d.GitHubWebURL)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, err.Error())
 			return
@@ -199,12 +224,17 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// ParsePullURL splits https://HOST/owner/repo/pull/N (any GitHub host, so
-// GitHub Enterprise works) into its parts.
-func ParsePullURL(raw string) (owner, repo string, number int, err error) {
+// ParsePullURL splits https://HOST/owner/repo/pull/N into its parts. HOST
+// must be the host of webURL, the configured GitHub web address (GitHub
+// Enterprise included; "" means https://github.com/): a URL of another host
+// must not review a repository of the same name here.
+func ParsePullURL(raw, webURL string) (owner, repo string, number int, err error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", "", 0, fmt.Errorf("github_url %q is not a pull request URL (https://github.com/owner/repo/pull/N)", raw)
+	}
+	if web, err := url.Parse(cmp.Or(webURL, "https://github.com/")); err != nil || !strings.EqualFold(u.Host, web.Host) {
+		return "", "", 0, fmt.Errorf("github_url %q is not on this MergeGuard's GitHub (%s)", raw, cmp.Or(webURL, "https://github.com/"))
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 	if len(parts) < 4 || parts[2] != "pull" || parts[0] == "" || parts[1] == "" {

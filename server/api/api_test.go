@@ -69,6 +69,9 @@ func (f *fixture) do(t *testing.T, method, path, body string, header map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
@@ -262,8 +265,16 @@ func TestAuth(t *testing.T) {
 	if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", withToken); code != http.StatusOK {
 		t.Errorf("GET remote with token: %d, want 200", code)
 	}
-	if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", nil); code != http.StatusOK {
-		t.Errorf("GET local without token: %d, want 200", code)
+	// A reverse proxy on the same host adds no X-Forwarded-For: with a
+	// token configured, a local request without it is refused too.
+	if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", nil); code != http.StatusUnauthorized {
+		t.Errorf("GET local without token: %d, want 401 (a token protects every request)", code)
+	}
+	if code, _ := f.do(t, http.MethodPost, "/api/review", body, nil); code != http.StatusUnauthorized {
+		t.Errorf("POST local without token: %d, want 401", code)
+	}
+	if code, _ := f.do(t, http.MethodGet, "/api/review/"+id, "", map[string]string{"Authorization": "bearer s3cret"}); code != http.StatusOK {
+		t.Errorf("GET with a lower-case bearer scheme: %d, want 200 (RFC 7235)", code)
 	}
 }
 
@@ -579,6 +590,39 @@ func TestStreamUnknownRun(t *testing.T) {
 	}
 }
 
+// TestCreateRefusesHostileRequests: what a page of another site, a client
+// sending junk, or a body Postgres cannot store gets — a clear 4xx, never a
+// review.
+func TestCreateRefusesHostileRequests(t *testing.T) {
+	diff := `{"diff_text": "diff --git a/x b/x\n"}`
+	tests := map[string]struct {
+		body   string
+		header map[string]string
+		want   int
+	}{
+		"text/plain form from another site": {body: diff, header: map[string]string{"Content-Type": "text/plain"}, want: http.StatusUnsupportedMediaType},
+		"form encoding":                     {body: "diff_text=x", header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, want: http.StatusUnsupportedMediaType},
+		"cross-site fetch":                  {body: diff, header: map[string]string{"Sec-Fetch-Site": "cross-site"}, want: http.StatusForbidden},
+		"foreign origin":                    {body: diff, header: map[string]string{"Origin": "https://evil.example"}, want: http.StatusForbidden},
+		"trailing data after the JSON":      {body: diff + ` {"x":1}`, want: http.StatusBadRequest},
+		"NUL in diff_text":                  {body: `{"diff_text": "diff --git a/x b/x\n\u0000"}`, want: http.StatusBadRequest},
+		"github_url on another host":        {body: `{"github_url": "https://anything.invalid/acme/priv/pull/3"}`, want: http.StatusBadRequest},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, "")
+			code, out := f.do(t, http.MethodPost, "/api/review", tt.body, tt.header)
+			if code != tt.want {
+				t.Errorf("status %d %v, want %d", code, out, tt.want)
+			}
+			runs, err := f.store.ListRuns(t.Context(), store.RunFilter{})
+			if err != nil || len(runs) != 0 {
+				t.Errorf("%d runs queued (%v), want none", len(runs), err)
+			}
+		})
+	}
+}
+
 func TestParsePullURL(t *testing.T) {
 	tests := []struct {
 		in          string
@@ -588,7 +632,9 @@ func TestParsePullURL(t *testing.T) {
 	}{
 		{"https://github.com/octo/hello/pull/12", "octo", "hello", 12, true},
 		{"https://github.com/octo/hello/pull/12/files", "octo", "hello", 12, true},
-		{"https://ghe.example.com/team/svc/pull/3", "team", "svc", 3, true},
+		{"https://GitHub.com/octo/hello/pull/4", "octo", "hello", 4, true},
+		{"https://ghe.example.com/team/svc/pull/3", "", "", 0, false}, // not the configured host
+		{"https://anything.invalid/acme/priv/pull/3", "", "", 0, false},
 		{"https://github.com/octo/hello/issues/12", "", "", 0, false},
 		{"https://github.com/octo/hello/pull/zero", "", "", 0, false},
 		{"https://github.com/octo/hello/pull/-1", "", "", 0, false},
@@ -596,7 +642,7 @@ func TestParsePullURL(t *testing.T) {
 		{"octo/hello#1", "", "", 0, false},
 	}
 	for _, tt := range tests {
-		o, r, n, err := ParsePullURL(tt.in)
+		o, r, n, err := ParsePullURL(tt.in, "https://github.com/")
 		if (err == nil) != tt.ok || o != tt.owner || r != tt.repo || n != tt.n {
 			t.Errorf("ParsePullURL(%q) = %q %q %d %v", tt.in, o, r, n, err)
 		}

@@ -76,15 +76,27 @@ func (u *UI) Register(mux *http.ServeMux) {
 func (u *UI) guard(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !u.d.Access.Allow(r, true) {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self'")
 			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte("MergeGuard's web UI needs the API token from this address: set the " +
-				access.CookieName + " cookie (the Token button on a local page does it), or open it from the server itself.\n"))
+			_, _ = w.Write([]byte(signInPage))
 			return
 		}
 		h(w, r)
 	})
 }
+
+// signInPage answers a page request without the API token: its button
+// (static/app.js) asks for the token and keeps it in the SameSite=Strict
+// cookie that authorises page loads.
+const signInPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>MergeGuard: sign in</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/static/app.css"></head>
+<body><main><h1>MergeGuard</h1>
+<p>This MergeGuard needs its API token (MERGEGUARD_API_TOKEN), or a request from the server itself when no token is set.</p>
+<p><button id="token-btn" type="button">Sign in with the API token</button></p>
+</main><script src="/static/app.js"></script></body></html>
+`
 
 // RunView is a run as the pages show it.
 type RunView struct {
