@@ -175,3 +175,50 @@ func TestReviewExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewHiddenSecrets: a planted AWS key and a command injection in a
+// file whose name starts with a space, or in a .py file the commit's
+// .gitattributes marks -diff, are found and block: `mergeguard review
+// --fail-on-changes` exits 1 with request_changes, the findings verified
+// on the file's exact path.
+func TestReviewHiddenSecrets(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	planted := "import os\nAWS_ACCESS_KEY_ID = \"AKIAZ7VRSQ5TJN2XMY4W\"\nos.system(input())\n"
+	tests := map[string]struct {
+		files map[string]string
+		path  string
+	}{
+		"leading space":      {map[string]string{" settings.py": planted}, " settings.py"},
+		"trailing space":     {map[string]string{"settings.py ": planted}, "settings.py "},
+		"-diff attribute":    {map[string]string{".gitattributes": "*.py -diff\n", "settings.py": planted}, "settings.py"},
+		"binary attribute":   {map[string]string{".gitattributes": "*.py binary\n", "app/settings.py": planted}, "app/settings.py"},
+		"space and -diff":    {map[string]string{".gitattributes": "*.py -diff\n", " settings.py": planted}, " settings.py"},
+		"committed env file": {map[string]string{".env": "AWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n"}, ".env"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			base := gitCommit(t, dir, map[string]string{"main.go": "package main\n"})
+			head := gitCommit(t, dir, tc.files)
+			stdout, stderr, err := runCmd(t, env(nil), "review", "--repo", dir, "--base", base, "--head", head, "--format", "json", "--fail-on-changes")
+			if !errors.Is(err, errChangesRequested) || exitCode(err) != 1 {
+				t.Fatalf("err = %v (exit %d), want changes requested (exit 1)\n%s\n%s", err, exitCode(err), stdout, stderr)
+			}
+			var v review.Verdict
+			if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range v.Findings() {
+				if f.Agent == "analyzer:secrets" {
+					got = append(got, f.FilePath+" "+string(f.VerificationStatus))
+				}
+			}
+			if diff := cmp.Diff([]string{tc.path + " verified"}, got); diff != "" || v.Verdict != review.DecisionRequestChanges {
+				t.Errorf("verdict %s; secret findings (-want +got):\n%s", v.Verdict, diff)
+			}
+		})
+	}
+}

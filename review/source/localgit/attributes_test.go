@@ -97,7 +97,7 @@ func TestAttributesAndConfigDoNotHideChanges(t *testing.T) {
 // trailing spaces, tabs, quotes, backslashes and non-ASCII letters, added,
 // modified, renamed and mode-changed, parses into the exact names.
 func TestExactPathsFromGit(t *testing.T) {
-	names := []string{" settings.py", "trail.py ", "tab\tname.py", `q"uote.py`, `back\slash.py`, "ünï.py", "sp ace.py", " dir /a b .py "}
+	names := []string{" settings.py", "trail.py ", "tab\tname.py", `q"uote.py`, `back\slash.py`, "ünï.py", "sp ace.py", " dir /a b .py ", `ends\`, `q\"`}
 	r := newRepo(t)
 	r.write("README.md", "# App\n")
 	for _, n := range names {
@@ -120,7 +120,9 @@ func TestExactPathsFromGit(t *testing.T) {
 		"sp ace.py ->  moved .py  renamed +1",
 		" settings.py ->  settings.py modified +1",
 		`back\slash.py -> back\slash.py modified +1`,
+		`ends\ -> ends\ modified +1`,
 		`q"uote.py -> q"uote.py modified +1`,
+		`q\" -> q\" modified +1`,
 		"tab\tname.py -> tab\tname.py modified +1",
 		"trail.py  -> trail.py  modified +1",
 		"ünï.py -> ünï.py modified +1",
