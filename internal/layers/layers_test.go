@@ -38,6 +38,9 @@ var rules = []rule{
 	{folder: "github", may: []string{"github", "review", "config", "internal"}},
 	{folder: "server/store", may: []string{"server/store", "review", "migrations", "internal"}, forbidden: githubLibraries},
 	{folder: "server/worker", may: []string{"server", "review", "github", "config", "internal"}, forbidden: githubLibraries},
+	// server/webhook still decodes go-github's event types and routes with
+	// go-githubapp's dispatcher; moving both behind package github is
+	// the open part of issue 11 (see knownExceptions).
 	{folder: "server/webhook", may: []string{"server", "review", "github", "config", "internal"}, forbidden: githubLibraries},
 	{folder: "server", may: []string{"server", "review", "github", "config", "internal"}},
 	{folder: "e2e", may: []string{""}},
@@ -56,6 +59,14 @@ func ruleFor(folder string) (rule, bool) {
 // within reports whether pkg is folder or below it; "" holds everything.
 func within(pkg, folder string) bool {
 	return folder == "" || pkg == folder || strings.HasPrefix(pkg, folder+"/")
+}
+
+// knownExceptions are imports that break a rule today, each with the work
+// that removes it. The test fails when an exception is no longer needed, so
+// the list only shrinks.
+var knownExceptions = map[string]string{
+	"server/webhook github.com/google/go-github/v60/github":     "decode events into our own types in package github",
+	"server/webhook github.com/palantir/go-githubapp/githubapp": "move the dispatcher behind package github",
 }
 
 // check returns the broken rules of pkg importing imp.
@@ -90,6 +101,7 @@ func TestImportDirections(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	packages := 0
+	used := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
@@ -99,9 +111,19 @@ func TestImportDirections(t *testing.T) {
 		}
 		packages++
 		for _, imp := range fields[1:] {
-			if problem := check(pkg, imp); problem != "" {
+			problem := check(pkg, imp)
+			if _, known := knownExceptions[pkg+" "+imp]; known && problem != "" {
+				used[pkg+" "+imp] = true
+				continue
+			}
+			if problem != "" {
 				t.Error(problem)
 			}
+		}
+	}
+	for exc := range knownExceptions {
+		if !used[exc] {
+			t.Errorf("exception %q is no longer needed: delete it from knownExceptions", exc)
 		}
 	}
 	if packages < 20 {
