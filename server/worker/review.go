@@ -78,7 +78,7 @@ func (p *Pool) reviewDiff(ctx context.Context, j *job) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	_, out, err := p.runPipeline(ctx, j, req)
+	_, out, err := p.runPipeline(ctx, req)
 	return out, err
 }
 
@@ -102,7 +102,7 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 		return outcome{}, err
 	}
 	req.ReadRepoFile, req.Automatic = true, j.run.Trigger == store.TriggerWebhook
-	res, out, err := p.runPipeline(ctx, j, req)
+	res, out, err := p.runPipeline(ctx, req)
 	var moved headMovedError
 	if errors.As(err, &moved) {
 		return superseded(moved.Error()), nil
@@ -258,7 +258,7 @@ func (p *Pool) request(j *job, src review.Source) (pipeline.Request, error) {
 
 // runPipeline runs the review and returns the result and the outcome it
 // makes for the run.
-func (p *Pool) runPipeline(ctx context.Context, j *job, req pipeline.Request) (*pipeline.Result, outcome, error) {
+func (p *Pool) runPipeline(ctx context.Context, req pipeline.Request) (*pipeline.Result, outcome, error) {
 	res, err := p.deps.Reviewer.Run(ctx, req)
 	if err != nil {
 		return nil, outcome{}, err
