@@ -121,6 +121,14 @@ type LLM struct {
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
 	// MaxTurns caps the tool-calling turns of one agent run.
 	MaxTurns int `yaml:"max_turns" json:"max_turns"`
+	// MaxChunkTokens caps the diff text of one reviewer agent's chunk:
+	// smaller chunks review better and in parallel.
+	MaxChunkTokens int `yaml:"max_chunk_tokens" json:"max_chunk_tokens"`
+	// MaxChunks caps the chunks the model reviews in one review, riskiest
+	// first; the rest get the built-in analyzers only.
+	MaxChunks int `yaml:"max_chunks" json:"max_chunks"`
+	// AgentTimeout bounds one reviewer agent run, all its turns included.
+	AgentTimeout time.Duration `yaml:"agent_timeout" json:"agent_timeout"`
 	// Concurrency caps the reviewer agents of one review running at once.
 	Concurrency int `yaml:"concurrency" json:"concurrency"`
 	// APIType is "openai" (any OpenAI-compatible server) or "azure" (Azure
@@ -171,6 +179,9 @@ type Workers struct {
 	PollInterval time.Duration `yaml:"poll_interval" json:"poll_interval"`
 	// MaxAttempts is how many times a failing job is tried.
 	MaxAttempts int `yaml:"max_attempts" json:"max_attempts"`
+	// RunTimeout bounds one attempt of a run, wall clock: a run still
+	// working then is stopped and recorded failed with the reason.
+	RunTimeout time.Duration `yaml:"run_timeout" json:"run_timeout"`
 }
 
 // API configures the HTTP review API.
@@ -181,7 +192,8 @@ type API struct {
 	Token Secret `yaml:"token" json:"token"`
 }
 
-// Budgets cap spending; 0 means unlimited.
+// Budgets cap spending; 0 means unlimited (review_max_tokens has a finite
+// default).
 type Budgets struct {
 	// ReviewMaxTokens caps the tokens (input + output) of one review.
 	ReviewMaxTokens int `yaml:"review_max_tokens" json:"review_max_tokens"`

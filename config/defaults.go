@@ -35,6 +35,9 @@ func Default() Config {
 			Temperature:     0.2,
 			Timeout:         2 * time.Minute,
 			MaxTurns:        10,
+			MaxChunkTokens:  12000,
+			MaxChunks:       40,
+			AgentTimeout:    5 * time.Minute,
 			Concurrency:     4,
 			APIType:         "openai",
 			ResponseFormat:  "json_schema",
@@ -45,6 +48,10 @@ func Default() Config {
 			Lease:        2 * time.Minute,
 			PollInterval: 2 * time.Second,
 			MaxAttempts:  3,
+			RunTimeout:   30 * time.Minute,
+		},
+		Budgets: Budgets{
+			ReviewMaxTokens: 2_000_000,
 		},
 		Review: DefaultRepo(),
 		Log: Log{

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/mergeguard/mergeguard/review"
 )
 
 // RepoFileName is the per-repository configuration file, read from the base
@@ -105,10 +103,10 @@ func ParseRepoOver(base Repo, data []byte) (Repo, error) {
 
 // check reports each invalid value by its key path.
 func (r Repo) check(report func(path, msg string)) {
-	oneOf(report, "severity_threshold", r.SeverityThreshold, review.Severities)
-	oneOf(report, "blocking_severity", r.BlockingSeverity, review.Severities)
+	oneOf(report, "severity_threshold", r.SeverityThreshold, SeverityNames())
+	oneOf(report, "blocking_severity", r.BlockingSeverity, SeverityNames())
 	for i, a := range r.FocusAreas {
-		oneOf(report, fmt.Sprintf("focus_areas[%d]", i), a, review.Categories)
+		oneOf(report, fmt.Sprintf("focus_areas[%d]", i), a, CategoryNames())
 	}
 	for i, f := range r.PathFilters {
 		glob(report, fmt.Sprintf("path_filters[%d]", i), strings.TrimPrefix(f, "!"))

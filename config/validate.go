@@ -55,6 +55,7 @@ func (c Config) Validate(reqs ...Requirement) error {
 		v.add("workers.concurrency", fmt.Sprintf("must not be negative (0 runs no workers), got %d", w.Concurrency))
 	}
 	positive(&v, "workers.lease", w.Lease)
+	positive(&v, "workers.run_timeout", w.RunTimeout)
 	positive(&v, "workers.poll_interval", w.PollInterval)
 	atLeastOne(&v, "workers.max_attempts", w.MaxAttempts)
 
@@ -144,6 +145,9 @@ func (l LLM) check(v *validation) {
 	}
 	positive(v, "llm.timeout", l.Timeout)
 	atLeastOne(v, "llm.max_turns", l.MaxTurns)
+	atLeastOne(v, "llm.max_chunks", l.MaxChunks)
+	atLeast(v, "llm.max_chunk_tokens", l.MaxChunkTokens, 256)
+	positive(v, "llm.agent_timeout", l.AgentTimeout)
 	atLeastOne(v, "llm.concurrency", l.Concurrency)
 	oneOf(v.add, "llm.api_type", l.APIType, []string{"openai", "azure"})
 	oneOf(v.add, "llm.response_format", l.ResponseFormat, []string{"json_schema", "json_object", "text"})
@@ -178,6 +182,12 @@ func (v *validation) url(key, s string) {
 func positive[T int | time.Duration](v *validation, key string, n T) {
 	if n <= 0 {
 		v.add(key, fmt.Sprintf("must be positive, got %v", n))
+	}
+}
+
+func atLeast(v *validation, key string, n, least int) {
+	if n < least {
+		v.add(key, fmt.Sprintf("must be at least %d, got %d", least, n))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 // Default GitHub API addresses (github.com). GitHub Enterprise Server uses
 // https://HOST/api/v3/ and https://HOST/api/graphql.
 const (
+	DefaultWebURL   = "https://github.com/"
 	DefaultV3APIURL = "https://api.github.com/"
 	DefaultV4APIURL = "https://api.github.com/graphql"
 )

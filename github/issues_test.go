@@ -30,7 +30,7 @@ func TestPermission(t *testing.T) {
 		{"stranger", PermissionNone, false}, // 404
 	}
 	for _, tt := range tests {
-		got, err := Permission(t.Context(), fake.Client(), "acme", "widgets", tt.user)
+		got, err := permission(t.Context(), fake.Client(), "acme", "widgets", tt.user)
 		if err != nil {
 			t.Fatalf("Permission(%s): %v", tt.user, err)
 		}
@@ -39,7 +39,7 @@ func TestPermission(t *testing.T) {
 		}
 	}
 	fake.FailNext(githubtest.RoutePermission, 500, nil)
-	if _, err := Permission(t.Context(), fake.Client(), "acme", "widgets", "ada"); err == nil {
+	if _, err := permission(t.Context(), fake.Client(), "acme", "widgets", "ada"); err == nil {
 		t.Error("Permission through a 500 succeeded; an error must not read as a permission")
 	}
 }
@@ -52,38 +52,40 @@ func TestCanWrite(t *testing.T) {
 	}
 }
 
-func TestPullHead(t *testing.T) {
+func TestRepoHead(t *testing.T) {
 	fake := githubtest.New(t)
 	pr := fake.AddPR(testPR(3))
-	got, err := PullHead(t.Context(), fake.Client(), "acme", "widgets", 7)
+	repo := &Repo{owner: "acme", name: "widgets", client: fake.Client()}
+	got, err := repo.Head(t.Context(), 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Head{SHA: pr.HeadSHA, Ref: pr.HeadRef, BaseSHA: pr.BaseSHA}, got); diff != "" {
-		t.Errorf("PullHead (-want +got):\n%s", diff)
+	if diff := cmp.Diff(review.PullHead{SHA: pr.HeadSHA, Branch: pr.HeadRef, BaseSHA: pr.BaseSHA}, got); diff != "" {
+		t.Errorf("Head (-want +got):\n%s", diff)
 	}
 	fake.SetHeadSHA("acme", "widgets", 7, "1234567890123456789012345678901234567890")
-	if got, _ := PullHead(t.Context(), fake.Client(), "acme", "widgets", 7); got.SHA != "1234567890123456789012345678901234567890" {
-		t.Errorf("PullHead after a push = %q", got.SHA)
+	if got, _ := repo.Head(t.Context(), 7); got.SHA != "1234567890123456789012345678901234567890" {
+		t.Errorf("Head after a push = %q", got.SHA)
 	}
-	if _, err := PullHead(t.Context(), fake.Client(), "acme", "widgets", 99); !errors.Is(err, review.ErrNotFound) {
-		t.Errorf("PullHead of a missing pull request: %v, want ErrNotFound", err)
+	if _, err := repo.Head(t.Context(), 99); !errors.Is(err, review.ErrNotFound) {
+		t.Errorf("Head of a missing pull request: %v, want ErrNotFound", err)
 	}
 }
 
-func TestCommentAndReact(t *testing.T) {
+func TestRepoCommentAndReact(t *testing.T) {
 	fake := githubtest.New(t)
 	fake.AddPR(testPR(3))
-	id, err := Comment(t.Context(), fake.Client(), "acme", "widgets", 7, HelpText)
+	repo := &Repo{owner: "acme", name: "widgets", client: fake.Client()}
+	id, err := repo.Comment(t.Context(), 7, HelpText)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range []string{ReactionSeen, ReactionOK, ReactionOK} {
-		if err := React(t.Context(), fake.Client(), "acme", "widgets", id, r); err != nil {
+		if err := repo.React(t.Context(), id, r); err != nil {
 			t.Fatalf("React(%s): %v", r, err)
 		}
 	}
-	if err := React(t.Context(), fake.Client(), "acme", "widgets", id, "thumbsup"); err == nil {
+	if err := repo.React(t.Context(), id, "thumbsup"); err == nil {
 		t.Error("React accepted an unknown reaction")
 	}
 	comments := fake.IssueComments("acme", "widgets", 7)

@@ -1,13 +1,10 @@
 package github
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 
 	gh "github.com/google/go-github/v60/github"
 
@@ -19,13 +16,6 @@ const (
 	EventApprove        = "APPROVE"
 	EventRequestChanges = "REQUEST_CHANGES"
 	EventComment        = "COMMENT"
-)
-
-// Where a finding was placed.
-const (
-	PlacedInline    = "inline"    // an inline comment of the review
-	PlacedBody      = "body"      // listed in the review body
-	PlacedDuplicate = "duplicate" // already commented on by an earlier review
 )
 
 // DefaultMaxInlineComments is how many inline comments one review carries
@@ -50,10 +40,10 @@ type LineIndex interface {
 
 // PublisherOptions configures a Publisher.
 type PublisherOptions struct {
-	// BotLogin is the App's bot account ("<app-slug>[bot]"). Only its
-	// reviews and comments are ever read as ours, dismissed or deleted.
-	// Empty means any account of type Bot whose posts carry MergeGuard's
-	// markers.
+	// BotLogin is the App's bot account, "<app-slug>[bot]" as GET /app
+	// gives the slug. It is required: only reviews and comments whose
+	// author has exactly this login are read as MergeGuard's, dismissed or
+	// deleted.
 	BotLogin string
 	// MaxInlineComments caps the inline comments of one review; 0 means
 	// DefaultMaxInlineComments.
@@ -68,7 +58,8 @@ type Publisher struct {
 	maxProbes int
 }
 
-// NewPublisher returns a Publisher.
+// NewPublisher returns a Publisher. Publish refuses to post when
+// opts.BotLogin is empty.
 func NewPublisher(opts PublisherOptions) *Publisher {
 	p := &Publisher{botLogin: opts.BotLogin, maxInline: opts.MaxInlineComments, maxProbes: defaultMaxProbes}
 	if p.maxInline <= 0 {
@@ -86,7 +77,11 @@ type Post struct {
 	HeadSHA string
 	// RunID identifies the run; a review carrying its marker is never
 	// posted twice. Letters, digits, ".", "_", ":" and single "-" only.
-	RunID   string
+	RunID string
+	// Verdict is the review's verdict: its decision is the review's event
+	// (approve: APPROVE, request_changes: REQUEST_CHANGES, comment:
+	// COMMENT; the pipeline has applied allow_approve and
+	// blocking_severity), its summary, notes and stats go in the body.
 	Verdict review.Verdict
 	// Findings are the findings to post, each with its Fingerprint
 	// (letters, digits, ".", "_", ":" and single "-", as in RunID).
@@ -94,25 +89,15 @@ type Post struct {
 	// Index says which lines GitHub accepts comments on; nil puts every
 	// finding in the body.
 	Index LineIndex
-	// AllowApprove lets the review APPROVE when the verdict is approve
-	// and nothing blocks.
-	AllowApprove bool
-	// BlockingSeverity is the lowest severity of a verified finding that
-	// makes the review REQUEST_CHANGES; empty means critical.
-	BlockingSeverity review.Severity
+	// PullURL is the pull request's web address
+	// (https://github.com/OWNER/REPO/pull/N). Markdown links and images in
+	// what the model wrote stay live only when they point into this
+	// repository; "" keeps none live.
+	PullURL string
 	// DetailsURL links the review's page in MergeGuard's web UI.
 	DetailsURL string
 	// Footer is markdown appended to the review body.
 	Footer string
-}
-
-// Placement says where a finding went.
-type Placement struct {
-	// Where is PlacedInline, PlacedBody or PlacedDuplicate.
-	Where string
-	// CommentID is the inline comment (for PlacedDuplicate, the earlier
-	// one); 0 in the body.
-	CommentID int64
 }
 
 // Posted describes a published review.
@@ -124,7 +109,7 @@ type Posted struct {
 	// new was posted.
 	AlreadyPosted bool
 	// Placements maps each finding's fingerprint to where it went.
-	Placements map[string]Placement
+	Placements map[string]review.Placement
 	// Dismissed lists the earlier REQUEST_CHANGES reviews of the bot this
 	// review dismissed.
 	Dismissed []int64
@@ -137,17 +122,17 @@ var ErrDismiss = errors.New("dismiss earlier review")
 // Publish posts the review of one run as ONE pull-request review, the
 // reviewdog way plus more:
 //
-//  1. A review of the bot carrying the run's marker means the run already
-//     posted (a retried job): it is returned with AlreadyPosted set.
-//  2. Findings whose fingerprint an earlier comment of the bot carries are
-//     not commented on again (PlacedDuplicate).
-//  3. The review is created on post.HeadSHA with event REQUEST_CHANGES when
-//     a verified finding is at or above BlockingSeverity, APPROVE when
-//     approving is allowed and the verdict approves, COMMENT otherwise.
-//     Findings on lines the index accepts become inline comments (at most
-//     MaxInlineComments, most severe first), with a ```suggestion block
-//     when the suggestion replaces exactly the commented lines; the rest
-//     are listed in the body, by file.
+//  1. A review of the bot whose marker line names the run means the run
+//     already posted (a retried job): it is returned with AlreadyPosted set.
+//  2. Findings whose fingerprint the marker line of an earlier inline
+//     comment of the bot carries are not commented on again
+//     (review.PlacedDuplicate).
+//  3. The review is created on post.HeadSHA with the event of the
+//     verdict's decision. Findings on lines the index accepts become inline
+//     comments (at most MaxInlineComments, most severe first), with a
+//     ```suggestion block when the suggestion replaces exactly the commented
+//     lines; the rest are listed in the body, by file. What the model wrote
+//     is rendered as untrusted text (see textPolicy).
 //  4. GitHub rejects a whole review for one bad comment (422). The
 //     rejected comments are then found by bisection with pending reviews
 //     (each created without event, then deleted), moved to the body, and
@@ -155,38 +140,23 @@ var ErrDismiss = errors.New("dismiss earlier review")
 //  5. When this review does not request changes, the bot's earlier
 //     REQUEST_CHANGES reviews are dismissed.
 //
-// When the review was posted but a dismissal failed, Publish returns the
-// Posted and an error wrapping ErrDismiss.
+// Steps 2 and 3 are planReview (plan.go), which calls nothing. When the
+// review was posted but a dismissal failed, Publish returns the Posted and
+// an error wrapping ErrDismiss.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request
 func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post Post) (Posted, error) {
+	if p.botLogin == "" {
+		return Posted{}, errors.New("publish review: the App's bot login is required (PublisherOptions.BotLogin)")
+	}
 	if err := post.validate(); err != nil {
 		return Posted{}, err
 	}
 	where := fmt.Sprintf("%s/%s#%d", post.Owner, post.Repo, post.Number)
-	reviews, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
-		return client.PullRequests.ListReviews(ctx, post.Owner, post.Repo, post.Number, opts)
-	})
+	reviews, earlier, err := p.readEarlier(ctx, client, post)
 	if err != nil {
-		return Posted{}, fmt.Errorf("publish review on %s: list reviews: %w", where, apiError(err))
+		return Posted{}, fmt.Errorf("publish review on %s: %w", where, err)
 	}
-	comments, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
-		return client.PullRequests.ListComments(ctx, post.Owner, post.Repo, post.Number, &gh.PullRequestListCommentsOptions{ListOptions: *opts})
-	})
-	if err != nil {
-		return Posted{}, fmt.Errorf("publish review on %s: list review comments: %w", where, apiError(err))
-	}
-	earlier := map[string]*gh.PullRequestComment{}
-	for _, c := range comments {
-		if p.isBot(c.GetUser()) {
-			for _, fp := range postedFingerprints(c.GetBody()) {
-				if _, seen := earlier[fp]; !seen {
-					earlier[fp] = c
-				}
-			}
-		}
-	}
-
 	var posted Posted
 	if rv := p.findRun(reviews, post.RunID); rv != nil {
 		posted = Posted{ReviewID: rv.GetID(), URL: rv.GetHTMLURL(), Event: eventOfState(rv.GetState()), AlreadyPosted: true,
@@ -195,7 +165,11 @@ func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post Post) (
 		if err := p.deletePending(ctx, client, post, reviews); err != nil {
 			return Posted{}, fmt.Errorf("publish review on %s: %w", where, err)
 		}
-		pl := p.plan(post, earlier)
+		ids := make(map[string]int64, len(earlier))
+		for fp, c := range earlier {
+			ids[fp] = c.id
+		}
+		pl := planReview(post, ids, p.maxInline)
 		rv, err := p.create(ctx, client, post, pl)
 		if err != nil {
 			return Posted{}, fmt.Errorf("publish review on %s: %w", where, err)
@@ -208,19 +182,47 @@ func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post Post) (
 	if posted.Event == EventRequestChanges {
 		return posted, nil
 	}
-	var errs []error
-	for _, rv := range reviews {
-		if rv.GetID() == posted.ReviewID || rv.GetState() != "CHANGES_REQUESTED" || !p.isBot(rv.GetUser()) || !strings.Contains(rv.GetBody(), markerPrefix) {
-			continue
-		}
-		msg := fmt.Sprintf("MergeGuard no longer requests changes: a later review of %s found nothing blocking.", shortSHA(post.HeadSHA))
-		if _, _, err := client.PullRequests.DismissReview(ctx, post.Owner, post.Repo, post.Number, rv.GetID(), &gh.PullRequestReviewDismissalRequest{Message: &msg}); err != nil {
-			errs = append(errs, fmt.Errorf("%w %d on %s: %w", ErrDismiss, rv.GetID(), where, err))
-			continue
-		}
-		posted.Dismissed = append(posted.Dismissed, rv.GetID())
+	return posted, p.dismissEarlier(ctx, client, post, reviews, &posted)
+}
+
+// earlierComment is an inline comment of the bot that carries a
+// fingerprint.
+type earlierComment struct{ id, reviewID int64 }
+
+// readEarlier lists the pull request's reviews and the bot's inline
+// comments by the fingerprint their marker line carries (the first
+// comment of each).
+func (p *Publisher) readEarlier(ctx context.Context, client *gh.Client, post Post) ([]*gh.PullRequestReview, map[string]earlierComment, error) {
+	reviews, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
+		return client.PullRequests.ListReviews(ctx, post.Owner, post.Repo, post.Number, opts)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list reviews: %w", apiError(err))
 	}
-	return posted, errors.Join(errs...)
+	comments, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
+		return client.PullRequests.ListComments(ctx, post.Owner, post.Repo, post.Number, &gh.PullRequestListCommentsOptions{ListOptions: *opts})
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list review comments: %w", apiError(err))
+	}
+	earlier := map[string]earlierComment{}
+	for _, c := range comments {
+		fp := p.marker(c.GetUser(), c.GetBody(), markerFP)
+		if _, seen := earlier[fp]; fp != "" && !seen {
+			earlier[fp] = earlierComment{id: c.GetID(), reviewID: c.GetPullRequestReviewID()}
+		}
+	}
+	return reviews, earlier, nil
+}
+
+// marker returns the value of a marker key in a body the bot wrote, ""
+// when the author is someone else or the body's last line does not carry
+// the key.
+func (p *Publisher) marker(author *gh.User, body, key string) string {
+	if !p.isBot(author) {
+		return ""
+	}
+	return readMarkers(body)[key]
 }
 
 func (post Post) validate() error {
@@ -240,22 +242,20 @@ func (post Post) validate() error {
 	return nil
 }
 
+// findRun returns the submitted review of the bot whose marker line names
+// runID, nil when there is none.
 func (p *Publisher) findRun(reviews []*gh.PullRequestReview, runID string) *gh.PullRequestReview {
-	marker := runMarker(runID)
 	for _, rv := range reviews {
-		if rv.GetState() != "PENDING" && p.isBot(rv.GetUser()) && strings.Contains(rv.GetBody(), marker) {
+		if rv.GetState() != "PENDING" && p.marker(rv.GetUser(), rv.GetBody(), markerRun) == runID {
 			return rv
 		}
 	}
 	return nil
 }
 
-// isBot reports whether u is the App's bot account.
+// isBot reports whether u is the App's bot account: exactly its login.
 func (p *Publisher) isBot(u *gh.User) bool {
-	if p.botLogin != "" {
-		return strings.EqualFold(u.GetLogin(), p.botLogin)
-	}
-	return u.GetType() == "Bot"
+	return u.GetLogin() == p.botLogin
 }
 
 // deletePending deletes the bot's pending reviews, which an interrupted
@@ -272,6 +272,25 @@ func (p *Publisher) deletePending(ctx context.Context, client *gh.Client, post P
 	return nil
 }
 
+// dismissEarlier dismisses the bot's earlier REQUEST_CHANGES reviews (those
+// with a run marker) and records them in posted.Dismissed.
+func (p *Publisher) dismissEarlier(ctx context.Context, client *gh.Client, post Post, reviews []*gh.PullRequestReview, posted *Posted) error {
+	where := fmt.Sprintf("%s/%s#%d", post.Owner, post.Repo, post.Number)
+	var errs []error
+	for _, rv := range reviews {
+		if rv.GetID() == posted.ReviewID || rv.GetState() != "CHANGES_REQUESTED" || p.marker(rv.GetUser(), rv.GetBody(), markerRun) == "" {
+			continue
+		}
+		msg := fmt.Sprintf("MergeGuard no longer requests changes: a later review of %s found nothing blocking.", shortSHA(post.HeadSHA))
+		if _, _, err := client.PullRequests.DismissReview(ctx, post.Owner, post.Repo, post.Number, rv.GetID(), &gh.PullRequestReviewDismissalRequest{Message: &msg}); err != nil {
+			errs = append(errs, fmt.Errorf("%w %d on %s: %w", ErrDismiss, rv.GetID(), where, err))
+			continue
+		}
+		posted.Dismissed = append(posted.Dismissed, rv.GetID())
+	}
+	return errors.Join(errs...)
+}
+
 func eventOfState(state string) string {
 	switch state {
 	case "APPROVED":
@@ -282,176 +301,10 @@ func eventOfState(state string) string {
 	return EventComment
 }
 
-// decideEvent chooses the review's event: REQUEST_CHANGES on a verified
-// finding at or above the blocking severity, APPROVE when allowed and the
-// verdict approves, COMMENT otherwise.
-func decideEvent(post Post) string {
-	blocking := post.BlockingSeverity
-	if blocking.Rank() == 0 {
-		blocking = review.SeverityCritical
-	}
-	for _, f := range post.Findings {
-		if f.VerificationStatus == review.Verified && f.Severity.AtLeast(blocking) {
-			return EventRequestChanges
-		}
-	}
-	if post.AllowApprove && post.Verdict.Verdict == review.DecisionApprove {
-		return EventApprove
-	}
-	return EventComment
-}
-
-// Reasons a finding is in the body rather than inline.
-const (
-	reasonNotInDiff = "not on a line of the diff"
-	reasonOverCap   = "over the inline comment limit"
-	reasonRejected  = "GitHub refused the inline comment"
-)
-
-// planned is one finding and where it goes.
-type planned struct {
-	finding review.Finding
-	fp      string
-	where   string
-	reason  string // for PlacedBody
-	comment *gh.DraftReviewComment
-	earlier int64 // for PlacedDuplicate
-}
-
-type plan struct {
-	event string
-	items []*planned // most severe first
-	// capped is how many anchorable findings the inline limit sent to the
-	// body; maxInline is that limit.
-	capped, maxInline int
-}
-
-// plan places every finding: duplicate, inline or body.
-func (p *Publisher) plan(post Post, earlier map[string]*gh.PullRequestComment) *plan {
-	pl := &plan{event: decideEvent(post), maxInline: p.maxInline}
-	seen := map[string]bool{}
-	inline := 0
-	for _, f := range sortedFindings(post.Findings) {
-		it := &planned{finding: f, fp: f.Fingerprint}
-		pl.items = append(pl.items, it)
-		if c, ok := earlier[it.fp]; ok {
-			it.where, it.earlier = PlacedDuplicate, c.GetID()
-			continue
-		}
-		if seen[it.fp] {
-			it.where = PlacedDuplicate
-			continue
-		}
-		seen[it.fp] = true
-		comment, exact := anchor(post.Index, f)
-		switch {
-		case comment == nil:
-			it.where, it.reason = PlacedBody, reasonNotInDiff
-		case inline >= p.maxInline:
-			it.where, it.reason = PlacedBody, reasonOverCap
-			pl.capped++
-		default:
-			suggest := exact && sideOf(f) == review.SideRight
-			comment.Body = gh.String(commentBody(f, it.fp, suggest))
-			it.where, it.comment = PlacedInline, comment
-			inline++
-		}
-	}
-	return pl
-}
-
-func (pl *plan) inline() []*planned {
-	var out []*planned
-	for _, it := range pl.items {
-		if it.where == PlacedInline {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-func (pl *plan) placements() map[string]Placement {
-	out := make(map[string]Placement, len(pl.items))
-	for _, it := range pl.items {
-		if _, ok := out[it.fp]; !ok {
-			out[it.fp] = Placement{Where: it.where, CommentID: it.earlier}
-		}
-	}
-	return out
-}
-
-// sortedFindings orders findings most important first: severity, then
-// verified before the rest, then file and line.
-func sortedFindings(fs []review.Finding) []review.Finding {
-	out := slices.Clone(fs)
-	slices.SortStableFunc(out, func(a, b review.Finding) int {
-		return cmp.Or(
-			cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
-			cmp.Compare(b.VerificationStatus.Rank(), a.VerificationStatus.Rank()),
-			strings.Compare(a.FilePath, b.FilePath),
-			cmp.Compare(a.LineStart, b.LineStart),
-		)
-	})
-	return out
-}
-
-func sideOf(f review.Finding) review.Side {
-	if f.Side == review.SideLeft {
-		return review.SideLeft
-	}
-	return review.SideRight
-}
-
-// maxAnchorScan bounds the search for a commentable line inside a range
-// that GitHub would not accept whole.
-const maxAnchorScan = 500
-
-// anchor returns the inline comment position of a finding, nil when no
-// line of it is commentable; exact reports whether the comment covers
-// exactly the finding's lines. Single-line comments carry line and side
-// only (GitHub rejects start_line == line); a range carries start_line and
-// start_side only when the index accepts the whole range.
-func anchor(idx LineIndex, f review.Finding) (*gh.DraftReviewComment, bool) {
-	if idx == nil || f.LineStart <= 0 || f.FilePath == "" {
-		return nil, false
-	}
-	side := sideOf(f)
-	start, end := f.LineStart, max(f.LineEnd, f.LineStart)
-	c := &gh.DraftReviewComment{Path: gh.String(f.FilePath), Side: gh.String(string(side))}
-	switch {
-	case start == end && idx.Commentable(f.FilePath, side, end):
-		c.Line = gh.Int(end)
-		return c, true
-	case start < end && idx.CommentableRange(f.FilePath, side, start, end):
-		c.StartLine, c.StartSide, c.Line = gh.Int(start), gh.String(string(side)), gh.Int(end)
-		return c, true
-	}
-	for line := start; line <= end && line < start+maxAnchorScan; line++ {
-		if idx.Commentable(f.FilePath, side, line) {
-			c.Line = gh.Int(line)
-			return c, false
-		}
-	}
-	return nil, false
-}
-
-// request builds the CreateReview request of a plan.
-func (pl *plan) request(post Post) *gh.PullRequestReviewRequest {
-	req := &gh.PullRequestReviewRequest{
-		CommitID: gh.String(post.HeadSHA),
-		Event:    gh.String(pl.event),
-		Body:     gh.String(reviewBody(post, pl)),
-	}
-	for _, it := range pl.inline() {
-		req.Comments = append(req.Comments, it.comment)
-	}
-	return req
-}
-
 // create posts the review; on a 422 it finds the rejected comments, moves
 // them to the body and posts again, and as a last resort posts with every
 // finding in the body.
-func (p *Publisher) create(ctx context.Context, client *gh.Client, post Post, pl *plan) (*gh.PullRequestReview, error) {
+func (p *Publisher) create(ctx context.Context, client *gh.Client, post Post, pl *reviewPlan) (*gh.PullRequestReview, error) {
 	rv, _, err := client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, pl.request(post))
 	if err == nil {
 		return rv, nil
@@ -465,9 +318,7 @@ func (p *Publisher) create(ctx context.Context, client *gh.Client, post Post, pl
 		return nil, fmt.Errorf("create review: %w (finding the rejected comments: %w)", err, perr)
 	}
 	if len(rejected) > 0 {
-		for _, it := range rejected {
-			it.where, it.reason, it.comment = PlacedBody, reasonRejected, nil
-		}
+		pl.reject(rejected)
 		if rv, _, err = client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, pl.request(post)); err == nil {
 			return rv, nil
 		}
@@ -475,9 +326,7 @@ func (p *Publisher) create(ctx context.Context, client *gh.Client, post Post, pl
 			return nil, fmt.Errorf("create review: %w", apiError(err))
 		}
 	}
-	for _, it := range pl.inline() {
-		it.where, it.reason, it.comment = PlacedBody, reasonRejected, nil
-	}
+	pl.reject(pl.inline())
 	rv, _, err = client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, pl.request(post))
 	if err != nil {
 		return nil, fmt.Errorf("create review without inline comments: %w", apiError(err))
@@ -573,7 +422,7 @@ func (p *Publisher) findRejected(ctx context.Context, client *gh.Client, post Po
 func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post Post, posted *Posted) error {
 	inline := false
 	for _, pl := range posted.Placements {
-		inline = inline || pl.Where == PlacedInline
+		inline = inline || pl.Where == review.PlacedInline
 	}
 	if !inline {
 		return nil
@@ -585,11 +434,10 @@ func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post 
 		return fmt.Errorf("list comments of review %d: %w", posted.ReviewID, apiError(err))
 	}
 	for _, c := range comments {
-		for _, fp := range postedFingerprints(c.GetBody()) {
-			if pl, ok := posted.Placements[fp]; ok && pl.Where == PlacedInline {
-				pl.CommentID = c.GetID()
-				posted.Placements[fp] = pl
-			}
+		fp := p.marker(c.GetUser(), c.GetBody(), markerFP)
+		if pl, ok := posted.Placements[fp]; ok && pl.Where == review.PlacedInline {
+			pl.CommentID = c.GetID()
+			posted.Placements[fp] = pl
 		}
 	}
 	return nil
@@ -597,17 +445,17 @@ func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post 
 
 // placementsOf reconstructs where a run's findings went from the comments
 // of its review (a retried job that finds its review posted).
-func placementsOf(post Post, reviewID int64, earlier map[string]*gh.PullRequestComment) map[string]Placement {
-	out := make(map[string]Placement, len(post.Findings))
+func placementsOf(post Post, reviewID int64, earlier map[string]earlierComment) map[string]review.Placement {
+	out := make(map[string]review.Placement, len(post.Findings))
 	for _, f := range post.Findings {
 		fp := f.Fingerprint
 		switch c, ok := earlier[fp]; {
-		case ok && c.GetPullRequestReviewID() == reviewID:
-			out[fp] = Placement{Where: PlacedInline, CommentID: c.GetID()}
+		case ok && c.reviewID == reviewID:
+			out[fp] = review.Placement{Where: review.PlacedInline, CommentID: c.id}
 		case ok:
-			out[fp] = Placement{Where: PlacedDuplicate, CommentID: c.GetID()}
+			out[fp] = review.Placement{Where: review.PlacedDuplicate, CommentID: c.id}
 		default:
-			out[fp] = Placement{Where: PlacedBody}
+			out[fp] = review.Placement{Where: review.PlacedBody}
 		}
 	}
 	return out

@@ -22,6 +22,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
+// testBot is the bot login of githubtest's App.
+const testBot = "mergeguard[bot]"
+
 // publishFixture is a fake with testPR(20) and the index of its diff.
 type publishFixture struct {
 	fake  *githubtest.Server
@@ -47,6 +50,7 @@ func (fx publishFixture) post(runID string, findings ...review.Finding) Post {
 		Verdict:  review.Verdict{Verdict: review.DecisionComment, Summary: "The change computes widget values."},
 		Findings: findings,
 		Index:    fx.index,
+		PullURL:  "https://github.com/acme/widgets/pull/7",
 	}
 }
 
@@ -90,6 +94,7 @@ func goldenFindings() []review.Finding {
 func TestPublishPlacesFindingsGolden(t *testing.T) {
 	fx := newPublishFixture(t)
 	post := fx.post("run-1", goldenFindings()...)
+	post.Verdict.Verdict = review.DecisionRequestChanges
 	post.Verdict.Stats = review.Stats{FilesChanged: 20, FilesReviewed: 19, FilesSkipped: 1, Additions: 30, Deletions: 58, Chunks: 2,
 		LLMCalls: 4, ToolCalls: 9, InputTokens: 12345, OutputTokens: 678, TotalCost: 0.0421}
 	post.Verdict.ReviewDurationMS = 15300
@@ -97,18 +102,18 @@ func TestPublishPlacesFindingsGolden(t *testing.T) {
 	post.Verdict.Truncation = &review.Truncation{Truncated: true, OriginalLines: 900, KeptLines: 600, SectionsAffected: []string{"files"}}
 	post.DetailsURL = "https://mergeguard.example.com/reviews/42"
 
-	posted, err := NewPublisher(PublisherOptions{BotLogin: "mergeguard[bot]"}).Publish(t.Context(), fx.fake.Client(), post)
+	posted, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantWhere := map[string]string{
-		"fp-crit": PlacedInline, "fp-multi": PlacedInline, "fp-partial": PlacedInline, "fp-left": PlacedInline,
-		"fp-outside": PlacedBody, "fp-readme": PlacedBody, "fp-file": PlacedBody,
+		"fp-crit": review.PlacedInline, "fp-multi": review.PlacedInline, "fp-partial": review.PlacedInline, "fp-left": review.PlacedInline,
+		"fp-outside": review.PlacedBody, "fp-readme": review.PlacedBody, "fp-file": review.PlacedBody,
 	}
 	gotWhere := map[string]string{}
 	for fp, pl := range posted.Placements {
 		gotWhere[fp] = pl.Where
-		if (pl.Where == PlacedInline) != (pl.CommentID != 0) {
+		if (pl.Where == review.PlacedInline) != (pl.CommentID != 0) {
 			t.Errorf("%s: placed %s with comment id %d", fp, pl.Where, pl.CommentID)
 		}
 	}
@@ -116,7 +121,7 @@ func TestPublishPlacesFindingsGolden(t *testing.T) {
 		t.Errorf("placements (-want +got):\n%s", d)
 	}
 	if posted.Event != EventRequestChanges {
-		t.Errorf("event = %s, want REQUEST_CHANGES (a verified critical finding)", posted.Event)
+		t.Errorf("event = %s, want REQUEST_CHANGES (the verdict's decision)", posted.Event)
 	}
 	reviews := fx.fake.Reviews("acme", "widgets", 7)
 	if len(reviews) != 1 || reviews[0].State != "CHANGES_REQUESTED" || reviews[0].CommitID != fx.pr.HeadSHA {
@@ -170,7 +175,7 @@ func TestPublishCapsInlineComments(t *testing.T) {
 	for i := range 45 {
 		findings = append(findings, finding(fmt.Sprintf("fp%02d", i), fmt.Sprintf("pkg/p%02d/file.go", i%18), 7+i/18, 7+i/18, review.SeverityWarning))
 	}
-	posted, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), fx.post("run-cap", findings...))
+	posted, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), fx.post("run-cap", findings...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +183,7 @@ func TestPublishCapsInlineComments(t *testing.T) {
 	for _, pl := range posted.Placements {
 		count[pl.Where]++
 	}
-	if d := cmp.Diff(map[string]int{PlacedInline: 30, PlacedBody: 15}, count); d != "" {
+	if d := cmp.Diff(map[string]int{review.PlacedInline: 30, review.PlacedBody: 15}, count); d != "" {
 		t.Errorf("placements (-want +got):\n%s", d)
 	}
 	reviews := fx.fake.Reviews("acme", "widgets", 7)
@@ -192,7 +197,7 @@ func TestPublishCapsInlineComments(t *testing.T) {
 
 func TestPublishSkipsFingerprintsPostedBefore(t *testing.T) {
 	fx := newPublishFixture(t)
-	pub := NewPublisher(PublisherOptions{})
+	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
 	a := finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityWarning)
 	b := finding("fp-b", "pkg/p01/file.go", 10, 10, review.SeverityWarning)
 	c := finding("fp-c", "pkg/p02/file.go", 10, 10, review.SeverityWarning)
@@ -204,10 +209,10 @@ func TestPublishSkipsFingerprintsPostedBefore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]Placement{
-		"fp-a": {Where: PlacedDuplicate, CommentID: first.Placements["fp-a"].CommentID},
-		"fp-b": {Where: PlacedDuplicate, CommentID: first.Placements["fp-b"].CommentID},
-		"fp-c": {Where: PlacedInline, CommentID: second.Placements["fp-c"].CommentID},
+	want := map[string]review.Placement{
+		"fp-a": {Where: review.PlacedDuplicate, CommentID: first.Placements["fp-a"].CommentID},
+		"fp-b": {Where: review.PlacedDuplicate, CommentID: first.Placements["fp-b"].CommentID},
+		"fp-c": {Where: review.PlacedInline, CommentID: second.Placements["fp-c"].CommentID},
 	}
 	if d := cmp.Diff(want, second.Placements); d != "" {
 		t.Errorf("second run placements (-want +got):\n%s", d)
@@ -223,7 +228,7 @@ func TestPublishSkipsFingerprintsPostedBefore(t *testing.T) {
 
 func TestPublishRunMarkerPreventsDoublePost(t *testing.T) {
 	fx := newPublishFixture(t)
-	pub := NewPublisher(PublisherOptions{})
+	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
 	post := fx.post("run-7", finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityWarning), finding("fp-b", "README.md", 1, 1, review.SeverityInfo))
 
 	// GitHub creates the review but the answer is lost (a 502).
@@ -243,9 +248,9 @@ func TestPublishRunMarkerPreventsDoublePost(t *testing.T) {
 	want := Posted{
 		ReviewID: reviews[0].ID, URL: fmt.Sprintf("https://github.com/acme/widgets/pull/7#pullrequestreview-%d", reviews[0].ID),
 		Event: EventComment, AlreadyPosted: true,
-		Placements: map[string]Placement{
-			"fp-a": {Where: PlacedInline, CommentID: reviews[0].Comments[0].ID},
-			"fp-b": {Where: PlacedBody},
+		Placements: map[string]review.Placement{
+			"fp-a": {Where: review.PlacedInline, CommentID: reviews[0].Comments[0].ID},
+			"fp-b": {Where: review.PlacedBody},
 		},
 	}
 	if d := cmp.Diff(want, posted); d != "" {
@@ -288,14 +293,14 @@ func TestPublish422MovesRejectedCommentsToBody(t *testing.T) {
 			}
 			post := fx.post("run-422", findings...)
 			post.Index = idx
-			posted, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), post)
+			posted, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for fp, pl := range posted.Placements {
-				want := PlacedInline
+				want := review.PlacedInline
 				if rejected[fp] {
-					want = PlacedBody
+					want = review.PlacedBody
 				}
 				if pl.Where != want {
 					t.Errorf("%s placed %s, want %s", fp, pl.Where, want)
@@ -320,11 +325,13 @@ func TestPublishDismissesEarlierRequestChanges(t *testing.T) {
 	old := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "CHANGES_REQUESTED", Body: "old\n" + runMarker("run-0")})
 	human := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "alice", ID: 5}, State: "CHANGES_REQUESTED", Body: "please fix"})
 	otherBot := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "linter[bot]", ID: 6, Type: "Bot"}, State: "CHANGES_REQUESTED", Body: "lint"})
-	pub := NewPublisher(PublisherOptions{BotLogin: "mergeguard[bot]"})
+	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
 
 	blocking := finding("fp-crit", "pkg/p00/file.go", 10, 10, review.SeverityCritical)
 	blocking.VerificationStatus = review.Verified
-	posted, err := pub.Publish(t.Context(), fx.fake.Client(), fx.post("run-1", blocking))
+	blockingPost := fx.post("run-1", blocking)
+	blockingPost.Verdict.Verdict = review.DecisionRequestChanges
+	posted, err := pub.Publish(t.Context(), fx.fake.Client(), blockingPost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +367,7 @@ func TestReviewBodyStaysUnderGitHubsLimit(t *testing.T) {
 	}
 	post := fx.post("run-big", findings...)
 	post.Verdict.Summary = strings.Repeat("summary ", 1000)
-	if _, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), post); err != nil {
+	if _, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post); err != nil {
 		t.Fatal(err)
 	}
 	body := fx.fake.Reviews("acme", "widgets", 7)[0].Body
@@ -375,7 +382,7 @@ func TestReviewBodyStaysUnderGitHubsLimit(t *testing.T) {
 func TestPublishDeletesLeftoverPendingReview(t *testing.T) {
 	fx := newPublishFixture(t)
 	leftover := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{State: "PENDING"})
-	posted, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), fx.post("run-1"))
+	posted, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), fx.post("run-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +399,7 @@ func TestPublishHonoursSecondaryRateLimit(t *testing.T) {
 	fx := newPublishFixture(t)
 	c, w := limitedClient(t, fx.fake, testPolicy(), 0)
 	fx.fake.FailNext(githubtest.RouteCreateReview, 403, header("Retry-After", "3"))
-	if _, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), c, fx.post("run-1", finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityInfo))); err != nil {
+	if _, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), c, fx.post("run-1", finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityInfo))); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(fx.fake.Reviews("acme", "widgets", 7)); n != 1 {
@@ -414,7 +421,7 @@ func TestPublishRejectsBadPost(t *testing.T) {
 		{Owner: "acme", Repo: "widgets", Number: 7, RunID: "r"},
 		{Repo: "widgets", Number: 7, HeadSHA: "abc", RunID: "r"},
 	} {
-		if _, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), post); err == nil {
+		if _, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post); err == nil {
 			t.Errorf("Publish(%+v) succeeded", post)
 		}
 	}
@@ -428,7 +435,7 @@ func TestPublishRejectsBadPost(t *testing.T) {
 // posted under a key the caller cannot match.
 func TestPublishRejectsBadFingerprint(t *testing.T) {
 	fx := newPublishFixture(t)
-	pub := NewPublisher(PublisherOptions{})
+	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
 	for _, fp := range []string{"", "a--b", "x -->", "-a", "naïve"} {
 		post := fx.post("run-1", finding("fp-ok", "pkg/p00/file.go", 10, 10, review.SeverityInfo), finding(fp, "pkg/p01/file.go", 10, 10, review.SeverityInfo))
 		_, err := pub.Publish(t.Context(), fx.fake.Client(), post)
@@ -446,27 +453,20 @@ func TestPublishRejectsBadFingerprint(t *testing.T) {
 	}
 }
 
-func TestDecideEvent(t *testing.T) {
-	critical := review.Finding{Severity: review.SeverityCritical, VerificationStatus: review.Verified}
-	likelyCritical := review.Finding{Severity: review.SeverityCritical, VerificationStatus: review.Likely}
-	warning := review.Finding{Severity: review.SeverityWarning, VerificationStatus: review.Verified}
+func TestEventFor(t *testing.T) {
 	tests := []struct {
-		name string
-		post Post
-		want string
+		decision review.Decision
+		want     string
 	}{
-		{"verified critical blocks", Post{Findings: []review.Finding{critical}}, EventRequestChanges},
-		{"likely critical does not block", Post{Findings: []review.Finding{likelyCritical}}, EventComment},
-		{"warning below the default blocking severity", Post{Findings: []review.Finding{warning}}, EventComment},
-		{"warning at a warning blocking severity", Post{Findings: []review.Finding{warning}, BlockingSeverity: review.SeverityWarning}, EventRequestChanges},
-		{"approve when allowed", Post{AllowApprove: true, Verdict: review.Verdict{Verdict: review.DecisionApprove}}, EventApprove},
-		{"approve not allowed", Post{Verdict: review.Verdict{Verdict: review.DecisionApprove}}, EventComment},
-		{"never approve with a blocking finding", Post{AllowApprove: true, Verdict: review.Verdict{Verdict: review.DecisionApprove}, Findings: []review.Finding{critical}}, EventRequestChanges},
-		{"comment verdict stays a comment", Post{AllowApprove: true, Verdict: review.Verdict{Verdict: review.DecisionComment}}, EventComment},
+		{review.DecisionApprove, EventApprove},
+		{review.DecisionRequestChanges, EventRequestChanges},
+		{review.DecisionComment, EventComment},
+		{"", EventComment},
+		{"merge it", EventComment},
 	}
 	for _, tt := range tests {
-		if got := decideEvent(tt.post); got != tt.want {
-			t.Errorf("%s: decideEvent = %s, want %s", tt.name, got, tt.want)
+		if got := eventFor(tt.decision); got != tt.want {
+			t.Errorf("eventFor(%q) = %s, want %s", tt.decision, got, tt.want)
 		}
 	}
 }
@@ -513,16 +513,16 @@ func TestAnchor(t *testing.T) {
 func TestCommentBodySuggestion(t *testing.T) {
 	f := review.Finding{Severity: review.SeverityWarning, Category: review.CategoryBug, Title: "T", LineStart: 3, LineEnd: 4,
 		Suggestion: "```go\nx := \"```\"\n```\n"}
-	got := commentBody(f, "fp1", true)
+	got := commentBody(textPolicy{}, f, "fp1", true)
 	want := "🟠 **Warning** · bug\n\n**T**\n\n````suggestion\nx := \"```\"\n````\n\n<!-- mergeguard:fp=fp1 -->"
 	if got != want {
 		t.Errorf("commentBody =\n%s\nwant\n%s", got, want)
 	}
-	plain := commentBody(f, "fp1", false)
+	plain := commentBody(textPolicy{}, f, "fp1", false)
 	if strings.Contains(plain, "suggestion\n") || !strings.Contains(plain, "**Suggested fix** (lines 3–4)") {
 		t.Errorf("a suggestion that does not replace the commented lines exactly:\n%s", plain)
 	}
-	if fps := postedFingerprints(got); len(fps) != 1 || fps[0] != "fp1" {
-		t.Errorf("postedFingerprints = %v", fps)
+	if d := cmp.Diff(map[string]string{"fp": "fp1"}, readMarkers(got)); d != "" {
+		t.Errorf("readMarkers (-want +got):\n%s", d)
 	}
 }

@@ -10,13 +10,18 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 )
 
-// Hidden markers in what the bot posts. The run marker in a review body
-// makes posting idempotent per run; the fingerprint marker in a comment
-// keeps a finding from being commented on twice across runs.
+// Hidden markers. MergeGuard ends every body it posts with ONE line of
+// markers, an HTML comment such as "<!-- mergeguard:run=RUN -->" (a
+// review: the run that posted it, which makes posting idempotent per run)
+// or "<!-- mergeguard:fp=FP -->" (an inline comment: the finding's
+// fingerprint, which keeps a finding from being commented on twice across
+// runs). Only that last line of a body is read, and only on bodies whose
+// author is the App's bot: text a model or a pull request's author wrote
+// is rendered by textPolicy, which never lets "<!--" through, and text
+// someone else posted is never read as ours.
 const (
-	runMarkerFormat = "<!-- mergeguard:run=%s -->"
-	fpMarkerFormat  = "<!-- mergeguard:fp=%s -->"
-	markerPrefix    = "<!-- mergeguard:"
+	markerRun = "run"
+	markerFP  = "fp"
 )
 
 // maxBodyLength is the longest body GitHub accepts for a review or a
@@ -28,19 +33,46 @@ const maxBodyLength = 65536
 const bodyBudget = 60000
 
 var (
-	fpMarkerRE = regexp.MustCompile(`<!-- mergeguard:fp=([A-Za-z0-9_.:-]+) -->`)
+	// markerLineRE is the whole marker line: one or more key=value pairs.
+	markerLineRE = regexp.MustCompile(`^<!-- mergeguard:([a-z]+=[A-Za-z0-9_.:-]+(?: [a-z]+=[A-Za-z0-9_.:-]+)*) -->$`)
 	// markerValueRE is what a marker may hold: no "--" or ">" can end the
 	// HTML comment early.
 	markerValueRE = regexp.MustCompile(`^[A-Za-z0-9_.:]+(-[A-Za-z0-9_.:]+)*$`)
 )
 
-func runMarker(runID string) string { return fmt.Sprintf(runMarkerFormat, runID) }
+// markerLine returns the marker line of key=value pairs (alternating
+// arguments, each value valid under markerValueRE).
+func markerLine(pairs ...string) string {
+	var b strings.Builder
+	b.WriteString("<!-- mergeguard:")
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(pairs[i] + "=" + pairs[i+1])
+	}
+	b.WriteString(" -->")
+	return b.String()
+}
 
-// postedFingerprints returns the fingerprints in a comment body.
-func postedFingerprints(body string) []string {
-	var out []string
-	for _, m := range fpMarkerRE.FindAllStringSubmatch(body, -1) {
-		out = append(out, m[1])
+func runMarker(runID string) string { return markerLine(markerRun, runID) }
+
+// readMarkers returns the markers of a body's last line, nil when that
+// line is not a marker line. A key given twice voids the line.
+func readMarkers(body string) map[string]string {
+	body = strings.TrimRight(body, " \t\r\n")
+	last := strings.TrimSpace(body[strings.LastIndexByte(body, '\n')+1:])
+	m := markerLineRE.FindStringSubmatch(last)
+	if m == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for pair := range strings.SplitSeq(m[1], " ") {
+		k, v, _ := strings.Cut(pair, "=")
+		if _, dup := out[k]; dup || !markerValueRE.MatchString(v) {
+			return nil
+		}
+		out[k] = v
 	}
 	return out
 }
@@ -59,26 +91,30 @@ func badge(s review.Severity) string {
 	return "**" + string(s) + "**"
 }
 
-// maxDescription bounds a finding's description in a comment, so that the
-// comment stays under GitHub's body limit.
-const maxDescription = 8000
-
-// maxSuggestion bounds a suggestion block.
-const maxSuggestion = 40000
+// Lengths of what the model wrote, in characters: a comment stays under
+// GitHub's body limit.
+const (
+	maxTitle       = 300
+	maxDescription = 8000
+	maxSummary     = 4000
+	maxNote        = 500
+	// maxSuggestion bounds a suggestion block.
+	maxSuggestion = 40000
+)
 
 // commentBody renders an inline comment: severity badge, category and
 // verification, title, description, the suggestion — a GitHub suggestion
-// block when it replaces exactly the commented lines — and the hidden
-// fingerprint marker.
-func commentBody(f review.Finding, fp string, suggest bool) string {
+// block when it replaces exactly the commented lines — and the marker line
+// with the fingerprint.
+func commentBody(tp textPolicy, f review.Finding, fp string, suggest bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %s", badge(f.Severity), f.Category)
+	fmt.Fprintf(&b, "%s · %s", badge(f.Severity), tp.inline(string(f.Category), 40))
 	if f.VerificationStatus != "" {
-		fmt.Fprintf(&b, " · %s", strings.ReplaceAll(string(f.VerificationStatus), "_", " "))
+		fmt.Fprintf(&b, " · %s", tp.inline(strings.ReplaceAll(string(f.VerificationStatus), "_", " "), 40))
 	}
-	fmt.Fprintf(&b, "\n\n**%s**\n", oneLine(f.Title))
-	if d := strings.TrimSpace(f.Description); d != "" {
-		b.WriteString("\n" + clipText(d, maxDescription) + "\n")
+	fmt.Fprintf(&b, "\n\n**%s**\n", tp.inline(f.Title, maxTitle))
+	if d := tp.block(f.Description, maxDescription); d != "" {
+		b.WriteString("\n" + d + "\n")
 	}
 	if s := suggestionCode(f.Suggestion); s != "" {
 		switch {
@@ -92,14 +128,15 @@ func commentBody(f review.Finding, fp string, suggest bool) string {
 			fmt.Fprintf(&b, "\n**Suggested fix** (%s):\n\n%s\n%s\n%s\n", lineRange(f), fence, s, fence)
 		}
 	}
-	fmt.Fprintf(&b, "\n"+fpMarkerFormat, fp)
+	b.WriteString("\n" + markerLine(markerFP, fp))
 	return b.String()
 }
 
 // suggestionCode returns a suggestion as code: without the final newline,
 // and without a markdown fence wrapped around it.
 func suggestionCode(s string) string {
-	s = strings.TrimRight(s, "\r\n")
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	s = strings.TrimRight(s, "\n")
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
@@ -150,13 +187,28 @@ const (
 	maxBodyDescription = 400
 	maxBodySuggestion  = 2000
 	maxSkippedListed   = 20
+	// maxListed caps the notes and recommendations listed.
+	maxListed = 20
 )
+
+// writeRecommendations lists the verdict's recommendations.
+func writeRecommendations(b *strings.Builder, tp textPolicy, recs []string) {
+	var lines []string
+	for _, r := range recs[:min(len(recs), maxListed)] {
+		if l := tp.inline(r, maxNote); l != "" {
+			lines = append(lines, "- "+l+"\n")
+		}
+	}
+	if len(lines) > 0 {
+		b.WriteString("\n**Recommendations**\n\n" + strings.Join(lines, ""))
+	}
+}
 
 // reviewBody renders the review body: the verdict and summary, a table of
 // findings by severity, the findings that are not inline (by file), what
 // was reviewed, skipped or cut, token usage and cost, and the run marker.
 // It stays under GitHub's body limit by shortening the list of findings.
-func reviewBody(post Post, pl *plan) string {
+func reviewBody(post Post, pl *reviewPlan) string {
 	v := post.Verdict
 	var b strings.Builder
 	switch pl.event {
@@ -167,15 +219,16 @@ func reviewBody(post Post, pl *plan) string {
 	default:
 		b.WriteString("## 💬 MergeGuard review\n")
 	}
-	if s := strings.TrimSpace(v.Summary); s != "" {
-		b.WriteString("\n" + clipText(s, 4000) + "\n")
+	if s := pl.text.block(v.Summary, maxSummary); s != "" {
+		b.WriteString("\n" + s + "\n")
 	}
 	writeFindingTable(&b, pl)
+	writeRecommendations(&b, pl.text, v.Recommendations)
 	if pl.capped > 0 {
 		fmt.Fprintf(&b, "\n%d more findings are listed below instead of inline: a review carries at most %d inline comments, to stay clear of GitHub's secondary rate limits.\n", pl.capped, pl.maxInline)
 	}
 	var tail strings.Builder
-	writeReviewed(&tail, v)
+	writeReviewed(&tail, pl.text, v)
 	writeUsage(&tail, v)
 	if post.DetailsURL != "" {
 		fmt.Fprintf(&tail, "\n[Open this review in MergeGuard](%s)\n", post.DetailsURL)
@@ -192,7 +245,7 @@ func reviewBody(post Post, pl *plan) string {
 	return body
 }
 
-func writeFindingTable(b *strings.Builder, pl *plan) {
+func writeFindingTable(b *strings.Builder, pl *reviewPlan) {
 	if len(pl.items) == 0 {
 		b.WriteString("\nNo findings.\n")
 		return
@@ -207,11 +260,11 @@ func writeFindingTable(b *strings.Builder, pl *plan) {
 		}
 		r.total++
 		switch it.where {
-		case PlacedInline:
+		case review.PlacedInline:
 			r.inline++
-		case PlacedBody:
+		case review.PlacedBody:
 			r.body++
-		case PlacedDuplicate:
+		case review.PlacedDuplicate:
 			r.dup++
 		}
 	}
@@ -230,10 +283,10 @@ func writeFindingTable(b *strings.Builder, pl *plan) {
 
 // writeBodyFindings lists the findings placed in the body, by file and
 // line, within budget characters.
-func writeBodyFindings(b *strings.Builder, pl *plan, budget int) {
+func writeBodyFindings(b *strings.Builder, pl *reviewPlan, budget int) {
 	var items []*planned
 	for _, it := range pl.items {
-		if it.where == PlacedBody {
+		if it.where == review.PlacedBody {
 			items = append(items, it)
 		}
 	}
@@ -254,20 +307,23 @@ func writeBodyFindings(b *strings.Builder, pl *plan, budget int) {
 			if name == "" {
 				name = "(no file)"
 			}
-			fmt.Fprintf(&e, "\n**`%s`**\n\n", strings.ReplaceAll(name, "`", "'"))
+			fmt.Fprintf(&e, "\n**%s**\n\n", codeText(name))
 		}
-		fmt.Fprintf(&e, "- %s · %s — **%s** (%s", badge(f.Severity), f.Category, oneLine(f.Title), lineRange(f))
+		fmt.Fprintf(&e, "- %s · %s — **%s** (%s", badge(f.Severity), pl.text.inline(string(f.Category), 40), pl.text.inline(f.Title, maxTitle), lineRange(f))
 		if it.reason == reasonRejected {
 			e.WriteString("; " + reasonRejected)
 		}
 		e.WriteString(")")
-		if d := oneLine(f.Description); d != "" {
-			e.WriteString("<br>" + clipText(d, maxBodyDescription))
+		if d := pl.text.inline(f.Description, maxBodyDescription); d != "" {
+			e.WriteString("<br>" + d)
 		}
 		e.WriteString("\n")
 		if s := suggestionCode(f.Suggestion); s != "" && len(s) <= maxBodySuggestion {
+			// The code lines are indented as the fence: the list item
+			// holds them, and none can end the block early.
 			fence := fenceFor(s)
-			fmt.Fprintf(&e, "  <details><summary>Suggested fix</summary>\n\n  %s\n%s\n  %s\n\n  </details>\n", fence, s, fence)
+			code := "  " + strings.ReplaceAll(s, "\n", "\n  ")
+			fmt.Fprintf(&e, "  <details><summary>Suggested fix</summary>\n\n  %s\n%s\n  %s\n\n  </details>\n", fence, code, fence)
 		}
 		if b.Len()+e.Len() > budget {
 			fmt.Fprintf(b, "\n…and %d more findings (see the full review in MergeGuard).\n", len(items)-i)
@@ -278,7 +334,7 @@ func writeBodyFindings(b *strings.Builder, pl *plan, budget int) {
 }
 
 // writeReviewed says what was reviewed, skipped and cut.
-func writeReviewed(b *strings.Builder, v review.Verdict) {
+func writeReviewed(b *strings.Builder, tp textPolicy, v review.Verdict) {
 	st := v.Stats
 	var lines []string
 	if st.FilesChanged > 0 {
@@ -288,7 +344,7 @@ func writeReviewed(b *strings.Builder, v review.Verdict) {
 	if len(v.Skipped) > 0 {
 		var parts []string
 		for _, s := range v.Skipped[:min(len(v.Skipped), maxSkippedListed)] {
-			parts = append(parts, fmt.Sprintf("`%s` (%s)", strings.ReplaceAll(s.FilePath, "`", "'"), oneLine(s.Reason)))
+			parts = append(parts, fmt.Sprintf("%s (%s)", codeText(s.FilePath), tp.inline(s.Reason, maxNote)))
 		}
 		line := "Skipped: " + strings.Join(parts, ", ")
 		if n := len(v.Skipped) - maxSkippedListed; n > 0 {
@@ -299,7 +355,7 @@ func writeReviewed(b *strings.Builder, v review.Verdict) {
 	if t := v.Truncation; t != nil && t.Truncated {
 		line := fmt.Sprintf("Context cut to fit the model: %d of %d lines kept", t.KeptLines, t.OriginalLines)
 		if len(t.SectionsAffected) > 0 {
-			line += " (" + strings.Join(t.SectionsAffected, ", ") + ")"
+			line += " (" + tp.inline(strings.Join(t.SectionsAffected, ", "), maxNote) + ")"
 		}
 		lines = append(lines, line)
 	}
@@ -308,11 +364,11 @@ func writeReviewed(b *strings.Builder, v review.Verdict) {
 		for _, a := range v.Agents {
 			switch a.Status {
 			case review.AgentError:
-				failed = append(failed, fmt.Sprintf("`%s` failed (%s)", a.Agent, clipText(oneLine(a.Error), 120)))
+				failed = append(failed, fmt.Sprintf("%s failed (%s)", codeText(a.Agent), tp.inline(a.Error, 120)))
 			case review.AgentTimeout:
-				failed = append(failed, fmt.Sprintf("`%s` timed out after %.0f s", a.Agent, a.TimeoutSeconds))
+				failed = append(failed, fmt.Sprintf("%s timed out after %.0f s", codeText(a.Agent), a.TimeoutSeconds))
 			case review.AgentTruncated:
-				failed = append(failed, fmt.Sprintf("`%s` stopped at its turn limit", a.Agent))
+				failed = append(failed, fmt.Sprintf("%s stopped at its turn limit", codeText(a.Agent)))
 			}
 		}
 		line := "⚠️ Partial review"
@@ -321,8 +377,8 @@ func writeReviewed(b *strings.Builder, v review.Verdict) {
 		}
 		lines = append(lines, line)
 	}
-	for _, n := range v.Notes {
-		lines = append(lines, oneLine(n))
+	for _, n := range v.Notes[:min(len(v.Notes), maxListed)] {
+		lines = append(lines, tp.inline(n, maxNote))
 	}
 	if len(lines) == 0 {
 		return

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mergeguard/mergeguard/internal/retry"
 )
 
 // RetryPolicy bounds how a client waits for GitHub's rate limits and retries
@@ -75,7 +77,7 @@ func newRateLimiter(p RetryPolicy, timeout time.Duration) *rateLimiter {
 	return &rateLimiter{
 		policy:  p,
 		timeout: timeout,
-		sleep:   sleepCtx,
+		sleep:   sleepForRateLimit,
 		now:     time.Now,
 		gates:   make(map[int64]*writeGate),
 	}
@@ -216,7 +218,7 @@ func (t *rateLimitTransport) classify(resp *http.Response, err error, write bool
 		}
 		return wait, true
 	case resp.StatusCode >= 500 && !write:
-		if d, ok := retryAfter(resp.Header, t.limiter.now()); ok {
+		if d, ok := retry.After(resp.Header, t.limiter.now()); ok {
 			return max(d, backoff), true
 		}
 		return backoff, true
@@ -228,7 +230,7 @@ func (t *rateLimitTransport) classify(resp *http.Response, err error, write bool
 // to wait, and whether GitHub named that time itself. It buffers the body so
 // that the caller can still read it.
 func rateLimitWait(resp *http.Response, now time.Time) (wait time.Duration, limited, explicit bool) {
-	if d, ok := retryAfter(resp.Header, now); ok {
+	if d, ok := retry.After(resp.Header, now); ok {
 		return d, true, true
 	}
 	if resp.Header.Get("X-Ratelimit-Remaining") == "0" {
@@ -262,21 +264,6 @@ func isSecondaryLimit(resp *http.Response) bool {
 	return strings.HasSuffix(e.DocumentationURL, "secondary-rate-limits") ||
 		strings.HasSuffix(e.DocumentationURL, "#abuse-rate-limits") ||
 		strings.Contains(strings.ToLower(e.Message), "secondary rate limit")
-}
-
-// retryAfter parses a Retry-After header: seconds or an HTTP date.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }
 
 // isWrite reports whether req creates or changes content. GraphQL queries
@@ -342,17 +329,10 @@ func drain(resp *http.Response) {
 	_ = resp.Body.Close()
 }
 
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
+// sleepForRateLimit waits d or until ctx is done.
+func sleepForRateLimit(ctx context.Context, d time.Duration) error {
+	if err := retry.Sleep(ctx, d); err != nil {
+		return fmt.Errorf("wait for github rate limit: %w", err)
 	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("wait for github rate limit: %w", ctx.Err())
-	}
+	return nil
 }

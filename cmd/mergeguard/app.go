@@ -12,6 +12,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/api"
 	"github.com/mergeguard/mergeguard/server/metrics"
@@ -41,29 +42,24 @@ type githubApp struct {
 }
 
 // newGitHubApp builds the webhook intake (when the GitHub App is configured)
-// and the review workers on st.
-func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, version string, mx *metrics.Metrics) (githubApp, error) {
+// and the review workers on st. With an App, it first learns the App's bot
+// login from GitHub.
+func newGitHubApp(ctx context.Context, cfg config.Config, st *store.Store, log *zerolog.Logger, version string, mx *metrics.Metrics) (githubApp, error) {
 	var (
-		app githubApp
-		cc  githubapp.ClientCreator
+		app           githubApp
+		installations *github.Installations
 	)
 	if cfg.GitHub.App.Configured() {
-		var ghc githubapp.Config
-		ghc.V3APIURL, ghc.V4APIURL = cfg.GitHub.V3APIURL, cfg.GitHub.V4APIURL
-		ghc.App.IntegrationID = cfg.GitHub.App.IntegrationID
-		ghc.App.PrivateKey = cfg.GitHub.App.PrivateKey.Value()
 		var err error
-		cc, err = github.NewClientCreator(ghc, github.ClientOptions{
-			Version: version, Timeout: githubTimeout,
-			Middleware: []githubapp.ClientMiddleware{mx.GitHubMiddleware()},
-		})
+		installations, err = newInstallations(ctx, cfg, version, mx)
 		if err != nil {
 			return githubApp{}, err
 		}
+		log.Info().Str("login", installations.Login()).Msg("GitHub App identified")
 		app.webhook, err = webhook.New(webhook.Deps{
 			Secret:      cfg.GitHub.App.WebhookSecret.Value(),
 			Store:       st,
-			GitHub:      webhook.NewGitHub(cc),
+			GitHub:      webhook.NewGitHub(installations),
 			MaxAttempts: cfg.Workers.MaxAttempts,
 			Metrics:     mx,
 			Logger:      log,
@@ -71,17 +67,38 @@ func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, versi
 		if err != nil {
 			return githubApp{}, err
 		}
-		app.pulls = pullResolver{store: st, cc: cc}
+		app.pulls = pullResolver{store: st, installations: installations}
 	}
 	if cfg.Workers.Concurrency == 0 {
 		log.Info().Msg("workers.concurrency is 0: this process reviews nothing")
 		return app, nil
 	}
+	var err error
+	app.workers, err = newWorkers(cfg, st, installations, log, mx)
+	return app, err
+}
 
+// newInstallations makes the App's client creator and learns its login.
+func newInstallations(ctx context.Context, cfg config.Config, version string, mx *metrics.Metrics) (*github.Installations, error) {
+	var ghc githubapp.Config
+	ghc.V3APIURL, ghc.V4APIURL = cfg.GitHub.V3APIURL, cfg.GitHub.V4APIURL
+	ghc.App.IntegrationID = cfg.GitHub.App.IntegrationID
+	ghc.App.PrivateKey = cfg.GitHub.App.PrivateKey.Value()
+	cc, err := github.NewClientCreator(ghc, github.ClientOptions{
+		Version: version, Timeout: githubTimeout,
+		Middleware: []githubapp.ClientMiddleware{mx.GitHubMiddleware()},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return github.NewInstallations(ctx, cc, cfg.GitHub.WebURL, github.PublisherOptions{})
+}
+
+// newWorkers builds the review workers; installations is nil without a
+// GitHub App (pull request runs then fail).
+func newWorkers(cfg config.Config, st *store.Store, installations *github.Installations, log *zerolog.Logger, mx *metrics.Metrics) (*worker.Pool, error) {
 	deps, hasLLM := pipelineDeps(cfg.LLM, mx.LLMTransport(nil))
-	if hasLLM {
-		deps.LLM = worker.BudgetedLLM(deps.LLM)
-	} else {
+	if !hasLLM {
 		log.Warn().Msg("no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
 		deps.Model = ""
 	}
@@ -89,21 +106,19 @@ func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, versi
 	if err != nil {
 		host = "mergeguard"
 	}
-	app.workers, err = worker.New(worker.Deps{
-		Store:       st,
-		GitHub:      cc,
-		Reviewer:    pipeline.New(deps),
-		PublicURL:   cfg.Server.PublicURL,
-		DefaultRepo: cfg.Review,
-		Model:       deps.Model,
-		Metrics:     mx,
-		Logger:      log,
-	}, worker.Config{
+	wd := worker.Deps{Store: st, Reviewer: pipeline.New(deps), PublicURL: cfg.Server.PublicURL,
+		Model: deps.Model, Metrics: mx, Logger: log}
+	if installations != nil {
+		wd.GitHub = worker.Installations(installations)
+	}
+	return worker.New(wd, worker.Config{
 		ID:            fmt.Sprintf("%s-%d", host, os.Getpid()),
 		Workers:       cfg.Workers.Concurrency,
 		Lease:         cfg.Workers.Lease,
 		PollInterval:  cfg.Workers.PollInterval,
 		ShutdownGrace: cfg.Server.ShutdownTimeout,
+		RunTimeout:    cfg.Workers.RunTimeout,
+		DefaultRepo:   cfg.Review,
 		Retry:         worker.Retry{Base: retryBase, Max: retryMax},
 		Budgets: worker.Budgets{
 			ReviewMaxTokens:            cfg.Budgets.ReviewMaxTokens,
@@ -111,35 +126,28 @@ func newGitHubApp(cfg config.Config, st *store.Store, log *zerolog.Logger, versi
 			InstallationDailyMaxCost:   cfg.Budgets.InstallationDailyMaxCost,
 		},
 	})
-	if err != nil {
-		return githubApp{}, err
-	}
-	return app, nil
 }
 
 // pullResolver resolves the pull requests of github_url reviews: the
 // installation covering the repository from the store, the head and base
 // from GitHub.
 type pullResolver struct {
-	store *store.Store
-	cc    githubapp.ClientCreator
+	store         *store.Store
+	installations *github.Installations
 }
 
-func (r pullResolver) Resolve(ctx context.Context, owner, repo string, number int) (api.PullRequest, error) {
-	id, err := r.store.InstallationForRepo(ctx, owner+"/"+repo)
+func (r pullResolver) Resolve(ctx context.Context, owner, name string, number int) (int64, review.PullHead, error) {
+	id, err := r.store.InstallationForRepo(ctx, owner+"/"+name)
 	if errors.Is(err, store.ErrNotFound) {
-		return api.PullRequest{}, api.ErrNotInstalled
+		return 0, review.PullHead{}, api.ErrNotInstalled
 	}
 	if err != nil {
-		return api.PullRequest{}, err
+		return 0, review.PullHead{}, err
 	}
-	client, err := r.cc.NewInstallationClient(id)
+	repo, err := r.installations.Repo(id, owner+"/"+name)
 	if err != nil {
-		return api.PullRequest{}, fmt.Errorf("installation client: %w", err)
+		return 0, review.PullHead{}, err
 	}
-	head, err := github.PullHead(ctx, client, owner, repo, number) // review.ErrNotFound on 404
-	if err != nil {
-		return api.PullRequest{}, err
-	}
-	return api.PullRequest{InstallationID: id, HeadSHA: head.SHA, BaseSHA: head.BaseSHA, Branch: head.Ref}, nil
+	head, err := repo.Head(ctx, number) // review.ErrNotFound on 404
+	return id, head, err
 }

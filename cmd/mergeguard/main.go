@@ -99,11 +99,14 @@ func (e usageError) Unwrap() error { return e.err }
 // ExitCode returns 2, the conventional status for bad usage.
 func (e usageError) ExitCode() int { return 2 }
 
-// exitCode returns the status for err: its ExitCode when it has one, else 1.
+// exitCode returns the status for err: 2 for a usage error, else 1. Only
+// the command's own usageError sets it: a wrapped *exec.ExitError (git
+// exits 128 outside a repository) has an ExitCode too, and must not leak
+// through as the program's status.
 func exitCode(err error) int {
-	var ec interface{ ExitCode() int }
-	if errors.As(err, &ec) {
-		return ec.ExitCode()
+	var ue usageError
+	if errors.As(err, &ue) {
+		return ue.ExitCode()
 	}
 	return 1
 }

@@ -265,8 +265,8 @@ func TestServe(t *testing.T) {
 
 	dropDatabase(t, dbURL)
 	status, body := get(t, base+"/readyz")
-	if status != http.StatusServiceUnavailable || !strings.HasPrefix(body, "database unavailable") {
-		t.Errorf("GET /readyz with the database gone = %d %q, want 503 \"database unavailable\"", status, body)
+	if status != http.StatusServiceUnavailable || body != "database unavailable\n" {
+		t.Errorf("GET /readyz with the database gone = %d %q, want 503 \"database unavailable\" (no address)", status, body)
 	}
 	if status, _ := get(t, base+"/healthz"); status != http.StatusOK {
 		t.Errorf("GET /healthz with the database gone = %d, want 200", status)

@@ -19,6 +19,7 @@ import (
 func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.Deps, hasLLM bool) {
 	deps = pipeline.Deps{
 		Model: cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
+		MaxChunkTokens: cfg.MaxChunkTokens, MaxChunks: cfg.MaxChunks, AgentTimeout: cfg.AgentTimeout,
 		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: cfg.Prices,
 		Temperature: float32(cfg.Temperature), ResponseFormat: agent.ResponseFormat(cfg.ResponseFormat),
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {

@@ -133,3 +133,92 @@ func TestReviewCommand(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewExitCodes: 0 ok, 1 an error or changes requested with
+// --fail-on-changes, 2 bad usage — never a child process's own status
+// (git exits 128 outside a repository).
+func TestReviewExitCodes(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	base := gitCommit(t, dir, map[string]string{"main.go": "package main\n"})
+	secret := gitCommit(t, dir, map[string]string{"cloud/keys.go": "package cloud\n\nconst key = \"AKIAZ7VRSQ5TJN2XMY4W\"\n"})
+	clean := gitCommit(t, dir, map[string]string{"README.md": "# App\n"})
+	notRepo := t.TempDir()
+	tests := map[string]struct {
+		args    []string
+		code    int
+		message string // in the error
+	}{
+		"clean change":                  {[]string{"--base", secret, "--head", clean, "--fail-on-changes"}, 0, ""},
+		"changes requested, no flag":    {[]string{"--base", base, "--head", secret}, 0, ""},
+		"changes requested, flag":       {[]string{"--base", base, "--head", secret, "--fail-on-changes"}, 1, "changes requested"},
+		"not a git repository":          {[]string{"--repo", notRepo}, 1, "not a git repository"},
+		"no such directory":             {[]string{"--repo", notRepo + "/missing"}, 1, "missing"},
+		"unknown revision":              {[]string{"--base", "no-such-branch"}, 1, "no-such-branch"},
+		"revision starting with a dash": {[]string{"--head", "--output=x"}, 1, "starts with '-'"},
+		"missing diff file":             {[]string{"--diff", notRepo + "/none.diff"}, 1, "none.diff"},
+		"unknown format":                {[]string{"--format", "yaml"}, 2, "unknown format"},
+		"unknown flag":                  {[]string{"--verbose"}, 2, "flag provided but not defined"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"review", "--repo", dir}, tc.args...)
+			_, _, err := runCmd(t, env(nil), args...)
+			if got := exitCode(err); (err == nil && tc.code != 0) || (err != nil && got != tc.code) {
+				t.Fatalf("err = %v (exit %d), want exit %d", err, got, tc.code)
+			}
+			if tc.message != "" && (err == nil || !strings.Contains(err.Error(), tc.message)) {
+				t.Errorf("err = %v, want it to say %q", err, tc.message)
+			}
+		})
+	}
+}
+
+// TestReviewHiddenSecrets: a planted AWS key and a command injection in a
+// file whose name starts with a space, or in a .py file the commit's
+// .gitattributes marks -diff, are found and block: `mergeguard review
+// --fail-on-changes` exits 1 with request_changes, the findings verified
+// on the file's exact path.
+func TestReviewHiddenSecrets(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	planted := "import os\nAWS_ACCESS_KEY_ID = \"AKIAZ7VRSQ5TJN2XMY4W\"\nos.system(input())\n"
+	tests := map[string]struct {
+		files map[string]string
+		path  string
+	}{
+		"leading space":      {map[string]string{" settings.py": planted}, " settings.py"},
+		"trailing space":     {map[string]string{"settings.py ": planted}, "settings.py "},
+		"-diff attribute":    {map[string]string{".gitattributes": "*.py -diff\n", "settings.py": planted}, "settings.py"},
+		"binary attribute":   {map[string]string{".gitattributes": "*.py binary\n", "app/settings.py": planted}, "app/settings.py"},
+		"space and -diff":    {map[string]string{".gitattributes": "*.py -diff\n", " settings.py": planted}, " settings.py"},
+		"committed env file": {map[string]string{".env": "AWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n"}, ".env"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			base := gitCommit(t, dir, map[string]string{"main.go": "package main\n"})
+			head := gitCommit(t, dir, tc.files)
+			stdout, stderr, err := runCmd(t, env(nil), "review", "--repo", dir, "--base", base, "--head", head, "--format", "json", "--fail-on-changes")
+			if !errors.Is(err, errChangesRequested) || exitCode(err) != 1 {
+				t.Fatalf("err = %v (exit %d), want changes requested (exit 1)\n%s\n%s", err, exitCode(err), stdout, stderr)
+			}
+			var v review.Verdict
+			if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range v.Findings() {
+				if f.Agent == "analyzer:secrets" {
+					got = append(got, f.FilePath+" "+string(f.VerificationStatus))
+				}
+			}
+			if diff := cmp.Diff([]string{tc.path + " verified"}, got); diff != "" || v.Verdict != review.DecisionRequestChanges {
+				t.Errorf("verdict %s; secret findings (-want +got):\n%s", v.Verdict, diff)
+			}
+		})
+	}
+}

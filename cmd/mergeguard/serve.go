@@ -70,12 +70,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	app, err := newGitHubApp(cfg, st, log, v.version, mx)
+	app, err := newGitHubApp(ctx, cfg, st, log, v.version, mx)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.pulls, Hub: hub, Access: policy, Logger: *log,
-		GitHubWebURL: cfg.GitHub.WebURL})
+	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.pulls, Hub: hub, Access: policy, GitHubWebURL: cfg.GitHub.WebURL, Logger: *log})
 	routes := []server.Registrar{reviewAPI, ui}
 	if app.webhook != nil {
 		routes = append(routes, app.webhook)

@@ -124,6 +124,31 @@ func (s *Server) checkJWT(token string) error {
 	return nil
 }
 
+const docApp = "https://docs.github.com/rest/apps/apps#get-the-authenticated-app"
+
+// app answers GET /app, the authenticated App, for a request signed with
+// the App's JWT (an installation token is refused, as on GitHub). Its slug
+// is the bot login's name without "[bot]".
+func (s *Server) app(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	jwt, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || s.checkJWT(jwt) != nil {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{
+			"message":           "A JSON web token could not be decoded",
+			"documentation_url": docApp,
+			"status":            "401",
+		})
+		return
+	}
+	m := s.example("integration.json")
+	m["slug"] = strings.TrimSuffix(s.bot.Login, "[bot]")
+	if s.appKey != nil {
+		m["id"] = s.appKey.integrationID
+	}
+	writeJSON(w, http.StatusOK, m)
+}
+
 func (s *Server) rateLimit(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, s.example("rate-limit-overview.json"))
 }

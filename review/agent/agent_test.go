@@ -298,6 +298,14 @@ func TestParseOutput(t *testing.T) {
 			want: []review.Finding{{FilePath: "a.go", LineStart: 5, LineEnd: 5, Side: review.SideLeft,
 				Severity: review.SeverityInfo, Category: review.CategorySecurity, Title: "t", Confidence: 1}},
 		},
+		// A path is data: white space at its ends is part of the name.
+		"path kept byte for byte": {
+			in: `{"findings":[{"file_path":" settings.py","line_start":2,"title":"key"},{"file_path":"./tab\t.py ","line_start":1,"title":"x"}]}`,
+			want: []review.Finding{
+				{FilePath: " settings.py", LineStart: 2, LineEnd: 2, Side: review.SideRight, Severity: review.SeverityInfo, Category: review.CategoryQuality, Title: "key"},
+				{FilePath: "tab\t.py ", LineStart: 1, LineEnd: 1, Side: review.SideRight, Severity: review.SeverityInfo, Category: review.CategoryQuality, Title: "x"},
+			},
+		},
 		"prose around object": {in: `Result: {"findings":[]} ok`, want: nil},
 		"no json":             {in: "looks good to me", wantErr: true},
 		"wrong shape":         {in: `{"findings":"none"}`, wantErr: true},

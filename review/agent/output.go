@@ -128,7 +128,7 @@ func (r rawFinding) normalise() review.Finding {
 	start := max(r.LineStart, 0)
 	end := max(r.LineEnd, start)
 	return review.Finding{
-		FilePath:    strings.TrimPrefix(strings.TrimSpace(r.FilePath), "./"),
+		FilePath:    strings.TrimPrefix(r.FilePath, "./"), // a path is data: never trimmed
 		LineStart:   start,
 		LineEnd:     end,
 		Side:        side,

@@ -5,7 +5,9 @@
 //
 // Every check is chosen for precision over recall: a finding from here should
 // almost never be wrong. Findings still go through the pipeline's verifier
-// like any other.
+// like any other. A check is exact or heuristic, and says so through the
+// finding's confidence (see ExactConfidence): only an exact check's finding
+// can be verified, and so block a merge.
 package analyzer
 
 import (
@@ -27,6 +29,32 @@ type Analyzer interface {
 	// anchored to new-side (RIGHT) line numbers of added lines.
 	Analyze(ctx context.Context, files []*diff.File) ([]review.Finding, error)
 }
+
+// AgentPrefix starts the agent name of every built-in analyzer.
+const AgentPrefix = "analyzer:"
+
+// ExactConfidence is the confidence from which a built-in analyzer's finding
+// comes from an exact detector: one that matches the problem itself (an AWS
+// key id's fixed prefix and length, a PEM private-key header, a conflict
+// marker, a debugger statement), not a guess from a nearby name, entropy or
+// a file-name convention. Heuristic checks report below it (gitleaks'
+// generic and keyword-proximity rules, committed .env files). The verifier
+// marks an exact finding verified when it is at its lines, a heuristic one
+// likely at best, so that a heuristic hit never blocks a merge on its own.
+// This is the one place that line is drawn.
+const ExactConfidence = 0.9
+
+// heuristicConfidence is the confidence of a heuristic check's finding
+// that is worth a look: below ExactConfidence.
+const heuristicConfidence = 0.7
+
+// IsAnalyzer reports whether f was reported by a built-in analyzer (the
+// pipeline sets Agent; a model cannot).
+func IsAnalyzer(f review.Finding) bool { return strings.HasPrefix(f.Agent, AgentPrefix) }
+
+// Exact reports whether f is a built-in analyzer's finding from an exact
+// detector (see ExactConfidence).
+func Exact(f review.Finding) bool { return IsAnalyzer(f) && f.Confidence >= ExactConfidence }
 
 // Builtin returns every built-in analyzer, the secret scanner first.
 func Builtin() []Analyzer {

@@ -156,3 +156,51 @@ func TestSecretsOnlyAddedLines(t *testing.T) {
 		t.Errorf("findings on unchanged lines: %+v", got)
 	}
 }
+
+// TestExactness: only a rule that matches a credential's own format is an
+// exact detector; gitleaks' generic and keyword-proximity rules, and the
+// .env convention, are heuristics, whose findings the verifier never marks
+// verified.
+func TestExactness(t *testing.T) {
+	type hit struct {
+		Title    string
+		Severity review.Severity
+		Exact    bool
+	}
+	tests := map[string]struct {
+		a    Analyzer
+		diff string
+		want []hit
+	}{
+		"aws key id": {NewSecrets(), added("cfg.py", `AWS_KEY = "AKIAZ7VRSQ5TJN2XMY4W"`),
+			[]hit{{"Possible secret committed (aws-access-token)", review.SeverityCritical, true}}},
+		"generic api key": {NewSecrets(), added("cfg.py", `api_key = "Zx9Qp2Lm7Vb4Nc8Rt1Yw6Hs3Kd5Fg0Aj"`),
+			[]hit{{"Possible secret committed (generic-api-key)", review.SeverityWarning, false}}},
+		"keyword rule": {NewSecrets(), added("cfg.py", `datadog_token = "a8f3c9d2e1b7f4a6c0d9e8b2a7f1c3d5e9b4a0c8"`),
+			[]hit{{"Possible secret committed (datadog-access-token)", review.SeverityCritical, false}}},
+		"private key header": {PrivateKeys{}, added("k", "-----BEGIN OPENSSH PRIVATE KEY-----"),
+			[]hit{{"Private key committed", review.SeverityCritical, true}}},
+		"conflict marker": {ConflictMarkers{}, added("a.txt", ">>>>>>> main"),
+			[]hit{{"Unresolved merge conflict", review.SeverityCritical, true}}},
+		"dotenv": {EnvFiles{}, added(".env", "X=1"),
+			[]hit{{"Environment file committed", review.SeverityWarning, false}}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := tc.a.Analyze(t.Context(), parse(t, tc.diff))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hits []hit
+			for _, f := range got {
+				hits = append(hits, hit{f.Title, f.Severity, Exact(f)})
+			}
+			if diff := cmp.Diff(tc.want, hits); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if Exact(review.Finding{Agent: "reviewer:1", Confidence: 1}) {
+		t.Error("a model's finding is exact")
+	}
+}

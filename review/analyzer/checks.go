@@ -200,6 +200,8 @@ func (a EnvFiles) Analyze(ctx context.Context, files []*diff.File) ([]review.Fin
 		if len(lines) == 0 {
 			continue
 		}
+		// Heuristic (below ExactConfidence): a dotenv file usually, not
+		// always, holds secrets.
 		out = append(out, finding(a.Name(), f, lines[0].num, lines[0].num, review.SeverityWarning, review.CategorySecurity, 0.85,
 			"Environment file committed",
 			"Dotenv files hold local configuration and secrets and are normally kept out of version control.",

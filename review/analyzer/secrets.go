@@ -83,19 +83,40 @@ func (s *Secrets) Analyze(ctx context.Context, files []*diff.File) ([]review.Fin
 			if stop.hunk != start.hunk {
 				stop = start // a comment range must stay inside one hunk
 			}
-			out = append(out, secretFinding(s.Name(), f, start.num, stop.num, hit.RuleID, hit.Description))
+			out = append(out, secretFinding(s.Name(), f, start.num, stop.num, hit.RuleID, hit.Description, heuristicRule(det, hit.RuleID)))
 		}
 	}
 	return out, nil
 }
 
-// secretFinding describes a gitleaks hit without the secret.
-func secretFinding(agent string, f *diff.File, start, end int, rule, desc string) review.Finding {
+// keywordRule starts the regular expression of gitleaks' keyword-proximity
+// rules (its generateSemiGenericRegex): any token of the right alphabet
+// and length assigned near a service's name, such as "datadog".
+const keywordRule = `(?i)[\w.-]{0,50}?(?:`
+
+// heuristicRule reports whether a gitleaks rule is a heuristic: a generic
+// rule (a high-entropy value assigned to a secret-looking name) or a
+// keyword-proximity rule. The others match a token's own format (a fixed
+// prefix such as AKIA, ghp_ or xoxb-, or a PEM block) and are exact.
+func heuristicRule(det *detect.Detector, id string) bool {
+	if strings.Contains(id, "generic") {
+		return true
+	}
+	r, ok := det.Config.Rules[id]
+	return !ok || r.Regex == nil || strings.HasPrefix(r.Regex.String(), keywordRule)
+}
+
+// secretFinding describes a gitleaks hit without the secret. A heuristic
+// rule's finding gets a confidence below ExactConfidence.
+func secretFinding(agent string, f *diff.File, start, end int, rule, desc string, heuristic bool) review.Finding {
 	sev, conf := review.SeverityCritical, 0.9
-	if strings.Contains(rule, "generic") {
+	switch {
+	case strings.Contains(rule, "generic"):
 		// The generic rules match any high-entropy assignment to a
 		// secret-looking name: still worth a look, but not a blocker.
 		sev, conf = review.SeverityWarning, 0.6
+	case heuristic:
+		conf = heuristicConfidence
 	}
 	return finding(agent, f, start, end, sev, review.CategorySecurity, conf,
 		"Possible secret committed ("+rule+")",

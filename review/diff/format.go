@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 const noNewlineMarker = `\ No newline at end of file`
@@ -158,4 +160,26 @@ func quotePath(prefix, path string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// ShowPath is a path as a model or a person is shown it: as is when that
+// is unambiguous, else as a Go string literal (`" settings.py"`) — when it
+// starts or ends with white space, starts with a double quote, holds a
+// control character or is not valid UTF-8. A path is data: it is never
+// trimmed, and a quoted citation of it is unquoted by whoever looks it up.
+func ShowPath(p string) string {
+	if p == "" || !utf8.ValidString(p) || p[0] == '"' {
+		return strconv.Quote(p)
+	}
+	first, _ := utf8.DecodeRuneInString(p)
+	last, _ := utf8.DecodeLastRuneInString(p)
+	if unicode.IsSpace(first) || unicode.IsSpace(last) {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if unicode.IsControl(r) || r == '\u00a0' || r == '\u2028' || r == '\u2029' {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }

@@ -218,3 +218,27 @@ func TestParsePatch(t *testing.T) {
 		})
 	}
 }
+
+func TestShowPath(t *testing.T) {
+	tests := map[string]string{
+		"a/b.go":               "a/b.go",
+		"a b/c d.py":           "a b/c d.py",
+		"ünï cødé.py":          "ünï cødé.py",
+		`dir/"q".go`:           `dir/"q".go`,
+		`back\slash.py`:        `back\slash.py`,
+		" settings.py":         `" settings.py"`,
+		"settings.py ":         `"settings.py "`,
+		"settings.py\t":        `"settings.py\t"`,
+		"tab\tname.py":         `"tab\tname.py"`,
+		"line\nbreak.py":       `"line\nbreak.py"`,
+		`"quoted".py`:          `"\"quoted\".py"`,
+		"nbsp\u00a0.py":        `"nbsp\u00a0.py"`,
+		"latin1-\xe9.py":       `"latin1-\xe9.py"`,
+		"\u3000ideographic.py": `"\u3000ideographic.py"`,
+	}
+	for in, want := range tests {
+		if got := ShowPath(in); got != want {
+			t.Errorf("ShowPath(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func ParseString(s string) (*Diff, error) {
 		return &Diff{}, nil
 	}
 	s = normalize(s)
-	gfs, _, err := gitdiff.Parse(strings.NewReader(s))
+	gfs, _, err := gitdiff.Parse(strings.NewReader(octalBackslashes(s)))
 	if err != nil {
 		return nil, fmt.Errorf("parse diff: %w", lineError(err, s, 0))
 	}
@@ -69,7 +69,27 @@ func ParseString(s string) (*Diff, error) {
 	if err := checkGitLayout(s, d.Files); err != nil {
 		return nil, fmt.Errorf("parse diff: %w", err)
 	}
+	for _, f := range d.Files {
+		binaryByContent(f)
+	}
 	return d, nil
+}
+
+// binaryByContent makes f binary when its lines hold a NUL byte, as git
+// decides by content. A diff made with --text (which MergeGuard asks for, so
+// that a repository's .gitattributes cannot pass a text file off as binary)
+// prints a binary file's bytes as lines: they are dropped, and the file is
+// what git would have shown without --text. A file with no NUL is text,
+// whatever the repository's attributes say about it.
+func binaryByContent(f *File) {
+	for i := range f.Hunks {
+		for _, l := range f.Hunks[i].Lines {
+			if strings.IndexByte(l.Text, 0) >= 0 {
+				f.Binary, f.Hunks, f.Additions, f.Deletions, f.DiffBytes = true, nil, 0, 0, 0
+				return
+			}
+		}
+	}
 }
 
 // ParsePatch parses the hunks of one file without any file header, the form
@@ -114,6 +134,7 @@ func ParsePatch(path, patch string) (*File, error) {
 		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: lines.n, Msg: msg})
 	}
 	f.Hunks, f.Additions, f.Deletions, f.DiffBytes = pf.Hunks, pf.Additions, pf.Deletions, pf.DiffBytes
+	binaryByContent(f)
 	return f, nil
 }
 
@@ -136,6 +157,86 @@ func withFinalNewline(s string) string {
 		return s + "\n"
 	}
 	return s
+}
+
+// octalBackslashes rewrites the escaped backslashes (\\) of the quoted
+// names in s's file headers as the equivalent octal escape (\134), which
+// keeps every line's length in lines and its meaning. go-gitdiff takes the
+// quote that closes a name ending in a backslash ("b/x\\") for an escaped
+// one and rejects the whole diff: a file named so would stop the review.
+// Hunk lines (counted from their headers) are left alone.
+func octalBackslashes(s string) string {
+	if !strings.Contains(s, `\\`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 64)
+	lines := newLineScanner(s)
+	oldLeft, newLeft := 0, 0
+	for {
+		line, ok := lines.next()
+		if !ok {
+			return b.String()
+		}
+		switch {
+		case oldLeft > 0 || newLeft > 0:
+			switch {
+			case strings.HasPrefix(line, "-"):
+				oldLeft--
+			case strings.HasPrefix(line, "+"):
+				newLeft--
+			case strings.HasPrefix(line, `\`):
+			default:
+				oldLeft--
+				newLeft--
+			}
+		case strings.HasPrefix(line, "@@ -"):
+			oldLeft, newLeft = hunkCounts(line)
+		case strings.Contains(line, `"`) && isNameLine(line):
+			line = strings.ReplaceAll(line, `\\`, `\134`)
+		}
+		b.WriteString(line)
+		if lines.pos <= len(s) && lines.pos > 0 && s[lines.pos-1] == '\n' {
+			b.WriteByte('\n')
+		}
+	}
+}
+
+// isNameLine reports whether line is a file header line that may hold a
+// quoted name.
+func isNameLine(line string) bool {
+	for _, p := range [...]string{"diff --git ", "--- ", "+++ ", "rename from ", "rename to ", "copy from ", "copy to ",
+		"rename old ", "rename new ", "Binary files "} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// hunkCounts reads the old and new line counts of a "@@ -a,b +c,d @@"
+// header; 0, 0 when it is malformed (the parser reports it).
+func hunkCounts(line string) (int, int) {
+	var o, n int
+	rest := strings.TrimPrefix(line, "@@ -")
+	oldR, rest, ok1 := strings.Cut(rest, " +")
+	newR, _, ok2 := strings.Cut(rest, " @@")
+	if !ok1 || !ok2 {
+		return 0, 0
+	}
+	count := func(r string) int {
+		_, c, ok := strings.Cut(r, ",")
+		if !ok {
+			return 1
+		}
+		v, err := strconv.Atoi(c)
+		if err != nil || v < 0 {
+			return 0
+		}
+		return v
+	}
+	o, n = count(oldR), count(newR)
+	return o, n
 }
 
 // lineError turns go-gitdiff's "gitdiff: line N: msg" errors on input s

@@ -458,3 +458,32 @@ func TestParseErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestBinaryByContent: a file is binary by its content, as git decides it:
+// the lines `git diff --text` prints for a file with a NUL byte are
+// dropped; a file without one is text, whatever .gitattributes said.
+func TestBinaryByContent(t *testing.T) {
+	text := "diff --git a/logo.png b/logo.png\nnew file mode 100644\n--- /dev/null\n+++ b/logo.png\n@@ -0,0 +1,2 @@\n+\x89PNG\n+\x00\x00IHDR\n" +
+		"diff --git a/app.py b/app.py\nnew file mode 100644\n--- /dev/null\n+++ b/app.py\n@@ -0,0 +1 @@\n+import os\n"
+	d, err := ParseString(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type summary struct {
+		Path      string
+		Binary    bool
+		Hunks     int
+		Additions int
+	}
+	var got []summary
+	for _, f := range d.Files {
+		got = append(got, summary{f.Path(), f.Binary, len(f.Hunks), f.Additions})
+	}
+	want := []summary{{"logo.png", true, 0, 0}, {"app.py", false, 1, 1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if p, err := ParsePatch("logo.png", "@@ -0,0 +1 @@\n+\x00\n"); err != nil || !p.Binary || len(p.Hunks) != 0 {
+		t.Errorf("ParsePatch = %+v, %v; want a binary file without hunks", p, err)
+	}
+}

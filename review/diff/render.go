@@ -55,12 +55,12 @@ func Render(f *File, opts RenderOptions) string {
 }
 
 func renderHeader(b *strings.Builder, f *File) {
-	fmt.Fprintf(b, "File: %s\n", f.Path())
+	fmt.Fprintf(b, "File: %s\n", ShowPath(f.Path()))
 	b.WriteString("Change: ")
 	b.WriteString(string(f.Status))
 	switch f.Status {
 	case Renamed, Copied:
-		fmt.Fprintf(b, " from %s (similarity %d%%)", f.OldPath, f.Similarity)
+		fmt.Fprintf(b, " from %s (similarity %d%%)", ShowPath(f.OldPath), f.Similarity)
 	}
 	if f.OldMode != "" && f.NewMode != "" && f.OldMode != f.NewMode {
 		fmt.Fprintf(b, ", mode %s -> %s", f.OldMode, f.NewMode)

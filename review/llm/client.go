@@ -12,11 +12,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mergeguard/mergeguard/internal/retry"
 )
 
 // Backoff defaults, overridable with WithBackoff.
@@ -193,34 +194,17 @@ func (c *Client) wait(attempt, status int, h http.Header) (time.Duration, bool) 
 		if hint > c.maxDelay {
 			return 0, false
 		}
-		return hint + jitter(hint/10), true
+		return hint + retry.Jitter(hint/20, 1), true // [hint, 1.1·hint]
 	}
-	d := c.baseDelay << min(attempt-1, 30)
-	if d <= 0 || d > c.maxDelay {
+	d := retry.Backoff{Base: c.baseDelay, Max: c.maxDelay}.Delay(attempt)
+	if d <= 0 {
 		d = c.maxDelay
 	}
-	return d/2 + jitter(d/2), true
-}
-
-// jitter is a random duration in [0, d].
-func jitter(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 0
-	}
-	return rand.N(d + 1) //nolint:gosec // backoff jitter needs no cryptographic randomness
+	return retry.Jitter(d*3/4, 1.0/3), true // [d/2, d]
 }
 
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (realClock) Sleep(ctx context.Context, d time.Duration) error { return retry.Sleep(ctx, d) }

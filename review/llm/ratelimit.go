@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mergeguard/mergeguard/internal/retry"
 )
 
 // retryHint reads how long the server asks to wait before retrying, from
@@ -20,13 +22,8 @@ func retryHint(h http.Header, status int, now time.Time) (time.Duration, bool) {
 			return time.Duration(ms * float64(time.Millisecond)), true
 		}
 	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-			return time.Duration(s * float64(time.Second)), true
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(t.Sub(now), 0), true
-		}
+	if d, ok := retry.After(h, now); ok {
+		return d, true
 	}
 	if status != http.StatusTooManyRequests {
 		return 0, false

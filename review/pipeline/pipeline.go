@@ -20,6 +20,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -42,17 +43,9 @@ type Toolbox = agent.Toolbox
 // Counter estimates the tokens of a text for the model in use.
 type Counter = budget.Counter
 
-// Defaults of Deps.
-const (
-	DefaultContextTokens   = 128_000
-	DefaultMaxOutputTokens = 4096
-	DefaultMaxChunkTokens  = 12_000
-	DefaultConcurrency     = 4
-	DefaultMaxTurns        = 8
-	DefaultAgentTimeout    = 5 * time.Minute
-)
-
-// Deps is what a Pipeline is built from. Zero values take the defaults.
+// Deps is what a Pipeline is built from. A zero limit or setting takes the
+// application's default (config.Default().LLM): the pipeline keeps no
+// defaults of its own.
 type Deps struct {
 	// LLM is the chat client; nil means no LLM is configured and only the
 	// built-in analyzers review.
@@ -65,6 +58,9 @@ type Deps struct {
 	// MaxChunkTokens caps the diff text of one chunk, below what the
 	// context allows: smaller chunks review better and in parallel.
 	MaxChunkTokens int
+	// MaxChunks caps the chunks the model reviews in one review, riskiest
+	// first; the rest get the built-in analyzers only.
+	MaxChunks int
 	// Concurrency bounds the chunk agents running at once.
 	Concurrency int
 	// MaxTurns bounds the chat calls of one agent.
@@ -100,29 +96,18 @@ type Pipeline struct {
 	d Deps
 }
 
-// New returns a pipeline with deps, defaults filled in.
+// New returns a pipeline with deps; zero settings take the application's
+// defaults.
 func New(deps Deps) *Pipeline {
-	if deps.ContextTokens <= 0 {
-		deps.ContextTokens = DefaultContextTokens
-	}
-	if deps.MaxOutputTokens <= 0 {
-		deps.MaxOutputTokens = DefaultMaxOutputTokens
-	}
-	if deps.MaxChunkTokens <= 0 {
-		deps.MaxChunkTokens = DefaultMaxChunkTokens
-	}
-	if deps.Concurrency <= 0 {
-		deps.Concurrency = DefaultConcurrency
-	}
-	if deps.MaxTurns <= 0 {
-		deps.MaxTurns = DefaultMaxTurns
-	}
-	if deps.AgentTimeout <= 0 {
-		deps.AgentTimeout = DefaultAgentTimeout
-	}
-	if deps.ResponseFormat == "" {
-		deps.ResponseFormat = agent.FormatJSONSchema
-	}
+	def := config.Default().LLM
+	deps.ContextTokens = cmp.Or(deps.ContextTokens, def.ContextTokens)
+	deps.MaxOutputTokens = cmp.Or(deps.MaxOutputTokens, def.MaxOutputTokens)
+	deps.MaxChunkTokens = cmp.Or(deps.MaxChunkTokens, def.MaxChunkTokens)
+	deps.MaxChunks = cmp.Or(deps.MaxChunks, def.MaxChunks)
+	deps.Concurrency = cmp.Or(deps.Concurrency, def.Concurrency)
+	deps.MaxTurns = cmp.Or(deps.MaxTurns, def.MaxTurns)
+	deps.AgentTimeout = cmp.Or(deps.AgentTimeout, def.AgentTimeout)
+	deps.ResponseFormat = cmp.Or(deps.ResponseFormat, agent.ResponseFormat(def.ResponseFormat))
 	if deps.Counter == nil {
 		deps.Counter = budget.NewTokenizers().ForModel(deps.Model)
 	}
@@ -135,25 +120,26 @@ func New(deps Deps) *Pipeline {
 	return &Pipeline{d: deps}
 }
 
-// Options are a request's review settings; empty values fall back to the
-// repository's configuration.
-type Options struct {
-	FocusAreas        []review.Category
-	SeverityThreshold review.Severity
-	IncludeStyle      bool
-}
-
 // Request is one review to run.
 type Request struct {
 	Source review.Source
-	// Repo is the repository's configuration, read from the base branch.
-	Repo    config.Repo
-	Options Options
+	// Repo is the repository's configuration: the configuration used as
+	// is, or the one .mergeguard.yml is read over (ReadRepoFile).
+	Repo config.Repo
+	// ReadRepoFile reads .mergeguard.yml from the Source's base revision
+	// (never its head) over Repo; an invalid file fails the review with a
+	// *RepoConfigError.
+	ReadRepoFile bool
+	Options      review.Options
 	// Sink receives progress events; nil discards them.
 	Sink review.Sink
 	// Automatic applies the auto_review gates (an explicit request is only
 	// refused when the repository disabled MergeGuard).
 	Automatic bool
+	// MaxTokens caps the tokens (input + output) the review's model calls
+	// may use; 0 means no cap. A review that runs out is skipped, with
+	// Result.Notice saying so.
+	MaxTokens int
 }
 
 // Result is a finished (or skipped) review.
@@ -165,28 +151,41 @@ type Result struct {
 	Findings   []review.Finding
 	Skipped    bool
 	SkipReason string
-	Index      *diff.Index
-	Change     review.Change
-	Cost       review.CostInfo
+	// Notice is what the pull request's people should be told about a
+	// review that could not be completed (a spent budget); "" for none.
+	Notice string
+	Index  *diff.Index
+	Change review.Change
+	Cost   review.CostInfo
 }
 
-// Run reviews the change of req.Source. It returns an error only when the
-// change cannot be read or its diff cannot be parsed (after emitting
-// pipeline.failed); agent failures degrade the verdict instead.
+// Run reviews the change of req.Source. It returns an error when the
+// change cannot be read or its diff cannot be parsed, when the repository's
+// configuration is invalid (*RepoConfigError), and when every LLM reviewer
+// failed for a passing reason (ErrLLMUnavailable), each after emitting
+// pipeline.failed; other agent failures degrade the verdict instead.
 func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
 	sink := req.Sink
 	if sink == nil {
 		sink = review.Discard{}
 	}
-	r := &run{p: p, req: req, sink: sink, start: p.d.Now(), counter: &memoCounter{c: p.d.Counter}}
+	r := &run{p: p, req: req, sink: sink, start: p.d.Now(), counter: &memoCounter{c: p.d.Counter}, llm: p.d.LLM}
+	if req.MaxTokens > 0 && r.llm != nil {
+		r.budget = &tokenBudget{max: int64(req.MaxTokens)}
+		r.llm = budgetedClient{next: r.llm, budget: r.budget}
+	}
 	r.emit(ctx, review.EventPipelineStarted, "", "", map[string]any{
 		"automatic": req.Automatic, "llm": p.d.LLM != nil, "model": p.d.Model, "concurrency": p.d.Concurrency,
 	})
 	res, err := r.execute(ctx)
+	if err == nil {
+		err = llmUnavailable(res.Verdict.Agents)
+	}
 	if err != nil {
 		r.emit(ctx, review.EventPipelineFailed, "", "", map[string]any{"error": err.Error()})
 		return nil, err
 	}
+	r.overBudget(res)
 	data := map[string]any{
 		"skipped": res.Skipped, "verdict": res.Verdict.Verdict, "findings": res.Verdict.Stats.FindingsTotal,
 		"false_positives": len(res.Verdict.FalsePositives), "degraded": res.Verdict.Degraded,
@@ -199,6 +198,18 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
+// overBudget turns a review that ran out of its token budget into a skipped
+// one that says so: its findings are partial and no verdict is given.
+func (r *run) overBudget(res *Result) {
+	used, over := r.budget.exceeded()
+	if !over {
+		return
+	}
+	reason := fmt.Sprintf("the review needed more than the per-review budget of %d tokens (%d used)", r.req.MaxTokens, used)
+	res.Skipped, res.SkipReason = true, reason
+	res.Notice = "MergeGuard did not finish reviewing this pull request: " + reason + "."
+}
+
 // run is the state of one review.
 type run struct {
 	p       *Pipeline
@@ -206,6 +217,10 @@ type run struct {
 	sink    review.Sink
 	start   time.Time
 	counter Counter // the pipeline's, memoised for the run
+	// llm is the pipeline's chat client, counted against the review's
+	// token budget when it has one; nil without an LLM.
+	llm    ChatClient
+	budget *tokenBudget
 }
 
 // memoCounter remembers the count of every text it was asked about: the
@@ -242,7 +257,11 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read change: %w", err)
 	}
-	repo := r.req.Repo
+	repo, err := repoConfig(ctx, r.req)
+	if err != nil {
+		return nil, err
+	}
+	r.req.Repo = repo
 	// An explicit request is refused only when MergeGuard is disabled,
 	// which Gate checks first.
 	if skip, reason := Gate(change, repo); skip && (r.req.Automatic || !repo.Enabled) {
@@ -256,7 +275,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse diff: %w", err)
 	}
-	if r.req.Automatic && repo.MaxFiles > 0 && len(d.Files) > repo.MaxFiles {
+	if repo.MaxFiles > 0 && len(d.Files) > repo.MaxFiles {
 		return r.skipped(change, fmt.Sprintf("%d files changed, more than max_files (%d)", len(d.Files), repo.MaxFiles)), nil
 	}
 	idx := diff.NewIndex(d)

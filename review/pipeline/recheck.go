@@ -100,7 +100,7 @@ func (r *run) recheck(ctx context.Context, v *verifier, f review.Finding) (bool,
 	}
 	ctx, cancel := context.WithTimeout(ctx, deps.AgentTimeout)
 	defer cancel()
-	resp, err := deps.LLM.Chat(ctx, req)
+	resp, err := r.llm.Chat(ctx, req)
 	if err != nil {
 		return false, "", review.CostInfo{}, fmt.Errorf("recheck finding %s: %w", f.Fingerprint, err)
 	}

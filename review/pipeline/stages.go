@@ -36,7 +36,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 	const name = "planner"
 	r.emit(ctx, review.EventAgentStarted, review.StagePlanner, name, map[string]any{"files": len(d.Files)})
 	deps := r.p.d
-	pr := prompts{llm: deps.LLM != nil}
+	pr := prompts{llm: r.llm != nil}
 	var notes []string
 	chunkTokens := deps.MaxChunkTokens
 	if pr.llm {
@@ -60,6 +60,11 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 		}
 	}
 	pl := planChunks(d, r.req.Repo, r.counter, chunkTokens, pr.llm)
+	if over := len(pl.chunks) - deps.MaxChunks; over > 0 {
+		pl.chunks = pl.chunks[:deps.MaxChunks] // riskiest first: the least risky go
+		notes = append(notes, fmt.Sprintf("The change needed %d chunks, more than llm.max_chunks (%d): the %d least risky were reviewed by the built-in analyzers only.",
+			deps.MaxChunks+over, deps.MaxChunks, over))
+	}
 	if pl.truncation != nil {
 		notes = append(notes, fmt.Sprintf("Diffs too large for one prompt were cut (%s); the model was told how to read the rest.",
 			strings.Join(pl.truncation.SectionsAffected, ", ")))
@@ -194,7 +199,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 		"chunk": c.n, "files": c.paths(), "tokens": c.tokens, "risk": c.risk,
 	})
 	cfg := agent.Config{
-		Client: deps.LLM, Model: deps.Model, ContextTokens: deps.ContextTokens, MaxOutputTokens: deps.MaxOutputTokens,
+		Client: r.llm, Model: deps.Model, ContextTokens: deps.ContextTokens, MaxOutputTokens: deps.MaxOutputTokens,
 		MaxTurns: deps.MaxTurns, Timeout: deps.AgentTimeout, ResponseFormat: deps.ResponseFormat, Counter: r.counter,
 		Temperature: deps.Temperature, Cost: r.cost,
 	}
@@ -296,7 +301,7 @@ func (r *run) verifyStage(ctx context.Context, d *diff.Diff, idx *diff.Index, fi
 		}
 		out.reported = append(out.reported, f)
 	}
-	if r.p.d.Recheck && r.p.d.LLM != nil {
+	if r.p.d.Recheck && r.llm != nil {
 		r.recheckAll(ctx, v, &out)
 	}
 	sortFindings(out.reported)
@@ -317,8 +322,13 @@ func (r *run) verifyStage(ctx context.Context, d *diff.Diff, idx *diff.Index, fi
 	return out
 }
 
-// better reports whether a is the finding to keep over its duplicate b.
+// better reports whether a is the finding to keep over its duplicate b: a
+// finding about a secret over one that is not, then the better verified,
+// the more severe, a built-in analyzer's, the more confident.
 func better(a, b review.Finding) bool {
+	if x, y := isSecret(a), isSecret(b); x != y {
+		return x
+	}
 	if x, y := a.VerificationStatus.Rank(), b.VerificationStatus.Rank(); x != y {
 		return x > y
 	}
@@ -327,24 +337,44 @@ func better(a, b review.Finding) bool {
 	}
 	// A built-in analyzer's finding is deterministic and never repeats a
 	// secret; it wins over a model's equal one.
-	if x, y := strings.HasPrefix(a.Agent, "analyzer:"), strings.HasPrefix(b.Agent, "analyzer:"); x != y {
+	if x, y := analyzer.IsAnalyzer(a), analyzer.IsAnalyzer(b); x != y {
 		return x
 	}
 	return a.Confidence > b.Confidence
 }
 
+// isSecret reports whether f is a secret detector's finding.
+func isSecret(f review.Finding) bool {
+	return f.Agent == "analyzer:secrets" || f.Agent == "analyzer:private-keys"
+}
+
+// mergeable reports whether two findings may be one problem reported
+// twice. A built-in analyzer never reports one problem twice, and two
+// analyzers report different problems — except the two secret detectors,
+// which both see a PEM private key — so two analyzer findings merge only
+// across the secret detectors: a committed .env keeps both its own warning
+// and each secret in it, and two secrets on one line stay two.
+func mergeable(a, b review.Finding) bool {
+	if !analyzer.IsAnalyzer(a) || !analyzer.IsAnalyzer(b) {
+		return true
+	}
+	return a.Agent != b.Agent && isSecret(a) && isSecret(b)
+}
+
 // dedupe merges findings on the same file, side and category whose line
-// ranges overlap (or that share a fingerprint), keeping the better one, and
-// returns how many were merged away.
+// ranges overlap (or that share a fingerprint), when mergeable, keeping the
+// better one with the highest severity of the two, and returns how many
+// were merged away.
 func dedupe(fs []review.Finding) ([]review.Finding, int) {
 	var kept []review.Finding
 	merged := 0
 	for _, f := range fs {
 		dup := -1
 		for i, k := range kept {
-			if k.Fingerprint == f.Fingerprint ||
+			same := k.Fingerprint == f.Fingerprint ||
 				(k.FilePath == f.FilePath && k.Side == f.Side && k.Category == f.Category &&
-					f.LineStart > 0 && k.LineStart > 0 && f.LineStart <= k.LineEnd && k.LineStart <= f.LineEnd) {
+					f.LineStart > 0 && k.LineStart > 0 && f.LineStart <= k.LineEnd && k.LineStart <= f.LineEnd)
+			if same && mergeable(k, f) {
 				dup = i
 				break
 			}
@@ -359,7 +389,11 @@ func dedupe(fs []review.Finding) ([]review.Finding, int) {
 			f, other = other, f
 			kept[dup] = other
 		}
-		// kept[dup] is the better finding; note where its twin came from.
+		// kept[dup] is the better finding; it carries the higher severity
+		// and notes where its twin came from.
+		if f.Severity.Rank() > kept[dup].Severity.Rank() {
+			kept[dup].Severity = f.Severity
+		}
 		if f.Agent != "" && f.Agent != kept[dup].Agent && !strings.Contains(kept[dup].Reason, f.Agent) {
 			kept[dup].Reason = strings.TrimPrefix(kept[dup].Reason+"; also reported by "+f.Agent, "; ")
 		}

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/diff"
 )
 
@@ -39,15 +41,27 @@ func newVerifier(src review.Source, d *diff.Diff, idx *diff.Index) *verifier {
 }
 
 // verify sets the finding's verification status, reason, anchor and
-// fingerprint:
-//   - false_positive: the file is not in the diff, or the cited lines or
-//     code are not in the file;
+// fingerprint. "In the diff" means in a hunk of the file's diff on the
+// finding's side, whether or not GitHub accepts a comment there (a huge
+// file's diff takes none): where the finding is posted is the publisher's
+// business, not the verdict's.
+//
+//   - false_positive: the file is not in the diff (its path is matched
+//     byte for byte), the cited lines are not in the file, or the cited code
+//     (the snippet) matches nothing in the file at the cited revision — a
+//     hallucination. It is kept for the record, never posted, never counted.
 //   - verified: the cited code is at (or within a few lines of) the cited
-//     commentable lines; the finding is re-anchored where the code is;
-//   - likely: commentable lines without a snippet to check, or the snippet
-//     found elsewhere in the file's diff;
-//   - unverified: real lines outside the diff (the review body shows it),
-//     or a snippet that cannot be matched.
+//     lines of the diff, re-anchored where it is; or a built-in analyzer's
+//     finding without a snippet on lines of the diff. Either way the
+//     detector is exact: a heuristic analyzer's finding is likely at best
+//     (analyzer.Exact).
+//   - likely: a finding WITHOUT a snippet on (or within three lines of)
+//     lines of the diff — nothing to check it by — or a heuristic
+//     analyzer's finding at its lines.
+//   - unverified: real but unchecked: a finding without a snippet on lines
+//     outside the diff or without lines, the cited code found in the file
+//     away from the cited lines (re-anchored there), or a file that could
+//     not be read to check.
 func (v *verifier) verify(ctx context.Context, f review.Finding) review.Finding {
 	if f.Side != review.SideLeft {
 		f.Side = review.SideRight
@@ -60,68 +74,122 @@ func (v *verifier) verify(ctx context.Context, f review.Finding) review.Finding 
 	if f.LineEnd < f.LineStart {
 		f.LineEnd = f.LineStart
 	}
-	snippet := snippetLines(f.CodeSnippet)
-	trusted := strings.HasPrefix(f.Agent, "analyzer:")
-
-	if f.LineStart < 1 {
-		if m, ok := v.findSnippet(file, f.Side, snippet, 0, 0); ok {
-			f.LineStart, f.LineEnd = m.start, m.end
-			f = mark(f, review.Likely, "no line cited; anchored where the cited code is")
-		} else {
-			f = mark(f, review.Unverified, "no line cited")
-		}
-		return v.fingerprint(ctx, f, file)
+	if snippet := snippetLines(f.CodeSnippet); len(snippet) > 0 {
+		f = v.withSnippet(ctx, f, file, snippet)
+	} else {
+		f = v.withoutSnippet(ctx, f, file)
 	}
-
-	if len(snippet) > 0 {
-		if m, ok := v.findSnippet(file, f.Side, snippet, f.LineStart, f.LineEnd); ok {
-			switch {
-			case m.distance == 0:
-				if !v.idx.CommentableRange(path, f.Side, f.LineStart, f.LineEnd) {
-					f.LineStart, f.LineEnd = m.start, m.end
-				}
-				f = mark(f, review.Verified, "")
-			case m.distance <= snapWithin:
-				f = mark(f, review.Verified, fmt.Sprintf("re-anchored from lines %d-%d to where the cited code is", f.LineStart, f.LineEnd))
-				f.LineStart, f.LineEnd = m.start, m.end
-			default:
-				f = mark(f, review.Likely, fmt.Sprintf("the cited code is at lines %d-%d, not %d-%d", m.start, m.end, f.LineStart, f.LineEnd))
-				f.LineStart, f.LineEnd = m.start, m.end
-			}
-			return v.fingerprint(ctx, f, file)
-		}
-	}
-
-	if v.idx.CommentableRange(path, f.Side, f.LineStart, f.LineEnd) {
-		switch {
-		case len(snippet) > 0:
-			f = mark(f, review.Unverified, "the cited code is not at the cited lines of the diff")
-		case trusted:
-			f = mark(f, review.Verified, "")
-		default:
-			f = mark(f, review.Likely, "no code snippet to check")
-		}
-		return v.fingerprint(ctx, f, file)
-	}
-	if len(snippet) == 0 {
-		s, okS := v.idx.NearestCommentable(path, f.Side, f.LineStart, 3)
-		e, okE := v.idx.NearestCommentable(path, f.Side, f.LineEnd, 3)
-		if okS && okE && v.idx.CommentableRange(path, f.Side, s, e) {
-			f = mark(f, review.Likely, fmt.Sprintf("snapped from lines %d-%d to the nearest lines of the diff", f.LineStart, f.LineEnd))
-			f.LineStart, f.LineEnd = s, e
-			return v.fingerprint(ctx, f, file)
-		}
-	}
-	return v.fingerprint(ctx, v.outsideDiff(ctx, f, snippet), file)
+	return v.fingerprint(ctx, f, file)
 }
 
-// outsideDiff judges a finding whose lines are not commentable, against the
-// file's content at the cited side's revision.
-func (v *verifier) outsideDiff(ctx context.Context, f review.Finding, snippet []string) review.Finding {
-	rev := review.Head
-	if f.Side == review.SideLeft {
-		rev = review.Base
+// withSnippet judges a finding by its cited code: where it is in the
+// file's diff, else in the file at the cited revision.
+func (v *verifier) withSnippet(ctx context.Context, f review.Finding, file *diff.File, snippet []string) review.Finding {
+	start, end := max(f.LineStart, 0), max(f.LineEnd, 0)
+	if m, ok := v.findSnippet(file, f.Side, snippet, start, end); ok {
+		cited := fmt.Sprintf("%d-%d", f.LineStart, f.LineEnd)
+		if start == 0 || m.distance > 0 || !v.idx.CommentableRange(f.FilePath, f.Side, start, end) {
+			f.LineStart, f.LineEnd = m.start, m.end
+		}
+		switch {
+		case start == 0:
+			return mark(f, review.Unverified, "no line cited; anchored where the cited code is")
+		case m.distance > snapWithin:
+			return mark(f, review.Unverified, fmt.Sprintf("the cited code is at lines %d-%d, not %s", m.start, m.end, cited))
+		case m.distance > 0:
+			return v.atLines(f, fmt.Sprintf("re-anchored from lines %s to where the cited code is", cited))
+		}
+		return v.atLines(f, "")
 	}
+	return v.snippetInFile(ctx, f, snippet)
+}
+
+// atLines marks a finding whose cited code is at its lines: verified, or
+// likely for a heuristic analyzer.
+func (v *verifier) atLines(f review.Finding, reason string) review.Finding {
+	if analyzer.IsAnalyzer(f) && !analyzer.Exact(f) {
+		return mark(f, review.Likely, strings.TrimPrefix(reason+"; a heuristic check, not an exact one", "; "))
+	}
+	return mark(f, review.Verified, reason)
+}
+
+// snippetInFile judges a finding whose cited code is not in the file's
+// diff, against the file's content at the cited side's revision: the code
+// is there (outside the diff: unverified, anchored where it is) or it is a
+// hallucination.
+func (v *verifier) snippetInFile(ctx context.Context, f review.Finding, snippet []string) review.Finding {
+	rev := sideRevision(f.Side)
+	lines, err := v.read(ctx, f.FilePath, rev)
+	switch {
+	case errors.Is(err, review.ErrNotFound) && v.existsAt(f.FilePath, rev):
+		// Only the diff of this file is known (a bare diff): the cited code
+		// is neither at the cited lines nor anywhere in what was reviewed.
+		return mark(f, review.FalsePositive, "the cited code is not in the file's diff (the rest of the file is not known)")
+	case errors.Is(err, review.ErrNotFound):
+		return mark(f, review.FalsePositive, fmt.Sprintf("%s does not exist at the %s revision", f.FilePath, rev))
+	case err != nil:
+		return mark(f, review.Unverified, "the cited code is not in the diff; the file could not be read to check it")
+	case f.LineStart > len(lines):
+		return mark(f, review.FalsePositive, fmt.Sprintf("line %d is past the end of %s (%d lines)", f.LineStart, f.FilePath, len(lines)))
+	}
+	m, ok := locateSnippet(lines, snippet, max(f.LineStart, 0), max(f.LineEnd, 0))
+	if !ok {
+		return mark(f, review.FalsePositive, fmt.Sprintf("the cited code is not in %s at the %s revision", f.FilePath, rev))
+	}
+	f.LineStart, f.LineEnd = m.start, m.end
+	return mark(f, review.Unverified, "the cited code is outside the diff")
+}
+
+// withoutSnippet judges a finding that cites no code: only its lines can be
+// checked.
+func (v *verifier) withoutSnippet(ctx context.Context, f review.Finding, file *diff.File) review.Finding {
+	if f.LineStart < 1 {
+		return mark(f, review.Unverified, "no line cited")
+	}
+	if inOneHunk(file, f.Side, f.LineStart, f.LineEnd) {
+		if analyzer.IsAnalyzer(f) {
+			// The detector read these very lines of the diff.
+			return v.atLines(f, "")
+		}
+		return mark(f, review.Likely, "no code snippet to check")
+	}
+	s, okS := v.idx.NearestCommentable(f.FilePath, f.Side, f.LineStart, 3)
+	e, okE := v.idx.NearestCommentable(f.FilePath, f.Side, f.LineEnd, 3)
+	if okS && okE && v.idx.CommentableRange(f.FilePath, f.Side, s, e) {
+		f = mark(f, review.Likely, fmt.Sprintf("snapped from lines %d-%d to the nearest lines of the diff", f.LineStart, f.LineEnd))
+		f.LineStart, f.LineEnd = s, e
+		return f
+	}
+	return v.outsideDiff(ctx, f)
+}
+
+// inOneHunk reports whether lines start..end of f on side lie in one hunk.
+func inOneHunk(f *diff.File, side review.Side, start, end int) bool {
+	for i := range f.Hunks {
+		h := &f.Hunks[i]
+		first, n := h.NewStart, h.NewLines
+		if side == review.SideLeft {
+			first, n = h.OldStart, h.OldLines
+		}
+		if n > 0 && start >= first && end <= first+n-1 {
+			return true
+		}
+	}
+	return false
+}
+
+// sideRevision is the revision a side's line numbers refer to.
+func sideRevision(s review.Side) review.Revision {
+	if s == review.SideLeft {
+		return review.Base
+	}
+	return review.Head
+}
+
+// outsideDiff judges a finding without a snippet whose lines are not in the
+// diff, against the file's content at the cited side's revision.
+func (v *verifier) outsideDiff(ctx context.Context, f review.Finding) review.Finding {
+	rev := sideRevision(f.Side)
 	lines, err := v.read(ctx, f.FilePath, rev)
 	switch {
 	case errors.Is(err, review.ErrNotFound) && v.existsAt(f.FilePath, rev):
@@ -136,9 +204,6 @@ func (v *verifier) outsideDiff(ctx context.Context, f review.Finding, snippet []
 		return mark(f, review.FalsePositive, fmt.Sprintf("line %d is past the end of %s (%d lines)", f.LineStart, f.FilePath, len(lines)))
 	}
 	f.LineEnd = min(f.LineEnd, len(lines))
-	if len(snippet) > 0 && !containsSnippet(lines, snippet) {
-		return mark(f, review.FalsePositive, "the cited code is not in the file")
-	}
 	return mark(f, review.Unverified, "the cited lines are outside the diff")
 }
 
@@ -158,24 +223,35 @@ func (v *verifier) existsAt(path string, rev review.Revision) bool {
 	return true
 }
 
-// lookup finds the diff file for a cited path, forgiving a leading "./",
-// "a/" or "b/" and a path cited by a unique suffix.
+// lookup finds the diff file for a cited path. Paths are compared byte for
+// byte: " settings.py" is not "settings.py", and nothing is trimmed. A
+// model's citation is forgiven a leading "./", "a/" or "b/", the quotes of
+// a path written as a Go or C string literal ("\" settings.py\"") and a
+// path cited by a unique suffix at a "/" boundary, each tried only when the
+// exact path is not in the diff.
 func (v *verifier) lookup(path string) (*diff.File, string, bool) {
-	path = strings.TrimPrefix(strings.TrimSpace(path), "./")
 	if f, ok := v.idx.File(path); ok {
 		return f, f.Path(), true
 	}
-	for _, p := range []string{"a/", "b/"} {
-		if rest, ok := strings.CutPrefix(path, p); ok {
-			if f, ok := v.idx.File(rest); ok {
-				return f, f.Path(), true
+	candidates := []string{path}
+	if len(path) >= 2 && path[0] == '"' && path[len(path)-1] == '"' {
+		if p, err := strconv.Unquote(path); err == nil {
+			candidates = append(candidates, p)
+		}
+	}
+	for _, c := range candidates {
+		for _, p := range []string{"", "./", "a/", "b/"} {
+			if rest, ok := strings.CutPrefix(c, p); ok {
+				if f, ok := v.idx.File(rest); ok {
+					return f, f.Path(), true
+				}
 			}
 		}
 	}
 	var found *diff.File
 	for _, f := range v.d.Files {
 		if p := f.Path(); path != "" && (strings.HasSuffix(p, "/"+path) || strings.HasSuffix(path, "/"+p)) {
-			if found != nil {
+			if found != nil && found != f {
 				return nil, "", false
 			}
 			found = f
@@ -281,21 +357,35 @@ func matchesAt(lines []numbered, snippet []string) bool {
 	return true
 }
 
-// containsSnippet reports whether the snippet's lines appear, in order and
-// consecutively (ignoring blank lines), in a file's lines.
-func containsSnippet(file []string, snippet []string) bool {
+// locateSnippet finds the snippet's lines, in order and consecutively
+// (ignoring blank lines), in a file's lines, and returns the match closest
+// to lines start..end (the first one when start is 0).
+func locateSnippet(file []string, snippet []string, start, end int) (snippetMatch, bool) {
 	var lines []numbered
 	for i, l := range file {
 		if n := normalize(l); n != "" {
 			lines = append(lines, numbered{num: i + 1, norm: n})
 		}
 	}
+	var best snippetMatch
+	found := false
 	for i := 0; i+len(snippet) <= len(lines); i++ {
-		if matchesAt(lines[i:i+len(snippet)], snippet) {
-			return true
+		if !matchesAt(lines[i:i+len(snippet)], snippet) {
+			continue
+		}
+		m := snippetMatch{start: lines[i].num, end: lines[i+len(snippet)-1].num}
+		switch {
+		case start == 0:
+		case m.end < start:
+			m.distance = start - m.end
+		case m.start > end:
+			m.distance = m.start - end
+		}
+		if !found || m.distance < best.distance {
+			best, found = m, true
 		}
 	}
-	return false
+	return best, found
 }
 
 // renderedPrefix matches the line-number column of diff.Render output and a

@@ -82,9 +82,10 @@ func (a args) number(name string, def int, required bool) (int, error) {
 // cleanPath checks a path the model gave and returns it relative to the
 // repository root, slash-separated: "./a//b" is "a/b"; absolute paths,
 // paths leaving the repository and NUL bytes are refused. dirOK accepts
-// "." for the root.
+// "." for the root. The path is otherwise taken byte for byte: white space
+// at either end is part of a file's name (" settings.py" is not
+// "settings.py").
 func cleanPath(p string, dirOK bool) (string, error) {
-	p = strings.TrimSpace(p)
 	switch {
 	case p == "":
 		return "", errors.New("the path is empty")

@@ -23,9 +23,9 @@ func (t *Toolbox) changedFiles(ctx context.Context) (string, error) {
 	out := newOutput(t.opts.MaxResultBytes)
 	out.line(fmt.Sprintf("%s changed:", plural(len(files), "file", "files")))
 	for i, f := range files {
-		l := fmt.Sprintf("%-9s %s", f.Status, f.Path)
+		l := fmt.Sprintf("%-9s %s", f.Status, diff.ShowPath(f.Path))
 		if f.OldPath != "" && f.OldPath != f.Path {
-			l += " (from " + f.OldPath + ")"
+			l += " (from " + diff.ShowPath(f.OldPath) + ")"
 		}
 		l += fmt.Sprintf(" +%d -%d", f.Additions, f.Deletions)
 		if f.PatchMissing {
@@ -89,14 +89,14 @@ func (t *Toolbox) blame(ctx context.Context, a args) (string, error) {
 	}
 	b, err := t.src.Blame(ctx, p, line)
 	if errors.Is(err, review.ErrNotFound) {
-		return "", fmt.Errorf("no line %d in %s at the head revision (is the path right, and the line within the file?)", line, p)
+		return "", fmt.Errorf("no line %d in %s at the head revision (is the path right, and the line within the file?)", line, diff.ShowPath(p))
 	}
 	if err != nil {
 		return "", sourceError("blame", err)
 	}
 	msg, _, _ := strings.Cut(strings.TrimSpace(b.Message), "\n")
 	out := fmt.Sprintf("%s:%d was last changed by %s on %s in commit %s: %s\n",
-		p, line, b.Author, b.Date.Format("2006-01-02"), shortSHA(b.CommitSHA), msg)
+		diff.ShowPath(p), line, b.Author, b.Date.Format("2006-01-02"), shortSHA(b.CommitSHA), msg)
 	return out, nil
 }
 
@@ -127,7 +127,7 @@ func (t *Toolbox) diffFile(a args) (string, error) {
 	}
 	page, total, err := diff.Paginate(f, start, end)
 	if err != nil {
-		return "", fmt.Errorf("%s has %s: %s", p, plural(total, "hunk", "hunks"),
+		return "", fmt.Errorf("%s has %s: %s", diff.ShowPath(p), plural(total, "hunk", "hunks"),
 			strings.TrimPrefix(err.Error(), "paginate "+f.Path()+": "))
 	}
 	// Diffs are made with 3 lines of context; Render shows every context
@@ -168,10 +168,10 @@ func (t *Toolbox) notChanged(p string) error {
 	var same []string
 	for _, f := range t.diff.Files {
 		if path.Base(f.Path()) == path.Base(p) {
-			same = append(same, f.Path())
+			same = append(same, diff.ShowPath(f.Path()))
 		}
 	}
-	msg := fmt.Sprintf("%s is not changed by this pull request (changed_files lists the changed files; read_file_part reads any file)", p)
+	msg := fmt.Sprintf("%s is not changed by this pull request (changed_files lists the changed files; read_file_part reads any file)", diff.ShowPath(p))
 	if len(same) > 0 {
 		msg += "; did you mean " + strings.Join(same, " or ") + "?"
 	}

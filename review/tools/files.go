@@ -52,11 +52,11 @@ func (t *Toolbox) readFilePart(ctx context.Context, a args) (string, error) {
 		return "", sourceError("reading "+p, err)
 	}
 	if isBinary(data) {
-		return "", fmt.Errorf("%s is a binary file (%d bytes) at %s: its content cannot be shown", p, len(data), rev)
+		return "", fmt.Errorf("%s is a binary file (%d bytes) at %s: its content cannot be shown", diff.ShowPath(p), len(data), rev)
 	}
 	lines, crlf := splitLines(string(data))
 	total := len(lines)
-	header := fmt.Sprintf("File: %s (%s revision", p, rev)
+	header := fmt.Sprintf("File: %s (%s revision", diff.ShowPath(p), rev)
 	if l := lang.Detect(p); l != "" {
 		header += ", language " + l
 	}
@@ -72,7 +72,7 @@ func (t *Toolbox) readFilePart(ctx context.Context, a args) (string, error) {
 	case start < 1:
 		return "", fmt.Errorf("start_line must be 1 or more, got %d", start)
 	case start > total:
-		return "", fmt.Errorf("start_line %d is past the end of %s, which has %d lines", start, p, total)
+		return "", fmt.Errorf("start_line %d is past the end of %s, which has %d lines", start, diff.ShowPath(p), total)
 	case end < start:
 		return "", fmt.Errorf("end_line %d is before start_line %d", end, start)
 	}
@@ -111,15 +111,15 @@ func (t *Toolbox) notFound(p string, rev review.Revision) error {
 	f, changed := t.changedFile(p)
 	switch {
 	case changed && rev == review.Head && f.Status == diff.Deleted:
-		return fmt.Errorf("%s was deleted by this change: it exists only at branch \"base\"", p)
+		return fmt.Errorf("%s was deleted by this change: it exists only at branch \"base\"", diff.ShowPath(p))
 	case changed && rev == review.Base && f.Status == diff.Added:
-		return fmt.Errorf("%s was added by this change: it exists only at branch \"head\"", p)
+		return fmt.Errorf("%s was added by this change: it exists only at branch \"head\"", diff.ShowPath(p))
 	case changed && rev == review.Head && f.Status == diff.Renamed && f.OldPath == p:
-		return fmt.Errorf("%s was renamed to %s by this change", p, f.NewPath)
+		return fmt.Errorf("%s was renamed to %s by this change", diff.ShowPath(p), diff.ShowPath(f.NewPath))
 	case changed:
-		return fmt.Errorf("the full content of %s is not available for this review; diff_file shows its changed hunks", p)
+		return fmt.Errorf("the full content of %s is not available for this review; diff_file shows its changed hunks", diff.ShowPath(p))
 	}
-	return fmt.Errorf("file not found at %s: %s (list_files shows the repository's files)", rev, p)
+	return fmt.Errorf("file not found at %s: %s (list_files shows the repository's files)", rev, diff.ShowPath(p))
 }
 
 // globMatcher returns a matcher for a glob: a glob without '/' matches a
@@ -180,7 +180,7 @@ func (t *Toolbox) listFiles(ctx context.Context, a args) (string, error) {
 	out.line(fmt.Sprintf("%s in %s:", plural(len(found), "file", "files"), where))
 	shown := 0
 	for _, p := range found {
-		if shown == maxListed || !out.line(p) {
+		if shown == maxListed || !out.line(diff.ShowPath(p)) {
 			break
 		}
 		shown++
@@ -350,18 +350,18 @@ func grep(out *output, p, content string, re *regexp.Regexp, radius, limit int) 
 			}
 		}
 		for j := from; j < i; j++ {
-			if !out.line(fmt.Sprintf("%s-%d-%s", p, j+1, showLine(lines[j]))) {
+			if !out.line(fmt.Sprintf("%s-%d-%s", diff.ShowPath(p), j+1, showLine(lines[j]))) {
 				return n, false
 			}
 		}
-		if !out.line(fmt.Sprintf("%s:%d:%s", p, i+1, showLine(l))) {
+		if !out.line(fmt.Sprintf("%s:%d:%s", diff.ShowPath(p), i+1, showLine(l))) {
 			return n, false
 		}
 		n++
 		last = i
 		// Trailing context stops before the next match, which prints itself.
 		for j := i + 1; j <= min(i+radius, len(lines)-1) && !re.MatchString(lines[j]); j++ {
-			if !out.line(fmt.Sprintf("%s-%d-%s", p, j+1, showLine(lines[j]))) {
+			if !out.line(fmt.Sprintf("%s-%d-%s", diff.ShowPath(p), j+1, showLine(lines[j]))) {
 				return n, false
 			}
 			last = j

@@ -64,15 +64,7 @@ type PullRequests interface {
 	// request's head and base. It returns ErrNotInstalled when no
 	// installation covers the repository and review.ErrNotFound when the
 	// pull request does not exist.
-	Resolve(ctx context.Context, owner, repo string, number int) (PullRequest, error)
-}
-
-// PullRequest is a pull request resolved for review.
-type PullRequest struct {
-	InstallationID int64
-	HeadSHA        string
-	BaseSHA        string
-	Branch         string
+	Resolve(ctx context.Context, owner, repo string, number int) (installationID int64, head review.PullHead, err error)
 }
 
 // ErrNotInstalled says no installation of the App covers a repository.
@@ -179,9 +171,9 @@ func (a *API) guard(h http.HandlerFunc) http.Handler {
 }
 
 type createRequest struct {
-	DiffText  string        `json:"diff_text"`
-	GitHubURL string        `json:"github_url"`
-	Options   store.Options `json:"options"`
+	DiffText  string         `json:"diff_text"`
+	GitHubURL string         `json:"github_url"`
+	Options   review.Options `json:"options"`
 }
 
 type createResponse struct {
@@ -312,7 +304,7 @@ func checkDiffText(text string) string {
 // resolvePull fills nr for a review of the pull request at rawURL. It
 // answers the client itself when it returns false.
 func (a *API) resolvePull(w http.ResponseWriter, r *http.Request, rawURL string, nr *store.NewRun) bool {
-	owner, repo, number, err := ParsePullURL(a.d.GitHubWebURL, rawURL)
+	owner, repo, number, err := ParsePullURL(rawURL, a.d.GitHubWebURL)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return false
@@ -321,7 +313,7 @@ func (a *API) resolvePull(w http.ResponseWriter, r *http.Request, rawURL string,
 		writeError(w, http.StatusUnprocessableEntity, "the GitHub App is not configured on this server")
 		return false
 	}
-	pr, err := a.d.PullRequests.Resolve(r.Context(), owner, repo, number)
+	installationID, head, err := a.d.PullRequests.Resolve(r.Context(), owner, repo, number)
 	switch {
 	case errors.Is(err, ErrNotInstalled):
 		writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("%s/%s: %v", owner, repo, err))
@@ -335,18 +327,18 @@ func (a *API) resolvePull(w http.ResponseWriter, r *http.Request, rawURL string,
 		return false
 	}
 	nr.Mode = store.ModePR
-	nr.InstallationID = pr.InstallationID
+	nr.InstallationID = installationID
 	nr.Repository = owner + "/" + repo
 	nr.PRNumber = number
-	nr.HeadSHA, nr.BaseSHA, nr.Branch = pr.HeadSHA, pr.BaseSHA, pr.Branch
+	nr.HeadSHA, nr.BaseSHA, nr.Branch = head.SHA, head.BaseSHA, head.Branch
 	return true
 }
 
-// ParsePullURL splits WEB/owner/repo/pull/N into its parts, where WEB is
-// webURL (github.web_url: https://github.com/ or a GitHub Enterprise
-// address, path included). A URL on any other host is refused: the App
+// ParsePullURL splits raw, WEB/owner/repo/pull/N, into its parts, where
+// WEB is webURL (github.web_url: https://github.com/ or a GitHub
+// Enterprise address, path included). A URL on any other host is refused: the App
 // would review a pull request of the named repository on its own host.
-func ParsePullURL(webURL, raw string) (owner, repo string, number int, err error) {
+func ParsePullURL(raw, webURL string) (owner, repo string, number int, err error) {
 	notPull := fmt.Errorf("github_url %q is not a pull request URL (%sowner/repo/pull/N)", raw, withSlash(webURL))
 	base, err := url.Parse(webURL)
 	if err != nil {

@@ -108,11 +108,11 @@ func TestCreateThenGet(t *testing.T) {
 	if run.Mode != store.ModeDiff || run.DiffText == nil || *run.DiffText != sampleDiff {
 		t.Errorf("stored run mode=%s diff=%v, want diff mode with the posted text", run.Mode, run.DiffText)
 	}
-	var opts store.Options
+	var opts review.Options
 	if err := json.Unmarshal(run.Options, &opts); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(store.Options{FocusAreas: []review.Category{"security", "bug"}, SeverityThreshold: "warning"}, opts); diff != "" {
+	if diff := cmp.Diff(review.Options{FocusAreas: []review.Category{"security", "bug"}, SeverityThreshold: "warning"}, opts); diff != "" {
 		t.Errorf("stored options (-want +got):\n%s", diff)
 	}
 
@@ -199,11 +199,11 @@ func TestCreateRejectsBadInput(t *testing.T) {
 
 type fakePRs struct{ err error }
 
-func (p fakePRs) Resolve(context.Context, string, string, int) (PullRequest, error) {
+func (p fakePRs) Resolve(context.Context, string, string, int) (int64, review.PullHead, error) {
 	if p.err != nil {
-		return PullRequest{}, p.err
+		return 0, review.PullHead{}, p.err
 	}
-	return PullRequest{InstallationID: 7, HeadSHA: "abc", BaseSHA: "def", Branch: "feature"}, nil
+	return 7, review.PullHead{SHA: "abc", BaseSHA: "def", Branch: "feature"}, nil
 }
 
 func TestCreateFromGitHubURL(t *testing.T) {
@@ -616,6 +616,39 @@ func TestStreamUnknownRun(t *testing.T) {
 	}
 }
 
+// TestCreateRefusesHostileRequests: what a page of another site, a client
+// sending junk, or a body Postgres cannot store gets — a clear 4xx, never a
+// review.
+func TestCreateRefusesHostileRequests(t *testing.T) {
+	diff := `{"diff_text": "diff --git a/x b/x\n"}`
+	tests := map[string]struct {
+		body   string
+		header map[string]string
+		want   int
+	}{
+		"text/plain form from another site": {body: diff, header: map[string]string{"Content-Type": "text/plain"}, want: http.StatusUnsupportedMediaType},
+		"form encoding":                     {body: "diff_text=x", header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, want: http.StatusUnsupportedMediaType},
+		"cross-site fetch":                  {body: diff, header: map[string]string{"Sec-Fetch-Site": "cross-site"}, want: http.StatusForbidden},
+		"foreign origin":                    {body: diff, header: map[string]string{"Origin": "https://evil.example"}, want: http.StatusForbidden},
+		"trailing data after the JSON":      {body: diff + ` {"x":1}`, want: http.StatusBadRequest},
+		"NUL in diff_text":                  {body: `{"diff_text": "diff --git a/x b/x\n\u0000"}`, want: http.StatusBadRequest},
+		"github_url on another host":        {body: `{"github_url": "https://anything.invalid/acme/priv/pull/3"}`, want: http.StatusBadRequest},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, "")
+			code, out := f.do(t, http.MethodPost, "/api/review", tt.body, tt.header)
+			if code != tt.want {
+				t.Errorf("status %d %v, want %d", code, out, tt.want)
+			}
+			runs, err := f.store.ListRuns(t.Context(), store.RunFilter{})
+			if err != nil || len(runs) != 0 {
+				t.Errorf("%d runs queued (%v), want none", len(runs), err)
+			}
+		})
+	}
+}
+
 func TestParsePullURL(t *testing.T) {
 	const gh = "https://github.com/"
 	tests := []struct {
@@ -643,7 +676,7 @@ func TestParsePullURL(t *testing.T) {
 		{gh, "octo/hello#1", "", "", 0, false},
 	}
 	for _, tt := range tests {
-		o, r, n, err := ParsePullURL(tt.web, tt.in)
+		o, r, n, err := ParsePullURL(tt.in, tt.web)
 		if (err == nil) != tt.ok || o != tt.owner || r != tt.repo || n != tt.n {
 			t.Errorf("ParsePullURL(%q) = %q %q %d %v", tt.in, o, r, n, err)
 		}

@@ -145,14 +145,6 @@ func (s *Store) RenewLease(ctx context.Context, runID, workerID string, lease ti
 	return cancelRequested, nil
 }
 
-// Head is the revision a pull request run reviews.
-type Head struct {
-	HeadSHA string
-	BaseSHA string
-	// Branch is the head branch.
-	Branch string
-}
-
 const setRunHead = `UPDATE review_runs SET head_sha = $3, base_sha = $4, branch = $5
 	WHERE id = $1 AND status = 'running' AND locked_by = $2`
 
@@ -160,11 +152,11 @@ const setRunHead = `UPDATE review_runs SET head_sha = $3, base_sha = $4, branch 
 // from GitHub when the review starts, so that the run's record names what
 // was reviewed and later enqueues compare their head with it. Only the
 // lease holder may set it (ErrLeaseLost).
-func (s *Store) SetRunHead(ctx context.Context, runID, workerID string, h Head) error {
+func (s *Store) SetRunHead(ctx context.Context, runID, workerID string, h review.PullHead) error {
 	if !validID(runID) {
 		return fmt.Errorf("set head of run %q: %w", runID, ErrNotFound)
 	}
-	tag, err := s.pool.Exec(ctx, setRunHead, runID, workerID, h.HeadSHA, h.BaseSHA, h.Branch)
+	tag, err := s.pool.Exec(ctx, setRunHead, runID, workerID, h.SHA, h.BaseSHA, h.Branch)
 	if err != nil {
 		return fmt.Errorf("set head of run %s: %w", runID, err)
 	}
@@ -367,30 +359,12 @@ func (s *Store) ClaimPost(ctx context.Context, runID, workerID string) (alreadyS
 	return alreadyStarted, nil
 }
 
-// Placement says where a finding went on GitHub.
-type Placement struct {
-	// Where is inline, body, file or duplicate (already on the pull request
-	// from an earlier run).
-	Where string
-	// CommentID is the GitHub review comment id of an inline or file
-	// comment; 0 when there is none.
-	CommentID int64
-}
-
 // Posting is the GitHub review a run posted and where its findings went,
 // keyed by fingerprint.
 type Posting struct {
 	ReviewID   int64
-	Placements map[string]Placement
+	Placements map[string]review.Placement
 }
-
-// Placements of findings.
-const (
-	PlacedInline    = "inline"
-	PlacedBody      = "body"
-	PlacedFile      = "file"
-	PlacedDuplicate = "duplicate"
-)
 
 const (
 	setPostedReview = `UPDATE review_runs SET posted_review_id = $2, posted_at = now() WHERE id = $1`

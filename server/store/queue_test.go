@@ -466,11 +466,11 @@ func TestFinishRunIsAtomic(t *testing.T) {
 		{"posting an unknown finding", func() store.Result {
 			v := testVerdict()
 			return store.Result{Status: store.StatusSucceeded, Verdict: v, Posted: &store.Posting{
-				ReviewID: 1, Placements: map[string]store.Placement{"nope": {Where: store.PlacedBody}},
+				ReviewID: 1, Placements: map[string]review.Placement{"nope": {Where: review.PlacedBody}},
 			}}
 		}(), true, `place finding "nope": the run has no such finding`},
 		{"posting a bad placement", store.Result{Status: store.StatusSucceeded, Verdict: testVerdict(), Posted: &store.Posting{
-			ReviewID: 1, Placements: map[string]store.Placement{"fp-a10": {Where: "sideways"}},
+			ReviewID: 1, Placements: map[string]review.Placement{"fp-a10": {Where: "sideways"}},
 		}}, true, "findings_posted_check"},
 		{"posting another run's review", store.Result{Status: store.StatusSucceeded, Posted: &store.Posting{ReviewID: 77}}, true, "review_runs_posted_review_key"},
 		{"posting without ClaimPost", func() store.Result {
@@ -543,10 +543,10 @@ func TestPostingOnce(t *testing.T) {
 	}
 
 	v := testVerdict()
-	posting := &store.Posting{ReviewID: 555, Placements: map[string]store.Placement{
-		"fp-a10": {Where: store.PlacedInline, CommentID: 9001},
-		"fp-a20": {Where: store.PlacedBody},
-		"fp-c1":  {Where: store.PlacedDuplicate},
+	posting := &store.Posting{ReviewID: 555, Placements: map[string]review.Placement{
+		"fp-a10": {Where: review.PlacedInline, CommentID: 9001},
+		"fp-a20": {Where: review.PlacedBody},
+		"fp-c1":  {Where: review.PlacedDuplicate},
 	}}
 	if err := s.FinishRun(t.Context(), queued.ID, "w1", store.Result{Status: store.StatusSucceeded, Verdict: v, Posted: posting}); err != nil {
 		t.Fatal(err)
@@ -559,11 +559,11 @@ func TestPostingOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	placed := map[string]store.Placement{}
+	placed := map[string]review.Placement{}
 	for _, f := range findings {
-		placed[f.Fingerprint] = store.Placement{Where: f.Posted, CommentID: f.CommentID}
+		placed[f.Fingerprint] = review.Placement{Where: f.Posted, CommentID: f.CommentID}
 	}
-	want := map[string]store.Placement{
+	want := map[string]review.Placement{
 		"fp-a10": {Where: "inline", CommentID: 9001}, "fp-a20": {Where: "body"},
 		"fp-c1": {Where: "duplicate"}, "fp-false": {Where: "no"},
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -228,7 +229,7 @@ func TestSetRunHead(t *testing.T) {
 	r := prRun("o/r", 1, "")
 	r.Trigger, r.BaseSHA, r.Branch = store.TriggerCommand, "", ""
 	run := enqueue(t, s, r)
-	head := store.Head{HeadSHA: "h1", BaseSHA: "b1", Branch: "topic"}
+	head := review.PullHead{SHA: "h1", BaseSHA: "b1", Branch: "topic"}
 	if err := s.SetRunHead(t.Context(), run.ID, "w1", head); !errors.Is(err, store.ErrLeaseLost) {
 		t.Errorf("SetRunHead of a queued run: %v, want ErrLeaseLost", err)
 	}
@@ -245,7 +246,7 @@ func TestSetRunHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := getRun(t, s, run.ID)
-	if diff := cmp.Diff(head, store.Head{HeadSHA: got.HeadSHA, BaseSHA: got.BaseSHA, Branch: got.Branch}); diff != "" {
+	if diff := cmp.Diff(head, review.PullHead{SHA: got.HeadSHA, BaseSHA: got.BaseSHA, Branch: got.Branch}); diff != "" {
 		t.Errorf("recorded head (-want +got):\n%s", diff)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -26,7 +27,7 @@ type GitHub interface {
 	// maintain or admin permission.
 	CanWrite(ctx context.Context, installationID int64, repo, user string) (bool, error)
 	// Head returns the current head of a pull request of repo.
-	Head(ctx context.Context, installationID int64, repo string, number int) (github.Head, error)
+	Head(ctx context.Context, installationID int64, repo string, number int) (review.PullHead, error)
 	// React adds a reaction ("eyes", "+1", ...) to an issue comment.
 	React(ctx context.Context, installationID int64, repo string, commentID int64, reaction string) error
 	// Comment posts a comment on an issue or pull request.
@@ -146,7 +147,7 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 			PRNumber:       number,
 			HeadSHA:        head.SHA,
 			BaseSHA:        head.BaseSHA,
-			Branch:         head.Ref,
+			Branch:         head.Branch,
 			RequestedBy:    user,
 			MaxAttempts:    h.maxAttempts,
 		}

@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -54,12 +55,17 @@ func newIntake(t testing.TB) *intake {
 	if err != nil {
 		t.Fatal(err)
 	}
+	installations, err := github.NewInstallations(context.Background(), cc, "", github.PublisherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh.ResetCalls() // GET /app at start is not the intake's
 	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
 	switch t.(type) {
 	case *testing.B, *testing.F:
 		log = zerolog.Nop()
 	}
-	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, GitHub: webhook.NewGitHub(cc), Logger: &log})
+	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, GitHub: webhook.NewGitHub(installations), Logger: &log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
-	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -24,7 +22,7 @@ type Store interface {
 	RenewLease(ctx context.Context, runID, workerID string, lease time.Duration) (cancelRequested bool, err error)
 	RetryRun(ctx context.Context, runID, workerID string, after time.Duration, errMsg string) error
 	ReleaseRun(ctx context.Context, runID, workerID string) error
-	SetRunHead(ctx context.Context, runID, workerID string, head store.Head) error
+	SetRunHead(ctx context.Context, runID, workerID string, head review.PullHead) error
 	FinishRun(ctx context.Context, runID, workerID string, res store.Result) error
 	ClaimPost(ctx context.Context, runID, workerID string) (alreadyStarted bool, err error)
 	AppendEvent(ctx context.Context, runID string, e review.Event) (seq int, err error)
@@ -40,23 +38,46 @@ type Reviewer interface {
 	Run(ctx context.Context, req pipeline.Request) (*pipeline.Result, error)
 }
 
+// GitHub opens the repository of a pull request run.
+type GitHub interface {
+	Repo(installationID int64, fullName string) (Repo, error)
+}
+
+// Repo is what a job needs of a pull request's repository; *github.Repo
+// implements it.
+type Repo interface {
+	Source(number int) review.Source
+	Head(ctx context.Context, number int) (review.PullHead, error)
+	Publish(ctx context.Context, post github.Post) (github.Posted, error)
+	Comment(ctx context.Context, number int, body string) (int64, error)
+}
+
+var _ Repo = (*github.Repo)(nil)
+
+// Installations is the GitHub of the App's installations.
+func Installations(i *github.Installations) GitHub { return installations{i} }
+
+type installations struct{ i *github.Installations }
+
+func (g installations) Repo(installationID int64, fullName string) (Repo, error) {
+	r, err := g.i.Repo(installationID, fullName)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // Deps are what a Pool needs.
 type Deps struct {
 	Store Store
-	// GitHub makes installation clients. It may be nil when no GitHub App
-	// is configured; pull request runs then fail.
-	GitHub githubapp.ClientCreator
+	// GitHub opens pull requests' repositories. It may be nil when no
+	// GitHub App is configured; pull request runs then fail.
+	GitHub GitHub
 	// Reviewer runs the reviews.
 	Reviewer Reviewer
-	// Publisher posts the reviews; nil means github.NewPublisher with
-	// default options.
-	Publisher *github.Publisher
 	// PublicURL is where people reach MergeGuard's web UI; reviews link
 	// their run's page under it. Empty leaves the link out.
 	PublicURL string
-	// DefaultRepo is the repository configuration that a .mergeguard.yml
-	// is read over, and the configuration of diff runs.
-	DefaultRepo config.Repo
 	// Model names the LLM reviews are billed to, "" without one.
 	Model string
 	// Metrics records finished reviews, stage times, retries and posting

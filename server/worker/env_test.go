@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/config"
@@ -50,7 +49,7 @@ type env struct {
 	raw    *pgxpool.Pool
 	gh     *githubtest.Server
 	llm    *llmtest.Server
-	cc     githubapp.ClientCreator
+	inst   *github.Installations
 	hook   string
 	secret []byte
 	log    zerolog.Logger
@@ -95,16 +94,21 @@ func newEnvWith(t *testing.T, answer func(llmtest.Request) llmtest.Response, cfg
 
 	e.gh = githubtest.New(t)
 	app := e.gh.AppConfig(42)
-	e.cc, err = github.NewClientCreator(app, github.ClientOptions{
+	cc, err := github.NewClientCreator(app, github.ClientOptions{
 		Timeout: cfg.githubTimeout,
 		Retry:   &github.RetryPolicy{MaxRetries: 1, MaxWait: time.Second, Backoff: 10 * time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.inst, err = github.NewInstallations(t.Context(), cc, "", github.PublisherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.gh.ResetCalls() // GET /app at start is not the review's
 	e.llm = llmtest.New(t, answer)
 	e.secret = []byte(app.App.WebhookSecret)
-	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: e.store, GitHub: webhook.NewGitHub(e.cc), Logger: &e.log})
+	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: e.store, GitHub: webhook.NewGitHub(e.inst), Logger: &e.log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +169,8 @@ func (e *env) options() worker.Config {
 		Lease:         time.Second,
 		PollInterval:  50 * time.Millisecond,
 		ShutdownGrace: 5 * time.Second,
+		RunTimeout:    time.Minute,
+		DefaultRepo:   config.DefaultRepo(),
 		Retry:         worker.Retry{Base: 20 * time.Millisecond, Max: 100 * time.Millisecond},
 	}
 }
@@ -176,7 +182,7 @@ func (e *env) pipeline() *pipeline.Pipeline {
 	client := llm.New(llm.Config{BaseURL: e.llm.URL(), Model: "gpt-4o", MaxRetries: 1, Timeout: e.cfg.llmTimeout}, nil,
 		llm.WithBackoff(20*time.Millisecond, 2*time.Second))
 	return pipeline.New(pipeline.Deps{
-		LLM:   worker.BudgetedLLM(client),
+		LLM:   client,
 		Model: "gpt-4o",
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox { return tools.New(src, d, tools.Options{}) },
 	})
@@ -190,7 +196,7 @@ func (e *env) start(st worker.Store, cfg worker.Config, reviewer worker.Reviewer
 		reviewer = e.pipeline()
 	}
 	pool, err := worker.New(worker.Deps{
-		Store: st, GitHub: e.cc, Reviewer: reviewer, DefaultRepo: config.DefaultRepo(), Model: "gpt-4o", Logger: &e.log,
+		Store: st, GitHub: worker.Installations(e.inst), Reviewer: reviewer, Model: "gpt-4o", Logger: &e.log,
 	}, cfg)
 	if err != nil {
 		e.t.Fatal(err)

@@ -408,8 +408,14 @@ func TestLLMFaults(t *testing.T) {
 			calls: always(llmtest.ServerError()),
 			want:  ending{Status: store.StatusFailed, Attempts: store.DefaultMaxAttempts, Told: true},
 			check: func(t *testing.T, e *env, _ *script, _ store.Run) {
-				if c := e.botComments(1)[0].Body; !strings.Contains(c, "language model kept failing") {
+				c := e.botComments(1)[0].Body
+				if !strings.Contains(c, "language model kept failing") {
 					t.Errorf("comment %q does not say the language model failed", c)
+				}
+				// The model server's own words (and whatever URLs they
+				// hold) stay in the logs and the UI, never on the PR.
+				if strings.Contains(c, "Sorry about that") || strings.Contains(c, "server_error") {
+					t.Errorf("comment %q repeats the model server's error text", c)
 				}
 			},
 		},

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -32,7 +32,9 @@ func (p *Pool) work(jobs context.Context, workerID string, run *store.Run, claim
 	j := &job{run: run, workerID: workerID, log: &log, claimedAt: claimedAt}
 	ctx := log.WithContext(jobs)
 
-	jobCtx, stop := context.WithCancelCause(ctx)
+	timed, cancelTimeout := context.WithTimeoutCause(ctx, p.cfg.RunTimeout, errRunTimeout)
+	defer cancelTimeout()
+	jobCtx, stop := context.WithCancelCause(timed)
 	keeperDone := make(chan struct{})
 	go func() {
 		defer close(keeperDone)
@@ -59,16 +61,16 @@ func (p *Pool) runLogger(run *store.Run, workerID string) zerolog.Logger {
 		Str("mode", string(run.Mode)).Str("trigger", string(run.Trigger))
 	if run.Mode == store.ModePR {
 		owner, name, _ := strings.Cut(run.Repository, "/")
-		lc = lc.Int64(githubapp.LogKeyInstallationID, run.InstallationID).
-			Str(githubapp.LogKeyRepositoryOwner, owner).
-			Str(githubapp.LogKeyRepositoryName, name).
-			Int(githubapp.LogKeyPRNum, run.PRNumber)
+		lc = lc.Int64(github.LogKeyInstallationID, run.InstallationID).
+			Str(github.LogKeyRepositoryOwner, owner).
+			Str(github.LogKeyRepositoryName, name).
+			Int(github.LogKeyPRNum, run.PRNumber)
 	}
 	if run.HeadSHA != "" {
 		lc = lc.Str("head_sha", run.HeadSHA)
 	}
 	if run.DeliveryID != "" {
-		lc = lc.Str(githubapp.LogKeyDeliveryID, run.DeliveryID)
+		lc = lc.Str(github.LogKeyDeliveryID, run.DeliveryID)
 	}
 	return lc.Logger()
 }

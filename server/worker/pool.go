@@ -16,7 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -28,7 +28,9 @@ var (
 	// pushed or the pull request was closed).
 	errSuperseded = errors.New("run superseded")
 	// errShutdown: the process is stopping and the grace period is over.
-	errShutdown = errors.New("worker shutting down")
+	errShutdown = errors.New("the worker shut down before the run finished")
+	// errRunTimeout: the run took longer than Config.RunTimeout.
+	errRunTimeout = errors.New("the review took longer than the run timeout")
 )
 
 // Config tunes a Pool.
@@ -44,8 +46,15 @@ type Config struct {
 	// notification woke it.
 	PollInterval time.Duration
 	// ShutdownGrace is how long running jobs may go on after Run's context
-	// ends; jobs still running then are handed back to the queue.
+	// ends; jobs still running then are queued again, their attempt
+	// counted.
 	ShutdownGrace time.Duration
+	// RunTimeout bounds one attempt of a run, wall clock; a run still
+	// working then is recorded failed.
+	RunTimeout time.Duration
+	// DefaultRepo is the repository configuration that a .mergeguard.yml
+	// is read over, and the configuration of diff runs.
+	DefaultRepo config.Repo
 	// Retry is the backoff of transient failures.
 	Retry Retry
 	// Budgets cap what reviews may spend.
@@ -54,7 +63,8 @@ type Config struct {
 
 // Budgets cap spending; zero values mean unlimited.
 type Budgets struct {
-	// ReviewMaxTokens caps the tokens of one review.
+	// ReviewMaxTokens caps the tokens of one review (the pipeline enforces
+	// it).
 	ReviewMaxTokens int
 	// InstallationDailyMaxTokens caps an installation's tokens per UTC day.
 	InstallationDailyMaxTokens int
@@ -75,11 +85,8 @@ func New(deps Deps, cfg Config) (*Pool, error) {
 	if err := deps.check(); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
-	if cfg.Workers < 1 || cfg.Lease <= 0 || cfg.PollInterval <= 0 || cfg.ID == "" {
-		return nil, errors.New("worker: ID, Workers, Lease and PollInterval must be set")
-	}
-	if deps.Publisher == nil {
-		deps.Publisher = github.NewPublisher(github.PublisherOptions{})
+	if cfg.Workers < 1 || cfg.Lease <= 0 || cfg.PollInterval <= 0 || cfg.RunTimeout <= 0 || cfg.ID == "" {
+		return nil, errors.New("worker: ID, Workers, Lease, PollInterval and RunTimeout must be set")
 	}
 	if deps.Metrics == nil {
 		deps.Metrics = metrics.New() // recorded nowhere

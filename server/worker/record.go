@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -19,51 +19,54 @@ import (
 //   - A job whose lease was lost is left alone: the worker that took the
 //     run over records it.
 //   - A job cancelled for a newer head is recorded superseded.
-//   - A job stopped by shutdown is handed back to the queue at once, its
-//     attempt not counted.
+//   - A job still running when the shutdown grace period ended is queued
+//     again at once, its attempt counted: a run that never stops in time
+//     (a poison input) must not come back forever.
+//   - A job over the run timeout is recorded failed with that reason.
 //   - A transient failure is retried with backoff while attempts remain.
 //   - Anything else is recorded failed and the pull request is told.
 func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause error) {
-	run, log := j.run, j.log
 	if err == nil {
 		p.finish(ctx, j, out)
 		return
 	}
-	var crash panicError
 	switch {
 	case errors.Is(cause, store.ErrLeaseLost):
-		log.Warn().Err(cause).Msg("lost the run's lease; another worker takes it over")
+		j.log.Warn().Err(cause).Msg("lost the run's lease; another worker takes it over")
 		return
 	case errors.Is(cause, errSuperseded):
 		p.finish(ctx, j, superseded("a newer head was pushed or the pull request was closed"))
 		return
 	case errors.Is(cause, errShutdown):
-		if err := withDB(ctx, func() error { return p.deps.Store.ReleaseRun(ctx, run.ID, j.workerID) }); err != nil {
-			log.Error().Err(err).Msg("hand back the run at shutdown; it is taken again when its lease expires")
-			return
-		}
-		log.Info().Msg("shutting down: handed the run back to the queue")
+		p.retry(ctx, j, 0, errShutdown)
 		return
-	case errors.As(err, &crash):
-		log.Error().Str("panic", fmt.Sprint(crash.value)).Bytes("stack", crash.stack).Msg("review job panicked")
-	default:
-		if asked, ok := transient(err); ok && run.Attempts < run.MaxAttempts {
-			delay := p.cfg.Retry.delay(run.Attempts, asked)
-			if rerr := withDB(ctx, func() error { return p.deps.Store.RetryRun(ctx, run.ID, j.workerID, delay, err.Error()) }); rerr != nil {
-				log.Error().Err(rerr).AnErr("run_error", err).Msg("retry run")
-				return
-			}
-			p.deps.Metrics.JobRetried()
-			log.Warn().Err(err).Dur("retry_in", delay).Int("attempt", run.Attempts).Msg("transient failure; run queued again")
-			return
-		}
-		log.Error().Err(err).Int("attempt", run.Attempts).Msg("review failed")
+	case errors.Is(cause, errRunTimeout):
+		err = fmt.Errorf("%w (%s)", errRunTimeout, p.cfg.RunTimeout)
 	}
-	failed := outcome{
+	var crash panicError
+	if errors.As(err, &crash) {
+		j.log.Error().Str("panic", fmt.Sprint(crash.value)).Bytes("stack", crash.stack).Msg("review job panicked")
+	} else if asked, ok := transient(err); ok && j.run.Attempts < j.run.MaxAttempts {
+		p.retry(ctx, j, p.cfg.Retry.delay(j.run.Attempts, asked), err)
+		return
+	} else {
+		j.log.Error().Err(err).Int("attempt", j.run.Attempts).Msg("review failed")
+	}
+	p.finish(ctx, j, outcome{
 		result: store.Result{Status: store.StatusFailed, Error: err.Error()},
-		notice: failureNotice(run, err),
+		notice: failureNotice(j.run, err),
+	})
+}
+
+// retry queues the run again after delay, its attempt counted; the store
+// records it failed when its attempts are used up.
+func (p *Pool) retry(ctx context.Context, j *job, delay time.Duration, err error) {
+	if rerr := withDB(ctx, func() error { return p.deps.Store.RetryRun(ctx, j.run.ID, j.workerID, delay, err.Error()) }); rerr != nil {
+		j.log.Error().Err(rerr).AnErr("run_error", err).Msg("retry run; it is taken again when its lease expires")
+		return
 	}
-	p.finish(ctx, j, failed)
+	p.deps.Metrics.JobRetried()
+	j.log.Warn().Err(err).Dur("retry_in", delay).Int("attempt", j.run.Attempts).Msg("run queued again")
 }
 
 // finish records a run's end (with the review it posted), then tells the
@@ -88,14 +91,12 @@ func (p *Pool) finish(ctx context.Context, j *job, out outcome) {
 // comment posts a notice on the run's pull request. It is best effort: a
 // failure is logged, the run is already recorded.
 func (p *Pool) comment(ctx context.Context, j *job, body string) {
-	run := j.run
 	if p.deps.GitHub == nil {
 		return
 	}
-	owner, name, _ := strings.Cut(run.Repository, "/")
-	client, err := p.deps.GitHub.NewInstallationClient(run.InstallationID)
+	repo, err := p.deps.GitHub.Repo(j.run.InstallationID, j.run.Repository)
 	if err == nil {
-		_, err = github.Comment(ctx, client, owner, name, run.PRNumber, body)
+		_, err = repo.Comment(ctx, j.run.PRNumber, body)
 	}
 	if err != nil {
 		p.deps.Metrics.PostFailure("comment")
@@ -105,18 +106,37 @@ func (p *Pool) comment(ctx context.Context, j *job, body string) {
 
 // failureNotice is the comment a failed run leaves on its pull request: the
 // error itself when the author can fix it (a broken .mergeguard.yml), else a
-// pointer to the run (internal errors are for the operators' logs).
+// pointer to the run. Internal errors and the model server's own words are
+// for the operators' logs and the web UI, never the pull request.
 func failureNotice(run *store.Run, err error) string {
-	var ue userError
-	if errors.Is(err, errLLMUnavailable) {
+	var (
+		ue     userError
+		cfgErr *pipeline.RepoConfigError
+	)
+	switch {
+	case errors.Is(err, pipeline.ErrLLMUnavailable):
 		return fmt.Sprintf("MergeGuard could not complete the review of this pull request (run `%s`): "+
 			"the language model kept failing (rate limits or server errors) over %d attempts. "+
 			"Comment `/mergeguard rerun` to try again later.", run.ID, run.Attempts)
-	}
-	if errors.As(err, &ue) {
-		return "MergeGuard could not review this pull request:\n\n```\n" + ue.Error() +
+	case errors.Is(err, errRunTimeout):
+		return fmt.Sprintf("MergeGuard stopped the review of this pull request (run `%s`): it took longer than the time a review may take. "+
+			"Comment `/mergeguard rerun` to try again.", run.ID)
+	case errors.As(err, &cfgErr):
+		return "MergeGuard could not review this pull request:\n\n```\n" + cfgErr.Error() +
 			"\n```\n\nFix the file on the base branch, then comment `/mergeguard rerun`."
+	case errors.As(err, &ue):
+		return "MergeGuard could not review this pull request:\n\n```\n" + ue.Error() + "\n```"
 	}
 	return fmt.Sprintf("MergeGuard could not complete the review of this pull request (run `%s`, attempt %d). "+
 		"The cause is in MergeGuard's logs; comment `/mergeguard rerun` to try again.", run.ID, run.Attempts)
+}
+
+// transient reports whether err is worth retrying, and how long the failing
+// service asked to wait (0 when it did not say): the model unavailable, the
+// database out of reach, or GitHub failing for a passing reason.
+func transient(err error) (asked time.Duration, ok bool) {
+	if errors.Is(err, pipeline.ErrLLMUnavailable) || store.Transient(err) {
+		return 0, true
+	}
+	return github.Transient(err)
 }

@@ -1,56 +1,37 @@
 package worker
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"testing"
 	"time"
 
-	"github.com/bradleyfalzon/ghinstallation/v2"
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/mergeguard/mergeguard/review/pipeline"
 )
 
+// TestTransient covers what the worker adds to github.Transient (whose own
+// table is in package github): the model and the worker's own failures.
 func TestTransient(t *testing.T) {
-	response := func(status int, header http.Header) *http.Response {
-		return &http.Response{StatusCode: status, Header: header, Request: &http.Request{Method: "GET", URL: &url.URL{}}}
-	}
-	retryAfter := http.Header{"Retry-After": []string{"30"}}
-	minute := time.Minute
 	tests := []struct {
-		name  string
-		err   error
-		ok    bool
-		asked time.Duration
+		name string
+		err  error
+		ok   bool
 	}{
-		{"github 502", fmt.Errorf("get pull request: %w", &gh.ErrorResponse{Response: response(502, nil)}), true, 0},
-		{"github 429 with Retry-After", &gh.ErrorResponse{Response: response(429, retryAfter)}, true, 30 * time.Second},
-		{"github 422", &gh.ErrorResponse{Response: response(422, nil)}, false, 0},
-		{"github 404", &gh.ErrorResponse{Response: response(404, nil)}, false, 0},
-		{"secondary rate limit", &gh.AbuseRateLimitError{Response: response(403, nil), RetryAfter: &minute}, true, time.Minute},
-		{"installation token 503", &ghinstallation.HTTPError{Response: response(503, nil)}, true, 0},
-		{"installation token 401", fmt.Errorf("installation client: %w", &url.Error{Op: "Get", URL: "x", Err: &ghinstallation.HTTPError{Response: response(401, nil)}}), false, 0},
-		{"connection refused", &url.Error{Op: "Get", URL: "x", Err: &net.OpError{Op: "dial", Err: errors.New("connection refused")}}, true, 0},
-		{"client timeout", &url.Error{Op: "Get", URL: "x", Err: context.DeadlineExceeded}, true, 0},
-		{"cut response", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true, 0},
-		{"connection closed before the answer", fmt.Errorf("create review: %w", &url.Error{Op: "Post", URL: "x", Err: io.EOF}), true, 0},
-		{"end of a body outside HTTP", fmt.Errorf("decode: %w", io.EOF), false, 0},
-		{"llm unavailable", fmt.Errorf("%w: 2 of 2 agents failed", errLLMUnavailable), true, 0},
-		{"broken config", userError{errors.New(".mergeguard.yml:3: unknown key")}, false, 0},
-		{"panic", panicError{value: "boom"}, false, 0},
+		{"github 502 through the worker", fmt.Errorf("get pull request: %w", &gh.ErrorResponse{Response: &http.Response{StatusCode: 502, Request: &http.Request{URL: &url.URL{}}}}), true},
+		{"llm unavailable", fmt.Errorf("%w: 2 of 2 agents failed", pipeline.ErrLLMUnavailable), true},
+		{"broken config", &pipeline.RepoConfigError{Err: errors.New(".mergeguard.yml:3: unknown key")}, false},
+		{"bad options", userError{errors.New("run options: bad")}, false},
+		{"panic", panicError{value: "boom"}, false},
+		{"run timeout", errRunTimeout, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			asked, ok := transient(tt.err)
-			if ok != tt.ok {
+			if _, ok := transient(tt.err); ok != tt.ok {
 				t.Errorf("transient(%v) = %t, want %t", tt.err, ok, tt.ok)
-			}
-			if asked.Round(time.Second) != tt.asked {
-				t.Errorf("asked wait %v, want %v", asked, tt.asked)
 			}
 		})
 	}

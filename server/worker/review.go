@@ -5,17 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
-	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -50,8 +47,8 @@ func superseded(reason string) outcome {
 	return outcome{result: store.Result{Status: store.StatusSuperseded, Reason: reason}}
 }
 
-// userError is a failure the pull request's author can fix, such as a broken
-// .mergeguard.yml; its text goes into the failure comment as is.
+// userError is a failure the pull request's author can fix, such as bad
+// run options; its text goes into the failure comment as is.
 type userError struct{ err error }
 
 func (e userError) Error() string { return e.err.Error() }
@@ -73,81 +70,101 @@ func (p *Pool) reviewDiff(ctx context.Context, j *job) (outcome, error) {
 	if j.run.DiffText == nil {
 		return outcome{}, errors.New("diff run without diff text")
 	}
-	opts, err := runOptions(j.run)
-	if err != nil {
-		return outcome{}, err
-	}
 	src, err := difftext.New(*j.run.DiffText)
 	if err != nil {
 		return outcome{}, userError{err}
 	}
-	_, out, err := p.runPipeline(ctx, j, pipeline.Request{Source: src, Repo: p.deps.DefaultRepo, Options: opts})
+	req, err := p.request(j, src)
+	if err != nil {
+		return outcome{}, err
+	}
+	_, out, err := p.runPipeline(ctx, req)
 	return out, err
 }
 
-// reviewPR reviews a pull request and posts the review once.
+// reviewPR is the job of a pull request run: gate, review, publish. The
+// pipeline decides everything about the review; this only moves it between
+// the store and GitHub.
 func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
-	run := j.run
+	if out, stop, err := p.gate(ctx, j); stop || err != nil {
+		return out, err
+	}
 	if p.deps.GitHub == nil {
 		return outcome{}, errors.New("no GitHub App is configured")
 	}
-	owner, name, ok := strings.Cut(run.Repository, "/")
-	if !ok {
-		return outcome{}, fmt.Errorf("repository %q is not owner/name", run.Repository)
-	}
-	// The checks that need only the database come before any GitHub call.
-	automatic := run.Trigger == store.TriggerWebhook
-	if automatic {
-		paused, err := p.deps.Store.Paused(ctx, run.Repository, run.PRNumber)
-		if err != nil {
-			return outcome{}, err
-		}
-		if paused {
-			return skipped("automatic reviews are paused on this pull request (/mergeguard resume restarts them)"), nil
-		}
-	}
-	if reason, err := p.overDailyBudget(ctx, run.InstallationID); err != nil || reason != "" {
-		if err != nil {
-			return outcome{}, err
-		}
-		out := skipped(reason)
-		out.notice = "MergeGuard did not review this pull request: " + reason + "."
-		return out, nil
-	}
-	client, err := p.deps.GitHub.NewInstallationClient(run.InstallationID)
-	if err != nil {
-		return outcome{}, fmt.Errorf("installation client: %w", err)
-	}
-	v4, err := p.deps.GitHub.NewInstallationV4Client(run.InstallationID)
-	if err != nil {
-		return outcome{}, fmt.Errorf("installation graphql client: %w", err)
-	}
-	src := github.NewSource(client, v4, owner, name, run.PRNumber, github.SourceOptions{})
-
-	change, err := src.Change(ctx)
-	if err != nil {
-		return outcome{}, fmt.Errorf("read pull request: %w", err)
-	}
-	if run.HeadSHA != "" && change.HeadSHA != run.HeadSHA {
-		return superseded(fmt.Sprintf("the head moved from %s to %s before the review started", short(run.HeadSHA), short(change.HeadSHA))), nil
-	}
-	if err := p.recordHead(ctx, j, change); err != nil {
-		return outcome{}, err
-	}
-	repo, err := p.repoConfig(ctx, src)
+	repo, err := p.deps.GitHub.Repo(j.run.InstallationID, j.run.Repository)
 	if err != nil {
 		return outcome{}, err
 	}
-	opts, err := runOptions(run)
+	src := headSource{Source: repo.Source(j.run.PRNumber), pool: p, job: j}
+	req, err := p.request(j, src)
 	if err != nil {
 		return outcome{}, err
 	}
-	res, out, err := p.runPipeline(ctx, j, pipeline.Request{Source: src, Repo: repo, Options: opts, Automatic: automatic})
+	req.ReadRepoFile, req.Automatic = true, j.run.Trigger == store.TriggerWebhook
+	res, out, err := p.runPipeline(ctx, req)
+	var moved headMovedError
+	if errors.As(err, &moved) {
+		return superseded(moved.Error()), nil
+	}
 	if err != nil || out.result.Status != store.StatusSucceeded {
 		return out, err
 	}
+	return p.publish(ctx, j, repo, res, out)
+}
 
-	head, err := github.PullHead(ctx, client, owner, name, run.PRNumber)
+// gate makes the checks that need only the database, before any GitHub
+// call: a paused pull request and an installation over its daily budget are
+// skipped. stop is set when the job ends there.
+func (p *Pool) gate(ctx context.Context, j *job) (out outcome, stop bool, err error) {
+	if j.run.Trigger == store.TriggerWebhook {
+		paused, err := p.deps.Store.Paused(ctx, j.run.Repository, j.run.PRNumber)
+		if err != nil || paused {
+			return skipped("automatic reviews are paused on this pull request (/mergeguard resume restarts them)"), true, err
+		}
+	}
+	reason, err := p.overDailyBudget(ctx, j.run.InstallationID)
+	if err != nil || reason == "" {
+		return outcome{}, err != nil, err
+	}
+	out = skipped(reason)
+	out.notice = "MergeGuard did not review this pull request: " + reason + "."
+	return out, true, nil
+}
+
+// headMovedError: the pull request's head is no longer the one the run
+// was queued for.
+type headMovedError struct{ from, to string }
+
+func (e headMovedError) Error() string {
+	return fmt.Sprintf("the head moved from %s to %s before the review started", short(e.from), short(e.to))
+}
+
+// headSource is the Source of a pull request run: when the pipeline first
+// reads the change, the run learns (and records) the head it reviews, or
+// stops when a newer head was pushed after it was queued.
+type headSource struct {
+	review.Source
+	pool *Pool
+	job  *job
+}
+
+func (s headSource) Change(ctx context.Context) (review.Change, error) {
+	change, err := s.Source.Change(ctx)
+	if err != nil {
+		return review.Change{}, fmt.Errorf("read pull request: %w", err)
+	}
+	run := s.job.run
+	if run.HeadSHA != "" && change.HeadSHA != run.HeadSHA {
+		return review.Change{}, headMovedError{from: run.HeadSHA, to: change.HeadSHA}
+	}
+	return change, s.pool.recordHead(ctx, s.job, change.PullHead())
+}
+
+// publish posts the review once, unless the head moved during the review.
+func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Result, out outcome) (outcome, error) {
+	run := j.run
+	head, err := repo.Head(ctx, run.PRNumber)
 	if err != nil {
 		return outcome{}, fmt.Errorf("re-read head before posting: %w", err)
 	}
@@ -168,30 +185,19 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	if alreadyStarted {
 		j.log.Info().Msg("an earlier attempt started posting; Publish finds its review by the run's marker")
 	}
-
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
 	defer cancel()
-	post := github.Post{
-		Owner:            owner,
-		Repo:             name,
-		Number:           run.PRNumber,
-		HeadSHA:          res.Change.HeadSHA,
-		RunID:            run.ID,
-		Verdict:          res.Verdict,
-		Findings:         res.Verdict.Findings(), // false positives are stored, not posted
-		Index:            res.Index,
-		AllowApprove:     repo.AllowApprove,
-		BlockingSeverity: review.Severity(repo.BlockingSeverity),
-	}
+	post := github.Post{Number: run.PRNumber, HeadSHA: res.Change.HeadSHA, RunID: run.ID, Verdict: res.Verdict,
+		Findings: res.Verdict.Findings(), Index: res.Index} // false positives are stored, not posted
 	if p.deps.PublicURL != "" {
 		post.DetailsURL = strings.TrimRight(p.deps.PublicURL, "/") + "/reviews/" + run.ID
 	}
-	posted, err := p.deps.Publisher.Publish(pctx, client, post)
+	posted, err := repo.Publish(pctx, post)
 	switch {
 	case errors.Is(err, github.ErrDismiss):
 		j.log.Warn().Err(err).Msg("review posted; an earlier review could not be dismissed")
 	case err != nil:
-		p.deps.Metrics.PostFailure(failureReason(err))
+		p.deps.Metrics.PostFailure(github.FailureReason(err))
 		return outcome{}, err
 	}
 	out.result.Posted = &store.Posting{ReviewID: posted.ReviewID, Placements: placements(j, post.Findings, posted)}
@@ -202,122 +208,69 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 // and branch as GitHub gives them when the review starts) unless the run
 // already names exactly that: a run queued without a head learns it only
 // now, and the base a webhook payload gave may have moved since.
-func (p *Pool) recordHead(ctx context.Context, j *job, change review.Change) error {
-	head := store.Head{HeadSHA: change.HeadSHA, BaseSHA: change.BaseSHA, Branch: change.HeadRef}
+func (p *Pool) recordHead(ctx context.Context, j *job, head review.PullHead) error {
 	run := j.run
-	if head == (store.Head{HeadSHA: run.HeadSHA, BaseSHA: run.BaseSHA, Branch: run.Branch}) {
+	if head == (review.PullHead{SHA: run.HeadSHA, BaseSHA: run.BaseSHA, Branch: run.Branch}) {
 		return nil
 	}
 	if err := p.deps.Store.SetRunHead(ctx, run.ID, j.workerID, head); err != nil {
 		return err
 	}
-	run.HeadSHA, run.BaseSHA, run.Branch = head.HeadSHA, head.BaseSHA, head.Branch
+	run.HeadSHA, run.BaseSHA, run.Branch = head.SHA, head.BaseSHA, head.Branch
 	return nil
 }
 
 // placements converts where Publish put each finding for the store. A
 // placement of a fingerprint the run does not store is logged and dropped:
 // it must not keep the run from being recorded.
-func placements(j *job, findings []review.Finding, posted github.Posted) map[string]store.Placement {
+func placements(j *job, findings []review.Finding, posted github.Posted) map[string]review.Placement {
 	stored := make(map[string]bool, len(findings))
 	for _, f := range findings {
 		stored[f.Fingerprint] = true
 	}
-	out := make(map[string]store.Placement, len(posted.Placements))
+	out := make(map[string]review.Placement, len(posted.Placements))
 	for fp, pl := range posted.Placements {
 		if !stored[fp] {
 			j.log.Warn().Str("fingerprint", fp).Str("where", pl.Where).Msg("placement of an unknown finding dropped")
 			continue
 		}
-		out[fp] = store.Placement{Where: pl.Where, CommentID: pl.CommentID}
+		out[fp] = pl
 	}
 	return out
 }
 
-// repoConfig reads .mergeguard.yml from the base branch over the default
-// configuration. A file that does not parse fails the run with a userError
-// naming the key and line: a broken file is never silently replaced by
-// defaults.
-func (p *Pool) repoConfig(ctx context.Context, src review.Source) (config.Repo, error) {
-	data, err := src.ReadFile(ctx, config.RepoFileName, review.Base)
-	if errors.Is(err, review.ErrNotFound) {
-		return p.deps.DefaultRepo, nil
+// request is the pipeline request of a run: its options, the default
+// repository configuration, the per-review token budget and the event sink.
+func (p *Pool) request(j *job, src review.Source) (pipeline.Request, error) {
+	var opts review.Options
+	if len(j.run.Options) > 0 {
+		if err := json.Unmarshal(j.run.Options, &opts); err != nil {
+			return pipeline.Request{}, fmt.Errorf("decode run options: %w", err)
+		}
 	}
+	opts, err := opts.Normalize()
 	if err != nil {
-		return config.Repo{}, fmt.Errorf("read %s from the base branch: %w", config.RepoFileName, err)
+		return pipeline.Request{}, userError{fmt.Errorf("run options: %w", err)}
 	}
-	repo, err := config.ParseRepoOver(p.deps.DefaultRepo, data)
-	if err != nil {
-		return config.Repo{}, userError{fmt.Errorf("%s on the base branch is invalid:\n%w", config.RepoFileName, err)}
-	}
-	return repo, nil
+	return pipeline.Request{Source: src, Repo: p.cfg.DefaultRepo, Options: opts,
+		MaxTokens: p.cfg.Budgets.ReviewMaxTokens, Sink: p.sink(j)}, nil
 }
 
-// runPipeline runs the review with the run's event sink and token budget,
-// and returns the result and the outcome it makes for the run.
-func (p *Pool) runPipeline(ctx context.Context, j *job, req pipeline.Request) (*pipeline.Result, outcome, error) {
-	req.Sink = p.sink(j)
-	ctx = withTokenBudget(ctx, p.cfg.Budgets.ReviewMaxTokens)
+// runPipeline runs the review and returns the result and the outcome it
+// makes for the run.
+func (p *Pool) runPipeline(ctx context.Context, req pipeline.Request) (*pipeline.Result, outcome, error) {
 	res, err := p.deps.Reviewer.Run(ctx, req)
 	if err != nil {
 		return nil, outcome{}, err
 	}
-	if used, over := tokenBudgetExceeded(ctx); over {
-		reason := fmt.Sprintf("the review needed more than the per-review budget of %d tokens (%d used)", p.cfg.Budgets.ReviewMaxTokens, used)
-		out := skipped(reason)
-		out.result.Agents, out.result.Model, out.result.Cost = res.Verdict.Agents, p.deps.Model, res.Cost
-		out.notice = "MergeGuard did not finish reviewing this pull request: " + reason + "."
-		return res, out, nil
-	}
-	if err := llmUnavailable(res); err != nil {
-		return nil, outcome{}, err
-	}
-	result := store.Result{
-		Status:  store.StatusSucceeded,
-		Verdict: &res.Verdict,
-		Agents:  res.Verdict.Agents,
-		Model:   p.deps.Model,
-		Cost:    res.Cost,
-	}
+	out := outcome{notice: res.Notice, result: store.Result{
+		Status: store.StatusSucceeded, Verdict: &res.Verdict, Agents: res.Verdict.Agents, Model: p.deps.Model, Cost: res.Cost,
+	}}
 	if res.Skipped {
-		result.Status, result.Reason, result.Verdict = store.StatusSkipped, res.SkipReason, nil
+		out.result.Status, out.result.Reason, out.result.Verdict = store.StatusSkipped, res.SkipReason, nil
 	}
-	return res, outcome{result: result}, nil
+	return res, out, nil
 }
-
-// errLLMUnavailable marks a review whose every model call failed for a
-// passing reason; the run is retried later instead of posting a review made
-// of the built-in analyzers' findings alone.
-var errLLMUnavailable = errors.New("the LLM was unavailable")
-
-// llmUnavailable returns errLLMUnavailable when every LLM reviewer agent of
-// a review failed with a rate limit, a server error, a timeout or a network
-// failure.
-func llmUnavailable(res *pipeline.Result) error {
-	var agents, failed int
-	var last string
-	for _, a := range res.Verdict.Agents {
-		if a.Stage != review.StageReviewer || strings.HasPrefix(a.Agent, "analyzer:") {
-			continue
-		}
-		agents++
-		switch {
-		case a.Status == review.AgentTimeout:
-			failed++
-			last = fmt.Sprintf("%s timed out", a.Agent)
-		case a.Status == review.AgentError && slices.Contains(transientLLMErrors, a.ErrorType):
-			failed++
-			last = a.Error
-		}
-	}
-	if agents == 0 || failed < agents {
-		return nil
-	}
-	return fmt.Errorf("%w: %d of %d reviewer agents failed; last: %s", errLLMUnavailable, failed, agents, last)
-}
-
-// transientLLMErrors are the agent error types that pass with time.
-var transientLLMErrors = []string{llm.TypeRateLimited, llm.TypeServer, llm.TypeTimeout, llm.TypeTransport}
 
 // sink appends the pipeline's events to the run's event log and times the
 // stages. An event that cannot be stored is logged and dropped: the review
@@ -354,22 +307,6 @@ func (p *Pool) overDailyBudget(ctx context.Context, installationID int64) (strin
 		return fmt.Sprintf("this installation used its daily budget of $%.2f; reviews resume at 00:00 UTC", b.InstallationDailyMaxCost), nil
 	}
 	return "", nil
-}
-
-// runOptions decodes the review options stored with a run, the options
-// object of POST /api/review; names are accepted in any case.
-func runOptions(run *store.Run) (pipeline.Options, error) {
-	var o store.Options
-	if len(run.Options) > 0 {
-		if err := json.Unmarshal(run.Options, &o); err != nil {
-			return pipeline.Options{}, fmt.Errorf("decode run options: %w", err)
-		}
-	}
-	o, err := o.Normalize()
-	if err != nil {
-		return pipeline.Options{}, userError{fmt.Errorf("run options: %w", err)}
-	}
-	return pipeline.Options{FocusAreas: o.FocusAreas, SeverityThreshold: o.SeverityThreshold, IncludeStyle: o.IncludeStyle}, nil
 }
 
 // short abbreviates a commit SHA.

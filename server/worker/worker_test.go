@@ -222,7 +222,7 @@ func (s *severable) ReleaseRun(ctx context.Context, runID, workerID string) erro
 	return s.Store.ReleaseRun(ctx, runID, workerID)
 }
 
-func (s *severable) SetRunHead(ctx context.Context, runID, workerID string, head store.Head) error {
+func (s *severable) SetRunHead(ctx context.Context, runID, workerID string, head review.PullHead) error {
 	if err := s.check("SetRunHead"); err != nil {
 		return err
 	}
@@ -329,7 +329,7 @@ func TestRerunCommand(t *testing.T) {
 		t.Fatalf("rerun: %s by %q %s (%s), want a succeeded command run by alice", second.Trigger, second.RequestedBy, second.Status, second.Error)
 	}
 	for _, r := range runs {
-		if got := (store.Head{HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
+		if got := (review.PullHead{SHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
 			t.Errorf("%s run recorded %+v, want the reviewed %+v", r.Trigger, got, reviewedHead(pr))
 		}
 	}
@@ -356,8 +356,8 @@ func TestRerunCommand(t *testing.T) {
 }
 
 // reviewedHead is the revision of pr a review reads.
-func reviewedHead(pr githubtest.PR) store.Head {
-	return store.Head{HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Branch: pr.HeadRef}
+func reviewedHead(pr githubtest.PR) review.PullHead {
+	return review.PullHead{SHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Branch: pr.HeadRef}
 }
 
 // TestRerunWaitsForTheRunningReviewOfItsHead: a rerun asked while the
@@ -381,7 +381,7 @@ func TestRerunWaitsForTheRunningReviewOfItsHead(t *testing.T) {
 		if r.Status != store.StatusSucceeded {
 			t.Errorf("%s run: %s (%s %s), want succeeded", r.Trigger, r.Status, r.StatusReason, r.Error)
 		}
-		if got := (store.Head{HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
+		if got := (review.PullHead{SHA: r.HeadSHA, BaseSHA: r.BaseSHA, Branch: r.Branch}); got != reviewedHead(pr) {
 			t.Errorf("%s run recorded %+v, want the reviewed %+v", r.Trigger, got, reviewedHead(pr))
 		}
 	}
@@ -527,6 +527,30 @@ func TestPanicIsRecordedAsFailure(t *testing.T) {
 	}
 }
 
+// TestRunTimeout: a review that outlasts workers.run_timeout (a model that
+// never answers, a poison input) is stopped, recorded failed with the reason
+// and not retried, and the pull request is told.
+func TestRunTimeout(t *testing.T) {
+	e, g := newGatedEnv(t)
+	e.gh.AddPR(standardPR(fixtureSHA))
+	e.opened("d-1", fixtureSHA)
+	cfg := e.options()
+	cfg.RunTimeout = 300 * time.Millisecond
+	e.start(e.store, cfg, nil)
+	g.waitEntered(t)
+	run := e.waitDone(1)[0]
+	if run.Status != store.StatusFailed || !strings.Contains(run.Error, "took longer than the run timeout") || run.Attempts != 1 {
+		t.Errorf("run: %s after %d attempts (%q), want failed at once for the run timeout", run.Status, run.Attempts, run.Error)
+	}
+	comments := e.botComments(1)
+	if len(comments) != 1 || !strings.Contains(comments[0].Body, "took longer than the time a review may take") {
+		t.Errorf("comments %+v, want one saying the review took too long", comments)
+	}
+	if n := len(e.reviews()); n != 0 {
+		t.Errorf("%d reviews posted, want none", n)
+	}
+}
+
 func TestShutdown(t *testing.T) {
 	t.Run("running review finishes within the grace period", func(t *testing.T) {
 		e, g := newGatedEnv(t)
@@ -540,7 +564,7 @@ func TestShutdown(t *testing.T) {
 			t.Errorf("run: %s (%s), want succeeded before the pool stopped", run.Status, run.Error)
 		}
 	})
-	t.Run("running review past the grace period is handed back", func(t *testing.T) {
+	t.Run("running review past the grace period is queued again, its attempt spent", func(t *testing.T) {
 		e, g := newGatedEnv(t)
 		e.gh.AddPR(standardPR(fixtureSHA))
 		e.opened("d-1", fixtureSHA)
@@ -549,8 +573,11 @@ func TestShutdown(t *testing.T) {
 		stop := e.start(e.store, cfg, nil)
 		g.waitEntered(t)
 		stop()
-		if run := e.runs()[0]; run.Status != store.StatusQueued || run.LockedBy != "" || run.Attempts != 0 {
-			t.Fatalf("run after shutdown: %s held by %q after %d attempts, want queued again, the attempt not counted", run.Status, run.LockedBy, run.Attempts)
+		// A run that does not stop within the grace period spends its
+		// attempt: a poison input that pins a worker ends failed after
+		// max_attempts instead of coming back after every restart.
+		if run := e.runs()[0]; run.Status != store.StatusQueued || run.LockedBy != "" || run.Attempts != 1 {
+			t.Fatalf("run after shutdown: %s held by %q after %d attempts, want queued again after 1 attempt", run.Status, run.LockedBy, run.Attempts)
 		}
 		g.Open()
 		e.start(e.store, e.options(), nil)

@@ -6,8 +6,10 @@
 // git runs without a shell, with `-C <repository>`, isolated from the
 // user's and the system's configuration (GIT_CONFIG_NOSYSTEM=1,
 // GIT_CONFIG_GLOBAL=/dev/null, no HOME), with explicit flags where the
-// repository's own configuration could change the output (prefixes,
-// renames, colours, external diff and textconv drivers, quoted paths).
+// repository's own configuration or the reviewed commit's .gitattributes
+// could change the output (prefixes, renames, colours, external diff and
+// textconv drivers, binary detection, quoted paths): see pinnedConfig and
+// New's diff flags.
 package localgit
 
 import (
@@ -76,7 +78,7 @@ func New(ctx context.Context, dir, base, head string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("localgit: open %s: %w", dir, err)
 	}
-	s.root = strings.TrimSpace(string(out))
+	s.root = strings.TrimSuffix(string(out), "\n") // a directory name may end in a space
 
 	if head == "" {
 		head = "HEAD"
@@ -119,9 +121,13 @@ func New(ctx context.Context, dir, base, head string) (*Source, error) {
 		s.change.Author, s.change.Title, s.change.Body = parts[0], parts[1], strings.TrimSpace(parts[2])
 	}
 
-	out, err = s.git(ctx, maxDiffBytes, "diff", "--no-color", "--no-ext-diff", "--no-textconv",
-		"--no-relative", "-M", "--unified=3", "--src-prefix=a/", "--dst-prefix=b/",
-		s.baseRev, headSHA, "--")
+	// --text: the reviewed commit's .gitattributes (-diff, binary, a
+	// driver's binary=true) and core.bigFileThreshold must not turn a text
+	// file into "Binary files differ"; review/diff decides binary by
+	// content. The other flags pin what configuration could change.
+	out, err = s.git(ctx, maxDiffBytes, "diff", "--text", "--no-color", "--no-ext-diff", "--no-textconv",
+		"--no-relative", "-M", "--unified=3", "--inter-hunk-context=0", "--submodule=short",
+		"--src-prefix=a/", "--dst-prefix=b/", s.baseRev, headSHA, "--")
 	if err != nil {
 		return nil, fmt.Errorf("localgit: diff: %w", err)
 	}
@@ -360,12 +366,13 @@ func checkPath(p string) error {
 }
 
 // gitEnv is the environment git runs in: PATH, and nothing else that could
-// bring the user's configuration, a pager or a prompt.
+// bring the user's configuration or attributes, a pager or a prompt.
 func gitEnv() []string {
 	return []string{
 		"PATH=" + os.Getenv("PATH"),
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=" + os.DevNull,
+		"GIT_ATTR_NOSYSTEM=1",
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_OPTIONAL_LOCKS=0",
 		"GIT_PAGER=cat",
@@ -404,13 +411,35 @@ func (e *gitError) notFound() bool {
 	return false
 }
 
+// pinnedConfig overrides, on every git invocation, the repository's own
+// configuration (.git/config) where it would change what MergeGuard reads:
+// the diff's format and content, log encodings and signatures, blame's
+// ignored revisions. Attributes committed in the reviewed tree cannot be
+// overridden by configuration; the diff's flags (--text, --no-textconv,
+// --no-ext-diff) neutralise them.
+var pinnedConfig = []string{
+	"-c", "core.quotepath=false",
+	"-c", "core.attributesFile=" + os.DevNull,
+	"-c", "core.bigFileThreshold=2g",
+	"-c", "diff.external=",
+	"-c", "diff.noprefix=false",
+	"-c", "diff.mnemonicPrefix=false",
+	"-c", "diff.suppressBlankEmpty=false",
+	"-c", "diff.relative=false",
+	"-c", "color.ui=false",
+	"-c", "i18n.logOutputEncoding=UTF-8",
+	"-c", "log.showSignature=false",
+	"-c", "blame.ignoreRevsFile=",
+	"--no-pager", "--literal-pathspecs",
+}
+
 func (s *Source) git(ctx context.Context, limit int64, args ...string) ([]byte, error) {
 	return s.gitIn(ctx, s.root, limit, args...)
 }
 
 // gitIn runs git in dir and returns its stdout, at most limit bytes.
 func (s *Source) gitIn(ctx context.Context, dir string, limit int64, args ...string) ([]byte, error) {
-	full := append([]string{"-C", dir, "-c", "core.quotepath=false", "--no-pager", "--literal-pathspecs"}, args...)
+	full := append(append([]string{"-C", dir}, pinnedConfig...), args...)
 	cmd := exec.CommandContext(ctx, "git", full...) //nolint:gosec // fixed binary, arguments passed without a shell
 	cmd.Env = s.env
 	cmd.WaitDelay = 5 * time.Second

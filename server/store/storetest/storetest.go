@@ -1,6 +1,11 @@
 // Package storetest gives tests a fresh, migrated, throwaway Postgres
 // database on the server named by MERGEGUARD_TEST_DATABASE_URL (or
 // DATABASE_URL). `make test` and scripts/with-postgres.sh provide one.
+//
+// Migrated databases are copies of a template database that is migrated
+// once per test server and set of migrations: its name carries a hash of
+// the embedded migration files, so a changed migration makes a new
+// template. Test binaries running in parallel against one server share it.
 package storetest
 
 import (
@@ -14,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mergeguard/mergeguard/migrations"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -30,16 +36,32 @@ func New(t testing.TB) *store.Store {
 	return s
 }
 
-// URL creates a fresh database, migrates it up and returns its URL (for
-// tests that hand the database to a server binary). The database is dropped
-// when the test ends.
+// URL creates a fresh migrated database and returns its URL (for tests
+// that hand the database to a server binary). It is a copy of the test
+// server's template (see the package comment), created on first use. The
+// database is dropped when the test ends.
 func URL(t testing.TB) string {
 	t.Helper()
-	u := Empty(t)
-	if err := store.MigrateUp(t.Context(), u); err != nil {
+	server := serverURL(t, os.Getenv)
+	tmpl, err := templateName(migrations.FS)
+	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
-	return u
+	return fromTemplate(t, server, tmpl)
+}
+
+// fromTemplate creates a fresh database copied from the template tmpl,
+// which it creates and migrates first when the server has none, and
+// returns its URL; the copy is dropped when the test ends.
+func fromTemplate(t testing.TB, server *url.URL, tmpl string) string {
+	t.Helper()
+	name := "mergeguard_test_" + strings.ToLower(rand.Text())
+	err := cloneTemplate(t.Context(), server, tmpl, name)
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	t.Cleanup(func() { drop(t, server.String(), name) })
+	return databaseURL(server, name)
 }
 
 // Empty creates a fresh database without migrating it and returns its URL;
@@ -57,7 +79,11 @@ func Empty(t testing.TB) string {
 		t.Fatalf("storetest: create database %s: %v", name, err)
 	}
 	t.Cleanup(func() { drop(t, server.String(), name) })
+	return databaseURL(server, name)
+}
 
+// databaseURL is the URL of database name on the server.
+func databaseURL(server *url.URL, name string) string {
 	db := *server
 	db.Path = "/" + name
 	return db.String()

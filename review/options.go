@@ -1,17 +1,15 @@
-package store
+package review
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/mergeguard/mergeguard/review"
-)
-
-// Options are the review options of a run (DESIGN.md section 6), stored as
-// JSON in its Options: the options object of POST /api/review.
+// Options are the review settings a request may give (DESIGN.md section 6:
+// the options object of POST /api/review), over the repository's
+// configuration; empty values leave the repository's setting. Runs store
+// them as this JSON.
 type Options struct {
-	FocusAreas        []review.Category `json:"focus_areas,omitempty"`
-	SeverityThreshold review.Severity   `json:"severity_threshold,omitempty"`
-	IncludeStyle      bool              `json:"include_style,omitempty"`
+	FocusAreas        []Category `json:"focus_areas,omitempty"`
+	SeverityThreshold Severity   `json:"severity_threshold,omitempty"`
+	IncludeStyle      bool       `json:"include_style,omitempty"`
 }
 
 // Normalize checks the option values, accepting names in any case, and
@@ -20,14 +18,14 @@ type Options struct {
 func (o Options) Normalize() (Options, error) {
 	out := Options{IncludeStyle: o.IncludeStyle}
 	for _, f := range o.FocusAreas {
-		c, err := review.ParseCategory(string(f))
+		c, err := ParseCategory(string(f))
 		if err != nil {
 			return Options{}, fmt.Errorf("focus_areas: %w", err)
 		}
 		out.FocusAreas = append(out.FocusAreas, c)
 	}
 	if o.SeverityThreshold != "" {
-		s, err := review.ParseSeverity(string(o.SeverityThreshold))
+		s, err := ParseSeverity(string(o.SeverityThreshold))
 		if err != nil {
 			return Options{}, fmt.Errorf("severity_threshold: %w", err)
 		}

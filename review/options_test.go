@@ -1,4 +1,4 @@
-package store_test
+package review_test
 
 import (
 	"testing"
@@ -6,23 +6,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/server/store"
 )
 
 func TestOptionsNormalize(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		in      store.Options
-		want    store.Options
+		in      review.Options
+		want    review.Options
 		wantErr string
 	}{
-		{"empty", store.Options{}, store.Options{}, ""},
-		{"any case", store.Options{FocusAreas: []review.Category{"Security", " BUG"}, SeverityThreshold: "WARNING", IncludeStyle: true},
-			store.Options{FocusAreas: []review.Category{"security", "bug"}, SeverityThreshold: "warning", IncludeStyle: true}, ""},
-		{"bad focus area", store.Options{FocusAreas: []review.Category{"security", "vibes"}}, store.Options{},
+		{"empty", review.Options{}, review.Options{}, ""},
+		{"any case", review.Options{FocusAreas: []review.Category{"Security", " BUG"}, SeverityThreshold: "WARNING", IncludeStyle: true},
+			review.Options{FocusAreas: []review.Category{"security", "bug"}, SeverityThreshold: "warning", IncludeStyle: true}, ""},
+		{"bad focus area", review.Options{FocusAreas: []review.Category{"security", "vibes"}}, review.Options{},
 			`focus_areas: unknown category "vibes" (want security, bug, performance or quality)`},
-		{"bad severity", store.Options{SeverityThreshold: "urgent"}, store.Options{},
+		{"bad severity", review.Options{SeverityThreshold: "urgent"}, review.Options{},
 			`severity_threshold: unknown severity "urgent" (want critical, warning, info or style)`},
 	}
 	for _, tt := range tests {
