@@ -148,7 +148,7 @@ func mb(b uint64) float64 { return float64(b) / (1 << 20) }
 // whose body is still arriving: the next one is answered 503 with
 // Retry-After at once, and the slot is free again once the first is done.
 func TestCreateRefusesBodiesBeyondTheCap(t *testing.T) {
-	f, _ := limitFixture(t, Deps{MaxBodies: 1})
+	f, a := limitFixture(t, Deps{MaxBodies: 1})
 	pr, pw := io.Pipe()
 	first := make(chan int, 1)
 	go func() {
@@ -166,9 +166,10 @@ func TestCreateRefusesBodiesBeyondTheCap(t *testing.T) {
 		_ = res.Body.Close() // the status is enough
 		first <- res.StatusCode
 	}()
-	if _, err := io.WriteString(pw, `{"diff_text":`); err != nil { // blocks until the server reads it
+	if _, err := io.WriteString(pw, `{"diff_text":`); err != nil { // blocks until the client sends it
 		t.Fatal(err)
 	}
+	waitFor(t, "the first request to take the slot", func() bool { return len(a.bodies) == 1 })
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, f.srv.URL+"/api/review",
 		strings.NewReader(`{"diff_text":`+jsonString(sampleDiff)+`}`))
 	if err != nil {
