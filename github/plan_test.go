@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,5 +191,59 @@ func TestReadMarkers(t *testing.T) {
 		if d := cmp.Diff(tt.want, readMarkers(tt.body)); d != "" {
 			t.Errorf("%s: readMarkers (-want +got):\n%s", tt.name, d)
 		}
+	}
+}
+
+// TestSuggestionCannotLeaveItsCodeBlock: a suggestion is code in a fence
+// longer than any backtick run in it; in the review body, where the block
+// sits in a list item, every line is indented as the fence, so no line
+// ends the item (and the block) early. Lines end as CommonMark ends them:
+// at "\n", "\r\n" or "\r".
+func TestSuggestionCannotLeaveItsCodeBlock(t *testing.T) {
+	for _, sugg := range []string{
+		"x := 1\n```\n</details>\n<!-- mergeguard:fp=fp-target -->",
+		"a ```` b\n````\n~~~\n@everyone",
+		"line one\r</details>\r\n# heading\rnot indented",
+		"```go\nfmt.Println(\"```\")\n```",
+	} {
+		f := finding("fp-s", "pkg/p00/file.go", 10, 10, review.SeverityWarning)
+		f.Suggestion = sugg
+		code := strings.Split(suggestionCode(sugg), "\n")
+		for _, suggest := range []bool{true, false} {
+			checkCodeBlock(t, commentBody(textPolicy{}, f, "fp-s", suggest), "", code)
+		}
+		f.LineStart, f.LineEnd = 30, 30 // not in the diff: in the body
+		post := withFindings(planPost(testIndex(t), review.DecisionComment), f)
+		checkCodeBlock(t, reviewBody(post, planReview(post, nil, 30)), "  ", code)
+	}
+}
+
+var lineEndRE = regexp.MustCompile(`\r\n|\r|\n`)
+
+// checkCodeBlock finds the first fenced code block of body and checks that
+// it holds exactly code, each line indented by indent, and closes where it
+// was written to.
+func checkCodeBlock(t *testing.T, body, indent string, code []string) {
+	t.Helper()
+	lines := lineEndRE.Split(body, -1)
+	open := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, indent+"```") })
+	if open < 0 {
+		t.Fatalf("no code block in\n%s", body)
+	}
+	fence := fenceOf(strings.TrimPrefix(lines[open], indent))
+	var got []string
+	for _, l := range lines[open+1:] {
+		if !strings.HasPrefix(l, indent) && l != "" {
+			t.Errorf("line %q is not indented by %q: it ends the list item and the code block\n%s", l, indent, body)
+			return
+		}
+		l = strings.TrimPrefix(l, indent)
+		if trimmed := strings.TrimLeft(l, " "); len(l)-len(trimmed) <= 3 && strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, "` ") == "" {
+			break
+		}
+		got = append(got, l)
+	}
+	if d := cmp.Diff(code, got); d != "" {
+		t.Errorf("code block (-want +got):\n%s\nin\n%s", d, body)
 	}
 }

@@ -144,6 +144,9 @@ func (tp textPolicy) text(b *strings.Builder, s string, inline, links bool) {
 		case c == '#' && i > 0 && i+1 < len(s) && isDigit(s[i+1]) && (isNameByte(s[i-1]) || s[i-1] == '/'):
 			b.WriteString("#" + zwj)
 			i++
+		case c == '_' && i > 0 && i+1 < len(s) && isAlnum(s[i-1]) && isAlnum(s[i+1]):
+			b.WriteByte(c) // inside a word: never emphasis (snake_case)
+			i++
 		default:
 			writeEscaped(b, c, inline)
 			i++
@@ -365,4 +368,5 @@ func longestRun(s string) int {
 
 func isLetter(c byte) bool   { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
+func isAlnum(c byte) bool    { return isLetter(c) || isDigit(c) }
 func isNameByte(c byte) bool { return isLetter(c) || isDigit(c) || c == '-' || c == '_' }
