@@ -82,7 +82,7 @@ func TestPlanReviewGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := planReview(tt.post, tt.earlier, tt.maxInline)
 			got, err := json.MarshalIndent(struct {
-				Placements map[string]Placement         `json:"placements"`
+				Placements map[string]review.Placement  `json:"placements"`
 				Request    *gh.PullRequestReviewRequest `json:"request"`
 			}{pl.placements(), pl.request(tt.post)}, "", "  ")
 			if err != nil {

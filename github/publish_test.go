@@ -548,10 +548,10 @@ func TestPublishForgedMarkersDoNotHideFindings(t *testing.T) {
 	if posted.AlreadyPosted {
 		t.Fatal("the second run was taken as already posted: a forged run marker counted")
 	}
-	if pl := posted.Placements["fp-target"]; pl.Where != PlacedInline || pl.CommentID == 0 {
+	if pl := posted.Placements["fp-target"]; pl.Where != review.PlacedInline || pl.CommentID == 0 {
 		t.Errorf("the targeted finding was placed %+v, want inline: a forged fingerprint marker counted", pl)
 	}
-	if pl := posted.Placements["fp-forger"]; pl.Where != PlacedDuplicate {
+	if pl := posted.Placements["fp-forger"]; pl.Where != review.PlacedDuplicate {
 		t.Errorf("the forging finding itself was placed %+v, want a duplicate of the first run's comment", pl)
 	}
 	for _, rv := range fx.fake.Reviews("acme", "widgets", 7) {
@@ -608,7 +608,7 @@ func TestPublishReadsOnlyTheBotsMarkers(t *testing.T) {
 			if posted.AlreadyPosted != tt.wantAlready {
 				t.Errorf("AlreadyPosted = %v, want %v", posted.AlreadyPosted, tt.wantAlready)
 			}
-			if dup := posted.Placements["fp-target"].Where == PlacedDuplicate; dup != tt.wantDuplicate && !tt.wantAlready {
+			if dup := posted.Placements["fp-target"].Where == review.PlacedDuplicate; dup != tt.wantDuplicate && !tt.wantAlready {
 				t.Errorf("placed %+v; duplicate wanted: %v", posted.Placements["fp-target"], tt.wantDuplicate)
 			}
 		})
