@@ -343,77 +343,88 @@ var errProbesSpent = errors.New("probes spent")
 // comments checks that the review itself is acceptable. When the probes
 // run out, the comments not yet cleared count as rejected.
 func (p *Publisher) findRejected(ctx context.Context, client *gh.Client, post Post, items []*planned) ([]*planned, error) {
-	probes := p.maxProbes
-	probe := func(set []*planned) (bool, error) {
-		if probes == 0 {
-			return false, errProbesSpent
-		}
-		probes--
-		req := &gh.PullRequestReviewRequest{CommitID: gh.String(post.HeadSHA)}
-		for _, it := range set {
-			req.Comments = append(req.Comments, it.comment)
-		}
-		rv, _, err := client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, req)
-		if isStatus(err, http.StatusUnprocessableEntity) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("create pending review: %w", apiError(err))
-		}
-		if _, _, err := client.PullRequests.DeletePendingReview(ctx, post.Owner, post.Repo, post.Number, rv.GetID()); err != nil {
-			return false, fmt.Errorf("delete pending review %d: %w", rv.GetID(), apiError(err))
-		}
-		return true, nil
-	}
-	ok, err := probe(nil)
+	bs := &bisection{client: client, post: post, probes: p.maxProbes}
+	ok, err := bs.probe(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, errors.New("GitHub rejects the review even without inline comments")
 	}
-	var rejected []*planned
-	// search adds the rejected comments of set; knownBad says a probe of
-	// set already failed.
-	var search func(set []*planned, knownBad bool) error
-	search = func(set []*planned, knownBad bool) error {
-		if len(set) == 0 {
-			return nil
-		}
-		if !knownBad {
-			ok, err := probe(set)
-			if errors.Is(err, errProbesSpent) {
-				rejected = append(rejected, set...)
-				return nil
-			}
-			if err != nil || ok {
-				return err
-			}
-		}
-		if len(set) == 1 {
-			rejected = append(rejected, set[0])
-			return nil
-		}
-		left, right := set[:len(set)/2], set[len(set)/2:]
-		ok, err := probe(left)
-		switch {
-		case errors.Is(err, errProbesSpent):
-			rejected = append(rejected, set...)
-			return nil
-		case err != nil:
-			return err
-		case ok:
-			return search(right, true)
-		}
-		if err := search(left, true); err != nil {
-			return err
-		}
-		return search(right, false)
-	}
-	if err := search(items, false); err != nil {
+	if err := bs.search(ctx, items, false); err != nil {
 		return nil, err
 	}
-	return rejected, nil
+	return bs.rejected, nil
+}
+
+// bisection is the state of one findRejected.
+type bisection struct {
+	client   *gh.Client
+	post     Post
+	probes   int // left
+	rejected []*planned
+}
+
+// probe reports whether GitHub accepts a pending review with the comments
+// of set.
+func (bs *bisection) probe(ctx context.Context, set []*planned) (bool, error) {
+	if bs.probes == 0 {
+		return false, errProbesSpent
+	}
+	bs.probes--
+	post := bs.post
+	req := &gh.PullRequestReviewRequest{CommitID: gh.String(post.HeadSHA)}
+	for _, it := range set {
+		req.Comments = append(req.Comments, it.comment)
+	}
+	rv, _, err := bs.client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, req)
+	if isStatus(err, http.StatusUnprocessableEntity) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("create pending review: %w", apiError(err))
+	}
+	if _, _, err := bs.client.PullRequests.DeletePendingReview(ctx, post.Owner, post.Repo, post.Number, rv.GetID()); err != nil {
+		return false, fmt.Errorf("delete pending review %d: %w", rv.GetID(), apiError(err))
+	}
+	return true, nil
+}
+
+// search adds the rejected comments of set; knownBad says a probe of set
+// already failed.
+func (bs *bisection) search(ctx context.Context, set []*planned, knownBad bool) error {
+	if len(set) == 0 {
+		return nil
+	}
+	if !knownBad {
+		ok, err := bs.probe(ctx, set)
+		if errors.Is(err, errProbesSpent) {
+			bs.rejected = append(bs.rejected, set...)
+			return nil
+		}
+		if err != nil || ok {
+			return err
+		}
+	}
+	if len(set) == 1 {
+		bs.rejected = append(bs.rejected, set[0])
+		return nil
+	}
+	left, right := set[:len(set)/2], set[len(set)/2:]
+	ok, err := bs.probe(ctx, left)
+	switch {
+	case errors.Is(err, errProbesSpent):
+		bs.rejected = append(bs.rejected, set...)
+		return nil
+	case err != nil:
+		return err
+	case ok:
+		return bs.search(ctx, right, true)
+	}
+	if err := bs.search(ctx, left, true); err != nil {
+		return err
+	}
+	return bs.search(ctx, right, false)
 }
 
 // fillCommentIDs reads the new review's comments to record their ids.

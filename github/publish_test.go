@@ -526,3 +526,102 @@ func TestCommentBodySuggestion(t *testing.T) {
 		t.Errorf("readMarkers (-want +got):\n%s", d)
 	}
 }
+
+// TestPublishForgedMarkersDoNotHideFindings: a model writes MergeGuard's
+// markers (the fingerprint of another finding, the marker of the next
+// run), mentions, HTML and external links into its findings and summary.
+// Nothing of it is live in what is posted, and the next run still posts
+// the finding the forgery targeted.
+func TestPublishForgedMarkersDoNotHideFindings(t *testing.T) {
+	fx := newPublishFixture(t)
+	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
+	first := fx.post("run-1", forgedFindings()...)
+	first.Verdict.Summary = forgedText
+	if _, err := pub.Publish(t.Context(), fx.fake.Client(), first); err != nil {
+		t.Fatal(err)
+	}
+	target := finding("fp-target", "pkg/p01/file.go", 10, 10, review.SeverityCritical)
+	posted, err := pub.Publish(t.Context(), fx.fake.Client(), fx.post("run-2", append(forgedFindings(), target)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if posted.AlreadyPosted {
+		t.Fatal("the second run was taken as already posted: a forged run marker counted")
+	}
+	if pl := posted.Placements["fp-target"]; pl.Where != review.PlacedInline || pl.CommentID == 0 {
+		t.Errorf("the targeted finding was placed %+v, want inline: a forged fingerprint marker counted", pl)
+	}
+	if pl := posted.Placements["fp-forger"]; pl.Where != review.PlacedDuplicate {
+		t.Errorf("the forging finding itself was placed %+v, want a duplicate of the first run's comment", pl)
+	}
+	for _, rv := range fx.fake.Reviews("acme", "widgets", 7) {
+		bodies := []string{rv.Body}
+		for _, c := range rv.Comments {
+			bodies = append(bodies, c.Body)
+		}
+		for _, body := range bodies {
+			if bad := liveForgery(body); len(bad) > 0 {
+				t.Errorf("review %d acts on untrusted text: %v\n%s", rv.ID, bad, body)
+			}
+		}
+	}
+}
+
+// TestPublishReadsOnlyTheBotsMarkers: markers count only on the last line
+// of a body the App's bot wrote.
+func TestPublishReadsOnlyTheBotsMarkers(t *testing.T) {
+	bot := githubtest.User{Login: testBot, ID: 9001, Type: "Bot"}
+	alice := githubtest.User{Login: "alice", ID: 5, Type: "User"}
+	linter := githubtest.User{Login: "linter[bot]", ID: 6, Type: "Bot"}
+	lookalike := githubtest.User{Login: "MergeGuard[bot]x", ID: 7, Type: "Bot"}
+	fpLine, runLine := markerLine(markerFP, "fp-target"), runMarker("run-2")
+	tests := []struct {
+		name            string
+		author          githubtest.User
+		review, comment string
+		wantDuplicate   bool
+		wantAlready     bool
+	}{
+		{"the bot's own comment counts", bot, "", "earlier\n" + fpLine, true, false},
+		{"the bot's own review counts", bot, "earlier\n" + runLine, "", false, true},
+		{"a user's comment", alice, "", "copied\n" + fpLine, false, false},
+		{"a user's review", alice, "copied\n" + runLine, "", false, false},
+		{"another App's comment", linter, "", "lint\n" + fpLine, false, false},
+		{"another App's review", linter, "lint\n" + runLine, "", false, false},
+		{"a look-alike login", lookalike, "", "x\n" + fpLine, false, false},
+		{"the bot's comment with the marker before its last line", bot, "", fpLine + "\nquoted text", false, false},
+		{"the bot's review with the marker before its last line", bot, runLine + "\nquoted text", "", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newPublishFixture(t)
+			rv := githubtest.Review{User: tt.author, State: "COMMENTED", Body: tt.review}
+			if tt.comment != "" {
+				rv.Comments = []githubtest.ReviewComment{{Path: "pkg/p05/file.go", Line: 10, Side: "RIGHT", Body: tt.comment}}
+			}
+			fx.fake.AddReview("acme", "widgets", 7, rv)
+			posted, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(),
+				fx.post("run-2", finding("fp-target", "pkg/p01/file.go", 10, 10, review.SeverityWarning)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if posted.AlreadyPosted != tt.wantAlready {
+				t.Errorf("AlreadyPosted = %v, want %v", posted.AlreadyPosted, tt.wantAlready)
+			}
+			if dup := posted.Placements["fp-target"].Where == review.PlacedDuplicate; dup != tt.wantDuplicate && !tt.wantAlready {
+				t.Errorf("placed %+v; duplicate wanted: %v", posted.Placements["fp-target"], tt.wantDuplicate)
+			}
+		})
+	}
+}
+
+func TestPublishRequiresBotLogin(t *testing.T) {
+	fx := newPublishFixture(t)
+	_, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), fx.post("run-1"))
+	if err == nil || !strings.Contains(err.Error(), "bot login is required") {
+		t.Errorf("Publish without a bot login: %v, want an error", err)
+	}
+	if n := fx.fake.APICallCount(); n != 0 {
+		t.Errorf("%d API calls without a bot login", n)
+	}
+}

@@ -112,7 +112,7 @@ func commentBody(tp textPolicy, f review.Finding, fp string, suggest bool) strin
 	if f.VerificationStatus != "" {
 		fmt.Fprintf(&b, " · %s", tp.inline(strings.ReplaceAll(string(f.VerificationStatus), "_", " "), 40))
 	}
-	fmt.Fprintf(&b, "\n\n**%s**\n", tp.inline(f.Title, maxTitle))
+	fmt.Fprintf(&b, "\n\n**%s**\n", title(tp, f))
 	if d := tp.block(f.Description, maxDescription); d != "" {
 		b.WriteString("\n" + d + "\n")
 	}
@@ -130,6 +130,15 @@ func commentBody(tp textPolicy, f review.Finding, fp string, suggest bool) strin
 	}
 	b.WriteString("\n" + markerLine(markerFP, fp))
 	return b.String()
+}
+
+// title renders a finding's title; an empty one would leave "****", a
+// thematic break.
+func title(tp textPolicy, f review.Finding) string {
+	if t := tp.inline(f.Title, maxTitle); t != "" {
+		return t
+	}
+	return "Untitled finding"
 }
 
 // suggestionCode returns a suggestion as code: without the final newline,
@@ -309,7 +318,7 @@ func writeBodyFindings(b *strings.Builder, pl *reviewPlan, budget int) {
 			}
 			fmt.Fprintf(&e, "\n**%s**\n\n", codeText(name))
 		}
-		fmt.Fprintf(&e, "- %s · %s — **%s** (%s", badge(f.Severity), pl.text.inline(string(f.Category), 40), pl.text.inline(f.Title, maxTitle), lineRange(f))
+		fmt.Fprintf(&e, "- %s · %s — **%s** (%s", badge(f.Severity), pl.text.inline(string(f.Category), 40), title(pl.text, f), lineRange(f))
 		if it.reason == reasonRejected {
 			e.WriteString("; " + reasonRejected)
 		}

@@ -3,7 +3,6 @@ package github
 import (
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -105,21 +104,23 @@ var (
 	// space, quote, angle bracket, parenthesis, bracket, backslash,
 	// backtick, "|" or "@".
 	urlChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#%!$&'*+,;="
-	// schemeRE finds an address GitHub would link: a scheme and "//", or
-	// "www.".
-	schemeRE = regexp.MustCompile(`^(?i:[a-z][a-z0-9+.-]*://|www\.)`)
 )
 
 // line renders one line of text (no newline) into b, as text that starts
 // a markdown line. inline escapes emphasis too; links keeps markdown links
 // into the repository.
 func (tp textPolicy) line(b *strings.Builder, s string, inline, links bool) {
-	i := writeLineStart(b, s)
-	for i < len(s) {
+	tp.text(b, s[writeLineStart(b, s):], inline, links)
+}
+
+// text renders text inside a line; see line.
+func (tp textPolicy) text(b *strings.Builder, s string, inline, links bool) {
+	ends := schemeEnds(s)
+	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '`':
-			i = codeSpan(b, s, i)
+			i = tp.codeSpan(b, s, i, inline)
 		case c == '[' || (c == '!' && strings.HasPrefix(s[i+1:], "[")):
 			if links {
 				if next, ok := tp.link(b, s, i); ok {
@@ -133,8 +134,8 @@ func (tp textPolicy) line(b *strings.Builder, s string, inline, links bool) {
 			}
 			b.WriteString(`\[`)
 			i++
-		case isLetter(c) && (i == 0 || !isLetter(s[i-1])) && schemeRE.MatchString(s[i:]):
-			end := i + urlLen(s[i:])
+		case isLetter(c) && (i == 0 || !isLetter(s[i-1])) && startsAddress(s, i, ends):
+			end := i + len(strings.TrimRight(s[i:i+urlLen(s[i:])], ".,:;!?'*"))
 			writeCode(b, s[i:end])
 			i = end
 		case c == '@' && i+1 < len(s) && isNameByte(s[i+1]):
@@ -143,11 +144,36 @@ func (tp textPolicy) line(b *strings.Builder, s string, inline, links bool) {
 		case c == '#' && i > 0 && i+1 < len(s) && isDigit(s[i+1]) && (isNameByte(s[i-1]) || s[i-1] == '/'):
 			b.WriteString("#" + zwj)
 			i++
+		case c == '_' && i > 0 && i+1 < len(s) && isAlnum(s[i-1]) && isAlnum(s[i+1]):
+			b.WriteByte(c) // inside a word: never emphasis (snake_case)
+			i++
 		default:
-			b.WriteString(escapeByte(c, inline))
+			writeEscaped(b, c, inline)
 			i++
 		}
 	}
+}
+
+// schemeEnds returns, for each byte of s, where the run of scheme
+// characters (letters, digits, "+", ".", "-") that starts there ends.
+func schemeEnds(s string) []int {
+	ends := make([]int, len(s)+1)
+	ends[len(s)] = len(s)
+	for i := len(s) - 1; i >= 0; i-- {
+		c := s[i]
+		if isLetter(c) || isDigit(c) || c == '+' || c == '.' || c == '-' {
+			ends[i] = ends[i+1]
+		} else {
+			ends[i] = i
+		}
+	}
+	return ends
+}
+
+// startsAddress reports whether an address GitHub would link starts at
+// s[i], a letter: a scheme and "://", or "www.".
+func startsAddress(s string, i int, ends []int) bool {
+	return strings.HasPrefix(s[ends[i]:], "://") || (len(s) >= i+4 && strings.EqualFold(s[i:i+4], "www."))
 }
 
 // writeLineStart escapes what would open a block construct at the start of
@@ -173,29 +199,34 @@ func writeLineStart(b *strings.Builder, s string) int {
 	return 0
 }
 
-// escapeByte returns how one byte of text is written.
-func escapeByte(c byte, inline bool) string {
+// writeEscaped writes one byte of text, escaped when markdown or HTML
+// would read it.
+func writeEscaped(b *strings.Builder, c byte, inline bool) {
 	switch c {
 	case '<':
-		return "&lt;"
+		b.WriteString("&lt;")
 	case '>':
-		return "&gt;"
+		b.WriteString("&gt;")
 	case '&':
-		return "&amp;"
+		b.WriteString("&amp;")
 	case '\\', ']', '|', '$', '`':
-		return `\` + string(c)
+		b.WriteByte('\\')
+		b.WriteByte(c)
 	case '*', '_', '~':
 		if inline {
-			return `\` + string(c)
+			b.WriteByte('\\')
 		}
+		b.WriteByte(c)
+	default:
+		b.WriteByte(c)
 	}
-	return string(c)
 }
 
-// codeSpan writes the code span that opens at s[i] when it closes on the
-// line and holds nothing GitHub would act on, and the backticks as text
-// otherwise. It returns where to go on.
-func codeSpan(b *strings.Builder, s string, i int) int {
+// codeSpan writes the code span that opens at s[i]: as a code span when it
+// closes on the line and holds nothing GitHub would act on, as text
+// between escaped backticks when it holds "<", ">", "@" or "|", and as
+// escaped backticks when it does not close. It returns where to go on.
+func (tp textPolicy) codeSpan(b *strings.Builder, s string, i int, inline bool) int {
 	n := 0
 	for i+n < len(s) && s[i+n] == '`' {
 		n++
@@ -215,10 +246,14 @@ func codeSpan(b *strings.Builder, s string, i int) int {
 			continue
 		}
 		content := s[i+n : j]
-		if strings.ContainsAny(content, "<>@|") {
-			break
+		if !strings.ContainsAny(content, "<>@|") {
+			b.WriteString(fence + content + fence)
+			return j + n
 		}
-		b.WriteString(fence + content + fence)
+		escaped := strings.Repeat("\\`", n)
+		b.WriteString(escaped)
+		tp.text(b, content, inline, false)
+		b.WriteString(escaped)
 		return j + n
 	}
 	b.WriteString(strings.Repeat("\\`", n))
@@ -254,7 +289,7 @@ func (tp textPolicy) link(b *strings.Builder, s string, i int) (next int, ok boo
 	}
 	next = open + 2 + closeText + end + 1
 	var t strings.Builder
-	tp.line(&t, text, true, false)
+	tp.line(&t, oneLine(text), true, false)
 	if tp.allows(dest) {
 		if image {
 			b.WriteByte('!')
@@ -333,4 +368,5 @@ func longestRun(s string) int {
 
 func isLetter(c byte) bool   { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
+func isAlnum(c byte) bool    { return isLetter(c) || isDigit(c) }
 func isNameByte(c byte) bool { return isLetter(c) || isDigit(c) || c == '-' || c == '_' }
