@@ -59,7 +59,12 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 			pr.llm = false
 		}
 	}
-	pl := planChunks(d, r.req.Repo, r.counter, chunkTokens, pr.llm)
+	pl, err := planChunks(ctx, d, r.req.Repo, r.counter, chunkTokens, pr.llm)
+	if err != nil {
+		// Only a canceled review fails planning: review nothing.
+		notes = append(notes, "Planning stopped: "+err.Error())
+		pr.llm = false
+	}
 	if pl.truncation != nil {
 		notes = append(notes, fmt.Sprintf("Diffs too large for one prompt were cut (%s); the model was told how to read the rest.",
 			strings.Join(pl.truncation.SectionsAffected, ", ")))
