@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dlclark/regexp2"
+	"github.com/google/go-cmp/cmp"
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
@@ -39,12 +41,103 @@ func (e *encoding) longestPiece(text string) int {
 	e.once.Do(e.load)
 	runes := []rune(text)
 	longest := 0
-	m, _ := e.split.FindRunesMatch(runes)
-	for m != nil {
-		longest = max(longest, len(string(runes[m.Index:m.Index+m.Length])))
-		m, _ = e.split.FindNextMatch(m)
+	for i := 0; i < len(runes); {
+		end := e.next(runes, i)
+		longest = max(longest, len(string(runes[i:end])))
+		i = end
 	}
 	return longest
+}
+
+// The split patterns of the encodings in tiktoken-go v0.1.8 (which does not
+// export them) and OpenAI's tiktoken.
+const (
+	o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|\p{N}{1,3}` +
+		`| ?[^\s\p{L}\p{N}]+[\r\n/]*` +
+		`|\s*[\r\n]+` +
+		`|\s+(?!\S)` +
+		`|\s+`
+	cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+)
+
+// patternPieces cuts text with the split pattern and regexp2, as
+// tiktoken-go does, and returns the pieces.
+func patternPieces(t testing.TB, pattern, text string) []string {
+	t.Helper()
+	re := regexp2.MustCompile(pattern, regexp2.None)
+	runes := []rune(text)
+	var pieces []string
+	m, err := re.FindRunesMatch(runes)
+	for m != nil && err == nil {
+		pieces = append(pieces, string(runes[m.Index:m.Index+m.Length]))
+		m, err = re.FindNextMatch(m)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pieces
+}
+
+// splitPieces cuts text into the pieces of e.
+func splitPieces(e *encoding, text string) []string {
+	e.once.Do(e.load)
+	runes := []rune(text)
+	var pieces []string
+	for i := 0; i < len(runes); {
+		end := e.next(runes, i)
+		pieces = append(pieces, string(runes[i:end]))
+		i = end
+	}
+	return pieces
+}
+
+// splitAlphabet has runes of every class the patterns tell apart.
+const splitAlphabet = " \t\n\r\v\f\u0085\u00a0\u2028\u3000\u200b" + // white space, and a zero-width space
+	"aAzZsStTrRvVmMlLdDeEſKİǅʰ中あ" + // cases, contraction letters and their look-alikes, Lt, Lm, Lo
+	"\u0301\u0903\u20dd" + // combining marks: Mn, Mc, Me
+	"09٣Ⅻ½" + // numbers: Nd, Nl, No
+	"'’/.-_!\"{}😀\ufffd\x00" // punctuation and symbols
+
+// TestSplitMatchesPattern compares the pieces cut by hand with regexp2's
+// matches of the split patterns on random texts of every class of rune.
+func TestSplitMatchesPattern(t *testing.T) {
+	alphabet := []rune(splitAlphabet)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, name := range []string{O200kBase, CL100kBase} {
+		pattern := o200kPattern
+		if name == CL100kBase {
+			pattern = cl100kPattern
+		}
+		e := &encoding{name: name}
+		for range 3000 {
+			rs := make([]rune, rng.IntN(24))
+			for i := range rs {
+				rs[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			text := string(rs)
+			if d := cmp.Diff(patternPieces(t, pattern, text), splitPieces(e, text)); d != "" {
+				t.Fatalf("%s: pieces of %q (-pattern +split):\n%s", name, text, d)
+			}
+		}
+	}
+}
+
+// FuzzSplit compares the pieces cut by hand with regexp2's matches.
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{"I'll say it's", "  \n\n  x", "AAb Ccc dDD", "e\u0301\u0301x", "日本語 ünï", "}\n//x", "\xff\xfe", "1234 5"} {
+		f.Add(s)
+	}
+	encodings := map[string]*encoding{o200kPattern: {name: O200kBase}, cl100kPattern: {name: CL100kBase}}
+	f.Fuzz(func(t *testing.T, text string) {
+		text = string([]rune(text)) // as counted: invalid bytes become U+FFFD
+		for pattern, e := range encodings {
+			if d := cmp.Diff(patternPieces(t, pattern, text), splitPieces(e, text)); d != "" {
+				t.Fatalf("%s: pieces of %q (-pattern +split):\n%s", e.name, text, d)
+			}
+		}
+	})
 }
 
 // corpus returns the repository's text files (sources, documentation and

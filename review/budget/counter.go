@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/dlclark/regexp2"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
@@ -135,33 +134,16 @@ type encoding struct {
 	name  string
 	once  sync.Once
 	ranks map[string]int
-	split *regexp2.Regexp
+	next  func(rs []rune, i int) int // the end of the piece at rs[i]
 	err   error
 }
 
-// load reads the embedded vocabulary and compiles the split pattern,
-// without touching tiktoken-go's package-level loader and cache.
+// load reads the embedded vocabulary, without touching tiktoken-go's
+// package-level loader and cache.
 func (e *encoding) load() {
-	pattern := o200kPattern
+	e.next = o200kNext
 	if e.name == CL100kBase {
-		pattern = cl100kPattern
-	}
-	e.split, e.err = regexp2.Compile(pattern, regexp2.None)
-	if e.err != nil {
-		return
+		e.next = cl100kNext
 	}
 	e.ranks, e.err = tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(e.name + ".tiktoken")
 }
-
-// The split patterns of the encodings, as in tiktoken-go v0.1.8 (which does
-// not export them) and OpenAI's tiktoken.
-const (
-	o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-		`|\p{N}{1,3}` +
-		`| ?[^\s\p{L}\p{N}]+[\r\n/]*` +
-		`|\s*[\r\n]+` +
-		`|\s+(?!\S)` +
-		`|\s+`
-	cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-)
