@@ -85,8 +85,12 @@ func TestHugeLinesReviewedQuickly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if elapsed > 5*time.Second {
-				t.Errorf("review took %v, want under 5 s", elapsed)
+			bound := 5 * time.Second
+			if raceEnabled {
+				bound *= 10
+			}
+			if elapsed > bound {
+				t.Errorf("review took %v, want under %v", elapsed, bound)
 			}
 			if res.Verdict.Stats.FilesReviewed != 1 || res.Verdict.Stats.LLMCalls == 0 {
 				t.Errorf("stats = %+v, want the file reviewed by the model", res.Verdict.Stats)
