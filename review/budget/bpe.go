@@ -70,7 +70,7 @@ func (e *encoding) countPiece(piece []byte, parts *[][2]int) int {
 		if _, ok := e.ranks[string(piece)]; ok {
 			return 1
 		}
-		return mergeCount(piece, e.ranks, parts)
+		return mergeCount(piece, e.ranks, &e.pairs, parts)
 	}
 	n := 0
 	for len(piece) > 0 {
@@ -84,7 +84,7 @@ func (e *encoding) countPiece(piece []byte, parts *[][2]int) int {
 		if _, ok := e.ranks[string(piece[:k])]; ok {
 			n++
 		} else {
-			n += mergeCount(piece[:k], e.ranks, parts)
+			n += mergeCount(piece[:k], e.ranks, &e.pairs, parts)
 		}
 		piece = piece[k:]
 	}
@@ -94,8 +94,10 @@ func (e *encoding) countPiece(piece []byte, parts *[][2]int) int {
 // mergeCount returns how many tokens the byte-pair merge of piece gives:
 // tiktoken's algorithm (tiktoken-go v0.1.8's bytePairMerge), counting
 // only. Each step merges the adjacent pair of lowest rank, the leftmost
-// on ties, until no pair is a token. parts is scratch space.
-func mergeCount(piece []byte, ranks map[string]int, buf *[][2]int) int {
+// on ties, until no pair is a token. pairs holds the ranks of the two-byte
+// tokens (the first merges, looked up without the map); parts is scratch
+// space.
+func mergeCount(piece []byte, ranks map[string]int, pairs *[1 << 16]int32, buf *[][2]int) int {
 	// parts[i] is the start of part i and the rank of merging it with part
 	// i+1; the last entry marks the end of the piece.
 	parts := (*buf)[:0]
@@ -110,8 +112,10 @@ func mergeCount(piece []byte, ranks map[string]int, buf *[][2]int) int {
 		}
 		return math.MaxInt
 	}
-	for i := 0; i < len(parts)-2; i++ {
-		parts[i][1] = rank(i, 0)
+	for i := 0; i+1 < len(piece); i++ {
+		if r := pairs[int(piece[i])<<8|int(piece[i+1])]; r >= 0 {
+			parts[i][1] = int(r)
+		}
 	}
 	for len(parts) > 1 {
 		low, at := math.MaxInt, -1

@@ -134,6 +134,7 @@ type encoding struct {
 	name  string
 	once  sync.Once
 	ranks map[string]int
+	pairs [1 << 16]int32             // ranks of the two-byte tokens by their bytes, or -1
 	next  func(rs []rune, i int) int // the end of the piece at rs[i]
 	err   error
 }
@@ -146,4 +147,12 @@ func (e *encoding) load() {
 		e.next = cl100kNext
 	}
 	e.ranks, e.err = tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(e.name + ".tiktoken")
+	for i := range e.pairs {
+		e.pairs[i] = -1
+	}
+	for token, rank := range e.ranks {
+		if len(token) == 2 {
+			e.pairs[int(token[0])<<8|int(token[1])] = int32(rank)
+		}
+	}
 }
