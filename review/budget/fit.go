@@ -169,13 +169,9 @@ func share(tier []int, need, alloc []int, avail int) int {
 // real: the estimate exceeds the real count, by up to four times when a
 // counter rounds up per line, but not by more.
 func cut(ctx context.Context, lines []string, interest []int, limit int, c Counter) (string, int, error) {
-	toks := make([]int, len(lines))
-	for i, l := range lines {
-		n, err := CountContext(ctx, c, l)
-		if err != nil {
-			return "", 0, err
-		}
-		toks[i] = n
+	toks, err := countLines(ctx, lines, c)
+	if err != nil {
+		return "", 0, err
 	}
 	f := fitter{ctx: ctx, c: c, limit: limit}
 	markTok := c.Count(Marker)
@@ -231,6 +227,19 @@ func cut(ctx context.Context, lines []string, interest []int, limit int, c Count
 		}
 	}
 	return "", 0, nil
+}
+
+// countLines counts each line.
+func countLines(ctx context.Context, lines []string, c Counter) ([]int, error) {
+	toks := make([]int, len(lines))
+	for i, l := range lines {
+		n, err := CountContext(ctx, c, l)
+		if err != nil {
+			return nil, err
+		}
+		toks[i] = n
+	}
+	return toks, nil
 }
 
 // fitter checks candidate texts against a limit.
