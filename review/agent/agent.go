@@ -158,14 +158,28 @@ func run(parent context.Context, cfg Config, task Task) Result {
 		res.ErrorType, res.Error = typ, err.Error()
 		return res
 	}
+	// stop is the result of a run whose context is done: canceled with
+	// the review, or timed out.
+	stop := func() Result {
+		if parent.Err() != nil {
+			return fail(review.AgentError, ErrorTypeCanceled, fmt.Errorf("review canceled: %w", parent.Err()))
+		}
+		return fail(review.AgentTimeout, "", nil)
+	}
 	var (
 		forced, retried, exhausted bool
 	)
 	for turn := 1; ; turn++ {
+		if ctx.Err() != nil {
+			return stop()
+		}
 		useTools := task.Tools != nil && turn < cfg.MaxTurns && !exhausted
 		req := c.request(task.Tools, useTools)
-		tokens, err := c.fit(req)
-		if err != nil {
+		tokens, err := c.fit(ctx, req)
+		switch {
+		case ctx.Err() != nil:
+			return stop()
+		case err != nil:
 			return fail(review.AgentError, ErrorTypeContextOverflow, err)
 		}
 		req.Messages = c.msgs
@@ -176,10 +190,8 @@ func run(parent context.Context, cfg Config, task Task) Result {
 		res.Turns++
 		res.Cost = res.Cost.Add(cfg.cost(resp.Model, resp.Usage))
 		switch {
-		case err != nil && parent.Err() != nil:
-			return fail(review.AgentError, ErrorTypeCanceled, fmt.Errorf("review canceled: %w", parent.Err()))
 		case err != nil && ctx.Err() != nil:
-			return fail(review.AgentTimeout, "", nil)
+			return stop()
 		case err != nil:
 			typ := ErrorTypeLLM
 			if le := (*llm.Error)(nil); errors.As(err, &le) {
@@ -286,9 +298,12 @@ func (c *conversation) tokens(req openai.ChatCompletionRequest) int {
 
 // fit makes the prompt of req fit the budget, dropping the oldest tool
 // exchanges first, and returns its size. It fails when even the system and
-// user messages do not fit: that request is never sent.
-func (c *conversation) fit(req openai.ChatCompletionRequest) (int, error) {
+// user messages do not fit: that request is never sent; or when ctx is done.
+func (c *conversation) fit(ctx context.Context, req openai.ChatCompletionRequest) (int, error) {
 	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		n := c.tokens(req)
 		if n <= c.budget() {
 			return n, nil
@@ -346,7 +361,7 @@ func (c *conversation) callTool(ctx context.Context, task Task, turn int, call o
 	if !ok {
 		out = "(tool answer omitted: the context budget is used up)"
 	} else {
-		out = c.truncate(out, room)
+		out = c.truncate(ctx, out, room)
 	}
 	if task.Emit != nil {
 		data := map[string]any{"tool": name, "args": clip(args, 200), "turn": turn, "result_tokens": c.cfg.Counter.Count(out)}
@@ -358,15 +373,16 @@ func (c *conversation) callTool(ctx context.Context, task Task, turn int, call o
 	return out, ok
 }
 
-// truncate cuts text to at most limit tokens, marking the cut.
-func (c *conversation) truncate(text string, limit int) string {
+// truncate cuts text to at most limit tokens, marking the cut. When ctx is
+// done it gives up and returns the mark alone.
+func (c *conversation) truncate(ctx context.Context, text string, limit int) string {
 	const mark = "\n... (cut to fit the context budget)"
 	n := c.cfg.Counter.Count(text)
 	if n <= limit {
 		return text
 	}
 	keep := len(text) * limit / n
-	for keep > 0 {
+	for keep > 0 && ctx.Err() == nil {
 		cut := prefix(text, keep) + mark
 		if c.cfg.Counter.Count(cut) <= limit {
 			return cut

@@ -239,6 +239,52 @@ func TestRunCanceled(t *testing.T) {
 	}
 }
 
+// cancelingCounter is byteCounter that cancels a context the first time
+// it counts a text longer than over bytes, as if the review were canceled
+// while the prompt is counted.
+type cancelingCounter struct {
+	over   int
+	cancel context.CancelFunc
+}
+
+func (c cancelingCounter) Count(s string) int {
+	if len(s) > c.over {
+		c.cancel()
+	}
+	return byteCounter{}.Count(s)
+}
+
+// TestRunStopsWhileCounting cancels the review while the agent counts its
+// prompt or cuts a tool answer: no further request is sent.
+func TestRunStopsWhileCounting(t *testing.T) {
+	big := strings.Repeat("line of code ", 5000)
+	tests := []struct {
+		name     string
+		user     string
+		requests int
+	}{
+		{"counting the first prompt", big, 0},
+		{"cutting a tool answer", "diff here", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := toolCall("read_file_part", `{"file_path":"big.go"}`)
+			chat := &scriptedChat{script: []func(openai.ChatCompletionRequest) (*openai.ChatCompletionResponse, error){tool, reply(answer)}}
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			cfg := testConfig(chat)
+			cfg.ContextTokens = 30000
+			cfg.Counter = cancelingCounter{over: len(big) - 1, cancel: cancel}
+			tk := task(&fakeTools{answer: big + big + big})
+			tk.User = tt.user
+			res := Run(ctx, cfg, tk)
+			if res.Status != review.AgentError || res.ErrorType != ErrorTypeCanceled || len(chat.reqs) != tt.requests {
+				t.Fatalf("result = %+v after %d requests, want canceled after %d", res, len(chat.reqs), tt.requests)
+			}
+		})
+	}
+}
+
 func TestRunLLMError(t *testing.T) {
 	apiErr := &openai.APIError{HTTPStatusCode: 500, Message: "internal error"}
 	chat := &scriptedChat{script: []func(openai.ChatCompletionRequest) (*openai.ChatCompletionResponse, error){

@@ -1,7 +1,9 @@
 package budget_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -63,8 +65,12 @@ func TestCounters(t *testing.T) {
 		{"gpt-4o", "tiktoken is great!", 6},
 		{"gpt-4o", "", 0},
 		{"gpt-4o", "<|endoftext|>", 7}, // special tokens count as text
-		{"llama3", "12345678", 2},
-		{"llama3", "123456789", 3},
+		// Other models count o200k_base's tokens plus 25%, rounded up:
+		// "12345678" is 3 tokens ("123", "456", "78"), "tiktoken is
+		// great!" 6.
+		{"llama3", "12345678", 4},
+		{"llama3", "tiktoken is great!", 8},
+		{"mistral-large-latest", "", 0},
 	}
 	for _, tt := range tests {
 		if got := tk.ForModel(tt.model).Count(tt.text); got != tt.want {
@@ -73,6 +79,31 @@ func TestCounters(t *testing.T) {
 	}
 	if tk.ForModel("gpt-4o") != tk.ForModel("o3") {
 		t.Error("models of one encoding get different counters")
+	}
+}
+
+// TestUnknownModelErrsHigh checks that the counter of a model without a
+// known tokenizer counts more than o200k_base on code, long identifiers
+// and base64, where one token per 4 bytes counted up to 2.7 times fewer.
+func TestUnknownModelErrsHigh(t *testing.T) {
+	src, err := os.ReadFile("fit.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := budget.NewTokenizers()
+	o200k := tk.ForModel("gpt-4o")
+	tests := map[string]string{
+		"Go code":          string(src),
+		"long identifiers": strings.Repeat("requestContextDeadlineExceededErrorHandlerFactory ", 40),
+		"base64":           strings.Repeat("TWVyZ2VHdWFyZCByZXZpZXdzIHB1bGwgcmVxdWVzdHMu", 40),
+	}
+	for _, model := range []string{"llama3.1:8b", "mistral-large-latest", "Qwen/Qwen2.5-Coder-32B"} {
+		for name, text := range tests {
+			exact := o200k.Count(text)
+			if got, want := tk.ForModel(model).Count(text), exact*budget.UnknownModelPercent/100; got < want {
+				t.Errorf("%s: %s counted %d tokens, want at least %d (o200k_base: %d)", model, name, got, want, exact)
+			}
+		}
 	}
 }
 
@@ -104,7 +135,7 @@ func numbered(n int) []string {
 
 func TestFitUnderBudgetKeepsEverything(t *testing.T) {
 	secs := []budget.Section{{Name: "a", Text: "one\ntwo\n"}, {Name: "b", Text: "three"}}
-	got, tr := budget.Fit(secs, 100, budget.Estimate{})
+	got, tr := fit(t, secs, 100, budget.Estimate{})
 	if d := cmp.Diff(secs, got); d != "" {
 		t.Errorf("sections (-want +got):\n%s", d)
 	}
@@ -124,7 +155,7 @@ func TestFitSharesProportionally(t *testing.T) {
 		{Name: "bigger", Text: lines(400)},
 		{Name: "low", Text: lines(50), Priority: -1},
 	}
-	got, tr := budget.Fit(secs, 160, budget.Estimate{})
+	got, tr := fit(t, secs, 160, budget.Estimate{})
 	counts := map[string]int{}
 	for _, s := range got {
 		counts[s.Name] = budget.Estimate{}.Count(s.Text)
@@ -160,7 +191,7 @@ func TestFitSharesProportionally(t *testing.T) {
 func TestFitKeepsLinesOfInterest(t *testing.T) {
 	lines := numbered(500)
 	secs := []budget.Section{{Name: "f.go", Text: strings.Join(lines, "\n"), Interest: []int{250}}}
-	got, tr := budget.Fit(secs, 40, budget.Estimate{})
+	got, tr := fit(t, secs, 40, budget.Estimate{})
 	if len(got) != 1 {
 		t.Fatalf("got %d sections", len(got))
 	}
@@ -207,7 +238,7 @@ func TestFitNeverExceedsBudget(t *testing.T) {
 				})
 			}
 			limit := rng.IntN(3000)
-			got, tr := budget.Fit(secs, limit, c)
+			got, tr := fit(t, secs, limit, c)
 			sum := 0
 			for _, s := range got {
 				sum += c.Count(s.Text)
@@ -226,7 +257,7 @@ func TestFitTinyBudgets(t *testing.T) {
 	c := budget.NewTokenizers().ForModel("gpt-4o")
 	long := strings.Repeat("averyveryverylongidentifier", 50)
 	for _, limit := range []int{-5, 0, 1, 2, 3, 10} {
-		got, tr := budget.Fit([]budget.Section{{Name: "x", Text: long}}, limit, c)
+		got, tr := fit(t, []budget.Section{{Name: "x", Text: long}}, limit, c)
 		sum := 0
 		for _, s := range got {
 			sum += c.Count(s.Text)
@@ -242,10 +273,127 @@ func TestFitTinyBudgets(t *testing.T) {
 
 func TestFitWithoutInterestKeepsHead(t *testing.T) {
 	secs := []budget.Section{{Name: "f", Text: strings.Join(numbered(100), "\n")}}
-	got, tr := budget.Fit(secs, 10, budget.Estimate{})
+	got, tr := fit(t, secs, 10, budget.Estimate{})
 	want := "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\n..." // 38 bytes, 10 tokens
 	if len(got) != 1 || got[0].Text != want || tr.KeptLines != 11 {
 		t.Errorf("got %+v, %+v; want the head:\n%s", got, tr, want)
+	}
+}
+
+// meter is a Counter that adds up the bytes it counts.
+type meter struct {
+	c     budget.Counter
+	mu    sync.Mutex
+	bytes int
+}
+
+func (m *meter) Count(text string) int {
+	m.mu.Lock()
+	m.bytes += len(text)
+	m.mu.Unlock()
+	return m.c.Count(text)
+}
+
+// TestFitCountsLinearly checks that Fit counts about the size of its
+// input, not a prefix after another (a 1 MB line was counted 20 times).
+func TestFitCountsLinearly(t *testing.T) {
+	src, err := os.ReadFile(largeDiff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o200k := budget.NewTokenizers().ForModel("gpt-4o")
+	tests := []struct {
+		name   string
+		sec    budget.Section
+		budget int
+	}{
+		{"a 2,248-line diff", budget.Section{Name: "d", Text: string(src)}, 2000},
+		{"the diff around lines", budget.Section{Name: "d", Text: string(src), Interest: []int{100, 1500}}, 3000},
+		{"a 256 KB line", budget.Section{Name: "l", Text: strings.Repeat("abcdefgh ", 28_000)}, 2000},
+		{"a 256 KB line of interest", budget.Section{Name: "l", Text: "x\n" + strings.Repeat("abcdefgh ", 28_000), Interest: []int{2}}, 2000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &meter{c: o200k}
+			got, tr := fit(t, []budget.Section{tt.sec}, tt.budget, m)
+			if len(got) != 1 || !tr.Truncated || o200k.Count(got[0].Text) > tt.budget {
+				t.Fatalf("got %d sections, truncation %+v", len(got), tr)
+			}
+			// The text whole, line by line, and a few candidates of about
+			// the budget's size (4 bytes a token at most here). Fit used
+			// to count 3 to 7 times a long line.
+			if limit := 2*len(tt.sec.Text) + 12*4*tt.budget; m.bytes > limit {
+				t.Errorf("counted %d bytes for %d bytes of input, want at most %d", m.bytes, len(tt.sec.Text), limit)
+			}
+		})
+	}
+}
+
+func TestFitStopsWhenCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	secs := []budget.Section{{Name: "a", Text: "one\ntwo"}}
+	for _, c := range []budget.Counter{budget.NewTokenizers().ForModel("gpt-4o"), budget.Estimate{}} {
+		if _, _, err := budget.Fit(ctx, secs, 1, c); !errors.Is(err, context.Canceled) {
+			t.Errorf("Fit(%T) = %v, want context.Canceled", c, err)
+		}
+	}
+}
+
+// oneMBLine is a line of 1 MB of lowercase letters: a single piece for the
+// tokenizers, the worst case of the byte-pair merge.
+func oneMBLine() string {
+	rng := rand.New(rand.NewPCG(3, 4))
+	b := make([]byte, 1<<20)
+	for i := range b {
+		b[i] = byte('a' + rng.IntN(26))
+	}
+	return string(b)
+}
+
+func BenchmarkCount1MBLine(b *testing.B) {
+	line := oneMBLine()
+	c := budget.NewTokenizers().ForModel("gpt-4o")
+	c.Count("warm up")
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		c.Count(line)
+	}
+}
+
+func BenchmarkFit1MBLine(b *testing.B) {
+	line := oneMBLine()
+	c := budget.NewTokenizers().ForModel("gpt-4o")
+	c.Count("warm up")
+	secs := []budget.Section{{Name: "min.js", Text: "// minified\n" + line + "\n", Interest: []int{2}}}
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		fit(b, secs, 8000, c)
+	}
+}
+
+// BenchmarkCount5000LineFile counts a Go file of 5,000 lines, this
+// package's sources repeated.
+func BenchmarkCount5000LineFile(b *testing.B) {
+	var lines []string
+	for _, f := range []string{"fit.go", "counter.go", "bpe.go", "prompt.go"} {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, strings.Split(string(src), "\n")...)
+	}
+	var sb strings.Builder
+	for i := range 5000 {
+		sb.WriteString(lines[i%len(lines)])
+		sb.WriteByte('\n')
+	}
+	text := sb.String()
+	c := budget.NewTokenizers().ForModel("gpt-4o")
+	c.Count("warm up")
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		c.Count(text)
 	}
 }
 
@@ -289,7 +437,7 @@ func BenchmarkFit5000Lines(b *testing.B) {
 	secs := []budget.Section{{Name: "big.go", Text: sb.String(), Interest: []int{100, 2500, 4900}}}
 	c.Count("warm up")
 	for b.Loop() {
-		budget.Fit(secs, 8000, c)
+		fit(b, secs, 8000, c)
 	}
 }
 
@@ -314,4 +462,14 @@ func TestCountMessages(t *testing.T) {
 	if got := budget.CountMessages(c, msgs, tools); got <= base+10 {
 		t.Errorf("tool calls and definitions add only %d tokens", got-base)
 	}
+}
+
+// fit runs budget.Fit, failing the test on an error.
+func fit(t testing.TB, secs []budget.Section, limit int, c budget.Counter) ([]budget.Section, review.Truncation) {
+	t.Helper()
+	got, tr, err := budget.Fit(t.Context(), secs, limit, c)
+	if err != nil {
+		t.Fatalf("Fit: %v", err)
+	}
+	return got, tr
 }

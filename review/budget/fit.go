@@ -2,6 +2,8 @@ package budget
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -45,20 +47,29 @@ type Section struct {
 // lines around them, narrowed until it fits) or to its head.
 // Dropped sections are left out of the result, which keeps the input order.
 //
+// Each text is counted whole once and, when it must be cut, line by line
+// once; the candidate cuts are sized from the line counts and only texts
+// about the size of the budget are counted again, so the time is linear in
+// the size of the sections. Fit stops with ctx's error when ctx is done.
+//
 // The truncation metadata counts lines over all sections; a section is
 // affected when it was cut or dropped.
-func Fit(sections []Section, budget int, c Counter) ([]Section, review.Truncation) {
+func Fit(ctx context.Context, sections []Section, budget int, c Counter) ([]Section, review.Truncation, error) {
 	need := make([]int, len(sections))
 	total := 0
 	tr := review.Truncation{SectionsAffected: []string{}}
 	for i, s := range sections {
-		need[i] = c.Count(s.Text)
-		total += need[i]
+		n, err := CountContext(ctx, c, s.Text)
+		if err != nil {
+			return nil, review.Truncation{}, fmt.Errorf("count section %s: %w", s.Name, err)
+		}
+		need[i] = n
+		total += n
 		tr.OriginalLines += len(splitLines(s.Text))
 	}
 	if total <= budget {
 		tr.KeptLines = tr.OriginalLines
-		return slices.Clone(sections), tr
+		return slices.Clone(sections), tr, nil
 	}
 
 	alloc := allocate(sections, need, budget)
@@ -75,7 +86,10 @@ func Fit(sections []Section, budget int, c Counter) ([]Section, review.Truncatio
 		if alloc[i] <= 0 {
 			continue
 		}
-		text, kept := cut(lines, s.Interest, alloc[i], c)
+		text, kept, err := cut(ctx, lines, s.Interest, alloc[i], c)
+		if err != nil {
+			return nil, review.Truncation{}, fmt.Errorf("cut section %s: %w", s.Name, err)
+		}
 		if text == "" {
 			continue
 		}
@@ -83,7 +97,7 @@ func Fit(sections []Section, budget int, c Counter) ([]Section, review.Truncatio
 		out = append(out, s)
 		tr.KeptLines += kept
 	}
-	return out, tr
+	return out, tr, nil
 }
 
 // allocate shares budget between sections needing need tokens each.
@@ -148,41 +162,58 @@ func share(tier []int, need, alloc []int, avail int) int {
 // cut returns the longest text it finds of at most limit tokens made of
 // lines: windows around interest, narrowed as needed, then the head of the
 // narrowest, or the start of one line. It returns "" when nothing fits.
-func cut(lines []string, interest []int, limit int, c Counter) (string, int) {
+//
+// Each line is counted once; a candidate's size is estimated as the sum of
+// its lines' counts and a token per newline, and only candidates estimated
+// at no more than four times the limit (plus a little) are counted for
+// real: the estimate exceeds the real count, by up to four times when a
+// counter rounds up per line, but not by more.
+func cut(ctx context.Context, lines []string, interest []int, limit int, c Counter) (string, int, error) {
+	toks, err := countLines(ctx, lines, c)
+	if err != nil {
+		return "", 0, err
+	}
+	f := fitter{ctx: ctx, c: c, limit: limit}
+	markTok := c.Count(Marker)
 	var ps []piece
 	if len(interest) > 0 {
 		// Windows narrower and narrower, then the head of the narrowest.
 		for _, r := range []int{Radius, 5, 2, 0} {
-			ps = windows(lines, interest, r)
-			if text := join(ps); c.Count(text) <= limit {
-				return text, kept(ps)
+			ps = windows(lines, toks, markTok, interest, r)
+			ok, err := f.fits(join(ps), estimate(ps))
+			if err != nil || ok {
+				return join(ps), kept(ps), err
 			}
 		}
 	} else {
 		ps = make([]piece, len(lines))
 		for i, l := range lines {
-			ps[i] = piece{text: l}
+			ps[i] = piece{text: l, tokens: toks[i]}
 		}
 	}
-	// Binary search the longest head of ps that fits with a closing marker.
+	// The longest head of ps that fits with a closing marker.
 	head := func(k int) []piece {
 		h := slices.Clone(ps[:k])
 		if k < len(ps) && (k == 0 || !h[k-1].marker) {
-			h = append(h, piece{text: Marker, marker: true})
+			h = append(h, piece{text: Marker, tokens: markTok, marker: true})
 		}
 		return h
 	}
-	lo, hi := 0, len(ps) // head(lo) fits, or lo is 0
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if c.Count(join(head(mid))) <= limit {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
+	// est[k] estimates head(k) with prefix sums of the pieces' counts.
+	est := make([]int, len(ps)+1)
+	for k := 1; k <= len(ps); k++ {
+		est[k] = est[k-1] + ps[k-1].tokens + 1
 	}
-	if h := head(lo); lo > 0 && kept(h) > 0 {
-		return join(h), kept(h)
+	guess, _ := slices.BinarySearch(est, limit-markTok+1)
+	k, err := longest(len(ps), guess-1, 1, func(k int) (bool, error) {
+		h := head(k)
+		return f.fits(join(h), estimate(h))
+	})
+	if err != nil {
+		return "", 0, err
+	}
+	if h := head(k); k > 0 && kept(h) > 0 {
+		return join(h), kept(h), nil
 	}
 	// Not one whole line fits: keep the start of the first kept line.
 	first := 0
@@ -190,33 +221,99 @@ func cut(lines []string, interest []int, limit int, c Counter) (string, int) {
 		first++
 	}
 	if first < len(ps) {
-		if part := prefixFitting(ps[first].text, limit, c); part != "" {
-			return part, 1
+		part, err := f.prefix(ps[first].text, ps[first].tokens)
+		if part != "" || err != nil {
+			return part, 1, err
 		}
 	}
-	return "", 0
+	return "", 0, nil
 }
 
-// prefixFitting returns the longest prefix of line that fits in limit
-// tokens together with a trailing marker, cut on a rune boundary, or "".
-func prefixFitting(line string, limit int, c Counter) string {
+// countLines counts each line.
+func countLines(ctx context.Context, lines []string, c Counter) ([]int, error) {
+	toks := make([]int, len(lines))
+	for i, l := range lines {
+		n, err := CountContext(ctx, c, l)
+		if err != nil {
+			return nil, err
+		}
+		toks[i] = n
+	}
+	return toks, nil
+}
+
+// fitter checks candidate texts against a limit.
+type fitter struct {
+	ctx   context.Context
+	c     Counter
+	limit int
+}
+
+// fits reports whether text, estimated at est tokens, is at most f.limit
+// tokens. A text estimated at more than four times the limit is not
+// counted, so that no text much larger than the budget is counted again.
+func (f fitter) fits(text string, est int) (bool, error) {
+	if est > 4*f.limit+16 {
+		return false, nil
+	}
+	n, err := CountContext(f.ctx, f.c, text)
+	return n <= f.limit, err
+}
+
+// prefix returns the longest prefix of line, of toks tokens, that fits in
+// the limit together with a trailing marker, cut on a rune boundary, or "".
+func (f fitter) prefix(line string, toks int) (string, error) {
 	with := func(n int) string { return line[:n] + " " + Marker }
-	lo, hi := 0, len(line)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if c.Count(with(mid)) <= limit {
+	fits := func(n int) (bool, error) {
+		for n > 0 && !isRuneStart(line, n) {
+			n--
+		}
+		return f.fits(with(n), 0)
+	}
+	// Guess from the line's density of tokens; start from steps of 1/64th.
+	guess := len(line) * f.limit / max(toks, 1)
+	n, err := longest(len(line), guess, max(guess/64, 1), fits)
+	for n > 0 && !isRuneStart(line, n) {
+		n--
+	}
+	if n == 0 || err != nil {
+		return "", err
+	}
+	return with(n), nil
+}
+
+// longest returns the largest k in [0, n] for which fits(k) holds, fits
+// being taken as true up to some k and false after, and fits(0) as true.
+// It gallops from guess with steps doubling from step, then bisects, so
+// that with a good guess only values near it are tried.
+func longest(n, guess, step int, fits func(int) (bool, error)) (int, error) {
+	lo, hi := 0, n+1 // fits(lo) holds or lo is 0; fits(hi) fails or hi is n+1
+	k := min(max(guess, 1), n)
+	for k > lo && k < hi {
+		ok, err := fits(k)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo, k = k, k+step
+		} else {
+			hi, k = k, k-step
+		}
+		step *= 2
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		ok, err := fits(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
 			lo = mid
 		} else {
-			hi = mid - 1
+			hi = mid
 		}
 	}
-	for lo > 0 && !isRuneStart(line, lo) {
-		lo--
-	}
-	if lo == 0 || c.Count(with(lo)) > limit {
-		return ""
-	}
-	return with(lo)
+	return lo, nil
 }
 
 func isRuneStart(s string, i int) bool { return i >= len(s) || s[i]&0xC0 != 0x80 }
@@ -224,6 +321,7 @@ func isRuneStart(s string, i int) bool { return i >= len(s) || s[i]&0xC0 != 0x80
 // piece is a kept line or a cut marker.
 type piece struct {
 	text   string
+	tokens int // the count of text alone
 	marker bool
 }
 
@@ -236,6 +334,15 @@ func join(ps []piece) string {
 		b.WriteString(p.text)
 	}
 	return b.String()
+}
+
+// estimate is the sum of the pieces' counts and a token per newline.
+func estimate(ps []piece) int {
+	n := max(len(ps)-1, 0)
+	for _, p := range ps {
+		n += p.tokens
+	}
+	return n
 }
 
 func kept(ps []piece) int {
@@ -258,11 +365,12 @@ func splitLines(text string) []string {
 }
 
 // windows keeps the lines within radius of each line of interest (1-based;
-// numbers outside lines are ignored), merging windows that overlap or
+// numbers outside lines are ignored), each with its count in toks (or 0
+// when toks is nil), merging windows that overlap or
 // touch, and replaces each run of removed lines with one Marker piece. A
 // gap of a single line is kept rather than replaced. With no line of
-// interest only a marker is left.
-func windows(lines []string, interest []int, radius int) []piece {
+// interest only a marker is left. A marker counts markTok tokens.
+func windows(lines []string, toks []int, markTok int, interest []int, radius int) []piece {
 	n := len(lines)
 	if n == 0 {
 		return nil
@@ -287,9 +395,13 @@ func windows(lines []string, interest []int, radius int) []piece {
 	for i, l := range lines {
 		switch {
 		case keep[i]:
-			ps = append(ps, piece{text: l})
+			p := piece{text: l}
+			if toks != nil {
+				p.tokens = toks[i]
+			}
+			ps = append(ps, p)
 		case i == 0 || keep[i-1]:
-			ps = append(ps, piece{text: Marker, marker: true})
+			ps = append(ps, piece{text: Marker, tokens: markTok, marker: true})
 		}
 	}
 	return ps

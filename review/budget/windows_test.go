@@ -39,7 +39,7 @@ func TestWindows(t *testing.T) {
 			for _, l := range tt.want {
 				want = append(want, piece{text: l, marker: l == Marker})
 			}
-			got := windows(lines, tt.interest, tt.radius)
+			got := windows(lines, nil, 0, tt.interest, tt.radius)
 			if d := cmp.Diff(want, got, cmp.AllowUnexported(piece{})); d != "" {
 				t.Errorf("pieces (-want +got):\n%s", d)
 			}

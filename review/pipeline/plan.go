@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"path"
 	"regexp"
@@ -152,8 +153,9 @@ type rendered struct {
 // chunkTokens tokens and maxChunkFiles files. A file larger than a chunk is
 // cut to fit, at a line boundary, with a marker telling the model how to
 // read the rest; the cut is recorded in the plan's truncation. Without
-// chunks (no LLM) the plan only lists the reviewed and skipped files.
-func planChunks(d *diff.Diff, repo config.Repo, counter Counter, chunkTokens int, chunked bool) plan {
+// chunks (no LLM) the plan only lists the reviewed and skipped files. It
+// stops with ctx's error when ctx is done.
+func planChunks(ctx context.Context, d *diff.Diff, repo config.Repo, counter Counter, chunkTokens int, chunked bool) (plan, error) {
 	var p plan
 	var files []rendered
 	for _, f := range d.Files {
@@ -165,25 +167,28 @@ func planChunks(d *diff.Diff, repo config.Repo, counter Counter, chunkTokens int
 	}
 	if chunked {
 		// Tokenizers are slow: render and count the files on every core.
-		var g errgroup.Group
+		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(runtime.GOMAXPROCS(0))
 		for i := range files {
 			g.Go(func() error {
 				r := &files[i]
 				r.risk = risk(r.file)
 				r.text = diff.Render(r.file, diff.RenderOptions{OldNumbers: r.file.Deletions > 0})
-				r.tokens = counter.Count(r.text)
-				return nil
+				n, err := budget.CountContext(gctx, counter, r.text)
+				r.tokens = n
+				return err
 			})
 		}
-		_ = g.Wait() // the functions return no error
+		if err := g.Wait(); err != nil {
+			return plan{}, fmt.Errorf("count the files' tokens: %w", err)
+		}
 	}
 	slices.SortStableFunc(files, func(a, b rendered) int { return cmp.Compare(b.risk, a.risk) })
 	if !chunked {
 		for _, r := range files {
 			p.reviewed = append(p.reviewed, r.file)
 		}
-		return p
+		return p, nil
 	}
 
 	var cur *chunk
@@ -196,7 +201,10 @@ func planChunks(d *diff.Diff, repo config.Repo, counter Counter, chunkTokens int
 	for _, r := range files {
 		p.reviewed = append(p.reviewed, r.file)
 		if r.tokens > chunkTokens {
-			text, tr := cutToFit(r, counter, chunkTokens)
+			text, tr, err := cutToFit(ctx, r, counter, chunkTokens)
+			if err != nil {
+				return plan{}, err
+			}
 			if p.truncation == nil {
 				p.truncation = &review.Truncation{Truncated: true, SectionsAffected: []string{}}
 			}
@@ -216,14 +224,14 @@ func planChunks(d *diff.Diff, repo config.Repo, counter Counter, chunkTokens int
 		cur.tokens += r.tokens + 1
 	}
 	flush()
-	return p
+	return p, nil
 }
 
 // cutToFit cuts a rendered file to limit tokens with budget.Fit, keeping
 // the lines around each hunk header and each added line of risky code, and
 // tells the model how to read the rest. It returns the text and the
 // truncation of the cut.
-func cutToFit(r rendered, counter Counter, limit int) (string, review.Truncation) {
+func cutToFit(ctx context.Context, r rendered, counter Counter, limit int) (string, review.Truncation, error) {
 	note := fmt.Sprintf(truncateNote, r.file.Path())
 	var interest []int
 	for i, l := range strings.Split(r.text, "\n") {
@@ -231,13 +239,16 @@ func cutToFit(r rendered, counter Counter, limit int) (string, review.Truncation
 			interest = append(interest, i+1)
 		}
 	}
-	sections, tr := budget.Fit([]budget.Section{{Name: r.file.Path(), Text: r.text, Interest: interest}},
+	sections, tr, err := budget.Fit(ctx, []budget.Section{{Name: r.file.Path(), Text: r.text, Interest: interest}},
 		limit-counter.Count(note)-1, counter)
+	if err != nil {
+		return "", review.Truncation{}, fmt.Errorf("cut %s to fit: %w", r.file.Path(), err)
+	}
 	text := ""
 	if len(sections) > 0 {
 		text = sections[0].Text
 	}
-	return strings.TrimRight(text, "\n") + "\n" + note + "\n", tr
+	return strings.TrimRight(text, "\n") + "\n" + note + "\n", tr, nil
 }
 
 // risk scores how much attention a file deserves, so that the riskiest

@@ -87,7 +87,10 @@ func conventions(ctx context.Context, src review.Source, repo config.Repo, count
 	for _, s := range sections {
 		per += counter.Count(fmt.Sprintf("\n### %s\n\n", s.Name))
 	}
-	fitted, tr := budget.Fit(sections, limit-counter.Count(header)-per, counter)
+	fitted, tr, err := budget.Fit(ctx, sections, limit-counter.Count(header)-per, counter)
+	if err != nil {
+		return "", false, fmt.Errorf("fit the conventions: %w", err)
+	}
 	var b strings.Builder
 	b.WriteString(header)
 	for _, s := range fitted {

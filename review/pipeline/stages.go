@@ -59,7 +59,12 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 			pr.llm = false
 		}
 	}
-	pl := planChunks(d, r.req.Repo, r.counter, chunkTokens, pr.llm)
+	pl, err := planChunks(ctx, d, r.req.Repo, r.counter, chunkTokens, pr.llm)
+	if err != nil {
+		// Only a canceled review fails planning: review nothing.
+		notes = append(notes, "Planning stopped: "+err.Error())
+		pr.llm = false
+	}
 	if over := len(pl.chunks) - deps.MaxChunks; over > 0 {
 		pl.chunks = pl.chunks[:deps.MaxChunks] // riskiest first: the least risky go
 		notes = append(notes, fmt.Sprintf("The change needed %d chunks, more than llm.max_chunks (%d): the %d least risky were reviewed by the built-in analyzers only.",

@@ -1,0 +1,292 @@
+package budget
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dlclark/regexp2"
+	"github.com/google/go-cmp/cmp"
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// reference is tiktoken-go's encoder of an encoding, built as this package
+// built it before it did the splitting and merging itself.
+func reference(t testing.TB, name string) *tiktoken.Tiktoken {
+	t.Helper()
+	pattern := o200kPattern
+	if name == CL100kBase {
+		pattern = cl100kPattern
+	}
+	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(name + ".tiktoken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bpe, err := tiktoken.NewCoreBPE(ranks, map[string]int{}, pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tiktoken.NewTiktoken(bpe, &tiktoken.Encoding{Name: name, PatStr: pattern, MergeableRanks: ranks}, map[string]any{})
+}
+
+// longestPiece returns the byte length of the longest piece of text.
+func (e *encoding) longestPiece(text string) int {
+	e.once.Do(e.load)
+	runes := []rune(text)
+	longest := 0
+	for i := 0; i < len(runes); {
+		end := e.next(runes, i)
+		longest = max(longest, len(string(runes[i:end])))
+		i = end
+	}
+	return longest
+}
+
+// The split patterns of the encodings in tiktoken-go v0.1.8 (which does not
+// export them) and OpenAI's tiktoken.
+const (
+	o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|\p{N}{1,3}` +
+		`| ?[^\s\p{L}\p{N}]+[\r\n/]*` +
+		`|\s*[\r\n]+` +
+		`|\s+(?!\S)` +
+		`|\s+`
+	cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+)
+
+// patternPieces cuts text with the split pattern and regexp2, as
+// tiktoken-go does, and returns the pieces.
+func patternPieces(t testing.TB, pattern, text string) []string {
+	t.Helper()
+	re := regexp2.MustCompile(pattern, regexp2.None)
+	runes := []rune(text)
+	var pieces []string
+	m, err := re.FindRunesMatch(runes)
+	for m != nil && err == nil {
+		pieces = append(pieces, string(runes[m.Index:m.Index+m.Length]))
+		m, err = re.FindNextMatch(m)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pieces
+}
+
+// splitPieces cuts text into the pieces of e.
+func splitPieces(e *encoding, text string) []string {
+	e.once.Do(e.load)
+	runes := []rune(text)
+	var pieces []string
+	for i := 0; i < len(runes); {
+		end := e.next(runes, i)
+		pieces = append(pieces, string(runes[i:end]))
+		i = end
+	}
+	return pieces
+}
+
+// splitAlphabet has runes of every class the patterns tell apart.
+const splitAlphabet = " \t\n\r\v\f\u0085\u00a0\u2028\u3000\u200b" + // white space, and a zero-width space
+	"aAzZsStTrRvVmMlLdDeEſKİǅʰ中あ" + // cases, contraction letters and their look-alikes, Lt, Lm, Lo
+	"\u0301\u0903\u20dd" + // combining marks: Mn, Mc, Me
+	"09٣Ⅻ½" + // numbers: Nd, Nl, No
+	"'’/.-_!\"{}😀\ufffd\x00" // punctuation and symbols
+
+// TestSplitMatchesPattern compares the pieces cut by hand with regexp2's
+// matches of the split patterns on random texts of every class of rune.
+func TestSplitMatchesPattern(t *testing.T) {
+	alphabet := []rune(splitAlphabet)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, name := range []string{O200kBase, CL100kBase} {
+		pattern := o200kPattern
+		if name == CL100kBase {
+			pattern = cl100kPattern
+		}
+		e := &encoding{name: name}
+		for range 3000 {
+			rs := make([]rune, rng.IntN(24))
+			for i := range rs {
+				rs[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			text := string(rs)
+			if d := cmp.Diff(patternPieces(t, pattern, text), splitPieces(e, text)); d != "" {
+				t.Fatalf("%s: pieces of %q (-pattern +split):\n%s", name, text, d)
+			}
+		}
+	}
+}
+
+// FuzzSplit compares the pieces cut by hand with regexp2's matches.
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{"I'll say it's", "  \n\n  x", "AAb Ccc dDD", "e\u0301\u0301x", "日本語 ünï", "}\n//x", "\xff\xfe", "1234 5"} {
+		f.Add(s)
+	}
+	encodings := map[string]*encoding{o200kPattern: {name: O200kBase}, cl100kPattern: {name: CL100kBase}}
+	f.Fuzz(func(t *testing.T, text string) {
+		text = string([]rune(text)) // as counted: invalid bytes become U+FFFD
+		for pattern, e := range encodings {
+			if d := cmp.Diff(patternPieces(t, pattern, text), splitPieces(e, text)); d != "" {
+				t.Fatalf("%s: pieces of %q (-pattern +split):\n%s", e.name, text, d)
+			}
+		}
+	})
+}
+
+// corpus returns the repository's text files (sources, documentation and
+// the diffs of the fixtures in testdata), by path.
+func corpus(t *testing.T) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "../.." || d.Name() == "bin" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".md", ".diff", ".json", ".yml", ".yaml", ".sql", ".sh":
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files[path] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestCountMatchesTiktoken checks that the counts are tiktoken-go's on
+// tricky strings and on every text file of the repository, whose pieces
+// are all shorter than maxMergeBytes.
+func TestCountMatchesTiktoken(t *testing.T) {
+	texts := map[string]string{
+		"empty":          "",
+		"special tokens": "<|endoftext|> and <|fim_prefix|><|endofprompt|>",
+		"contractions":   "I'll say it's DON'T we've THEY'RE o'clock",
+		"unicode":        "日本語のコメント — ünïcödé ✓ 🚀🚀🚀 e\u0301\u0301 Ωμέγα",
+		"invalid UTF-8":  "ok \xff\xfe bad \xc3 half \xe2\x82 end",
+		"whitespace":     "a  \t\n\n   \r\n\r\n\t\t  b   \n   ",
+		"numbers":        "1234567 3.14159 0x7fffffff 1e-9",
+		"code":           "func main() {\n\tfmt.Println(\"héllo\")\n}\n// comment ///\n",
+		"long piece":     strings.Repeat("=", maxMergeBytes),
+	}
+	files := corpus(t)
+	paths := slices.Sorted(maps.Keys(files))
+	for i, path := range paths {
+		// The race detector makes tiktoken-go slow: compare one file in 8.
+		if !raceEnabled || i%8 == 0 {
+			texts[path] = files[path]
+		}
+	}
+	if len(files) < 100 {
+		t.Fatalf("only %d files: is the repository there?", len(files))
+	}
+	for _, name := range []string{O200kBase, CL100kBase} {
+		ref, e := reference(t, name), &encoding{name: name}
+		for label, text := range texts {
+			got, want := e.Count(text), len(ref.EncodeOrdinary(text))
+			if got == want {
+				continue
+			}
+			if l := e.longestPiece(text); l > maxMergeBytes {
+				t.Errorf("%s: %s has a piece of %d bytes; raise maxMergeBytes or leave the file out", name, label, l)
+				continue
+			}
+			t.Errorf("%s: %s counted %d tokens, tiktoken-go %d", name, label, got, want)
+		}
+	}
+}
+
+// randomText is n bytes or a little more of runes drawn from alphabet.
+func randomText(n int, alphabet string, seed uint64) string {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	runes := []rune(alphabet)
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteRune(runes[rng.IntN(len(runes))])
+	}
+	return b.String()
+}
+
+// TestCountLongPieces checks that pieces longer than maxMergeBytes are
+// counted high, by at most a token per part, on pieces whose exact count
+// tiktoken-go still computes in a reasonable time.
+func TestCountLongPieces(t *testing.T) {
+	const lower, upper = "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	kinds := map[string]func(n int) string{
+		"random lowercase": func(n int) string { return randomText(n, lower, 1) },
+		"capitals then lowercase": func(n int) string {
+			return randomText(n/2, upper, 2) + randomText(n/2, lower, 3)
+		},
+		"one letter":  func(n int) string { return strings.Repeat("a", n) },
+		"spaces":      func(n int) string { return strings.Repeat(" ", n) },
+		"blank lines": func(n int) string { return strings.Repeat("\n", n) },
+		"punctuation": func(n int) string { return strings.Repeat("=-", n/2) },
+		"CJK": func(n int) string {
+			return randomText(n, "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老", 4)
+		},
+	}
+	sizes := map[string][]int{O200kBase: {4 << 10, 12 << 10}, CL100kBase: {4 << 10}}
+	if raceEnabled {
+		sizes = map[string][]int{O200kBase: {4 << 10}, CL100kBase: {2 << 10}}
+	}
+	for name, ns := range sizes {
+		ref, e := reference(t, name), &encoding{name: name}
+		for kind, gen := range kinds {
+			for _, n := range ns {
+				text := gen(n)
+				if l := e.longestPiece(text); l <= maxMergeBytes {
+					t.Fatalf("%s %s: longest piece %d bytes, want a long one", name, kind, l)
+				}
+				exact := len(ref.EncodeOrdinary(text))
+				parts := len(text)/(partBytes-3) + 2 // parts are cut between runes
+				if got := e.Count(text); got < exact || got > exact+parts {
+					t.Errorf("%s %s of %d bytes: counted %d tokens, want %d to %d", name, kind, len(text), got, exact, exact+parts)
+				}
+			}
+		}
+	}
+}
+
+// TestCountContextStops cancels the count of a long text midway.
+func TestCountContextStops(t *testing.T) {
+	e := &encoding{name: O200kBase}
+	e.Count("load the vocabulary")
+	text := strings.Repeat("func f(ctx context.Context) error { return nil } // x\n", 400_000) // 21 MB, seconds to count
+	ctx, cancel := context.WithCancel(t.Context())
+	var canceled time.Time
+	time.AfterFunc(50*time.Millisecond, func() {
+		canceled = time.Now()
+		cancel()
+	})
+	_, err := e.CountContext(ctx, text)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("CountContext = %v, want context.Canceled", err)
+	}
+	// Generous: a check every 1,024 pieces comes every few milliseconds.
+	if late := time.Since(canceled); late > time.Second {
+		t.Errorf("CountContext returned %v after the cancellation", late)
+	}
+	done, stop := context.WithCancel(t.Context())
+	stop()
+	for _, c := range []Counter{e, scaled{e}, Estimate{}} {
+		if _, err := CountContext(done, c, "text"); !errors.Is(err, context.Canceled) {
+			t.Errorf("CountContext(%T) on a done context = %v, want context.Canceled", c, err)
+		}
+	}
+}

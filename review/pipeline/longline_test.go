@@ -1,0 +1,112 @@
+package pipeline
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/agent"
+	"github.com/mergeguard/mergeguard/review/analyzer"
+	"github.com/mergeguard/mergeguard/review/budget"
+	"github.com/mergeguard/mergeguard/review/llm"
+	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/source/difftext"
+)
+
+// megabyteOfLetters is 1 MB of lowercase letters without a space: a single
+// pre-token for the tokenizers, whose byte-pair merge took the better part
+// of an hour on it.
+func megabyteOfLetters() string {
+	rng := rand.New(rand.NewPCG(5, 6))
+	b := make([]byte, 1<<20)
+	for i := range b {
+		b[i] = byte('a' + rng.IntN(26))
+	}
+	return string(b)
+}
+
+// addedFileDiff is a diff adding path with lines.
+func addedFileDiff(path string, lines ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "diff --git a/%s b/%s\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/%s\n", path, path, path)
+	fmt.Fprintf(&b, "@@ -0,0 +1,%d @@\n", len(lines))
+	for _, l := range lines {
+		b.WriteString("+" + l + "\n")
+	}
+	return b.String()
+}
+
+// TestHugeLinesReviewedQuickly reviews a pull request adding a 1 MB line
+// without spaces, and one whose repository instructions are such a line,
+// with the fake LLM and gpt-4o's tokenizer. The bound is generous: the
+// review takes well under a second; it took about an hour.
+//
+// The built-in analyzers are left out: gitleaks's rules alone take about
+// 8 s of CPU on such a line (review/analyzer's Secrets), a separate issue.
+func TestHugeLinesReviewedQuickly(t *testing.T) {
+	letters := megabyteOfLetters()
+	small := addedFileDiff("main.go", "package main", "", "func main() {}")
+	tests := []struct {
+		name         string
+		diff         string
+		instructions string
+	}{
+		{"a 1 MB line in a file", addedFileDiff("table/table.go", "package table", "", `var table = "`+letters+`"`), ""},
+		{"1 MB of repository instructions", small, letters},
+	}
+	const contextTokens, maxOutput = 32000, 2000
+	srv := llmtest.New(t, func(llmtest.Request) llmtest.Response { return answer() })
+	p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o",
+		ContextTokens: contextTokens, MaxOutputTokens: maxOutput, Analyzers: []analyzer.Analyzer{}})
+	warm, err := difftext.New(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Load the vocabulary outside the timing.
+	if _, err := p.Run(t.Context(), Request{Source: warm, Repo: config.DefaultRepo()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, err := difftext.New(tt.diff)
+			if err != nil {
+				t.Fatal(err)
+			}
+			repo := config.DefaultRepo()
+			repo.Instructions = tt.instructions
+			before := len(srv.Requests())
+			start := time.Now()
+			res, err := p.Run(t.Context(), Request{Source: src, Repo: repo})
+			elapsed := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bound := 5 * time.Second
+			if raceEnabled {
+				bound *= 10
+			}
+			if elapsed > bound {
+				t.Errorf("review took %v, want under %v", elapsed, bound)
+			}
+			if res.Verdict.Stats.FilesReviewed != 1 || res.Verdict.Stats.LLMCalls == 0 {
+				t.Errorf("stats = %+v, want the file reviewed by the model", res.Verdict.Stats)
+			}
+			counter := budget.NewTokenizers().ForModel("gpt-4o")
+			for i, r := range srv.Requests()[before:] {
+				n := budget.CountMessages(counter, openaiMessages(r), openaiTools(r)) + counter.Count(agent.OutputSchema)
+				if n > contextTokens-maxOutput {
+					t.Errorf("request %d: %d prompt tokens, more than %d", i, n, contextTokens-maxOutput)
+				}
+			}
+			for _, a := range res.Verdict.Agents {
+				if a.Status != review.AgentSuccess {
+					t.Errorf("agent %s: %s %s", a.Agent, a.Status, a.Error)
+				}
+			}
+		})
+	}
+}
