@@ -20,6 +20,7 @@ import (
 // Log keys, go-githubapp's, so that every line about a repository or a
 // delivery reads alike whichever package writes it.
 const (
+	LogKeyEventType       = githubapp.LogKeyEventType
 	LogKeyDeliveryID      = githubapp.LogKeyDeliveryID
 	LogKeyInstallationID  = githubapp.LogKeyInstallationID
 	LogKeyRepositoryOwner = githubapp.LogKeyRepositoryOwner

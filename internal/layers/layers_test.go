@@ -38,9 +38,6 @@ var rules = []rule{
 	{folder: "github", may: []string{"github", "review", "config", "internal"}},
 	{folder: "server/store", may: []string{"server/store", "review", "migrations", "internal"}, forbidden: githubLibraries},
 	{folder: "server/worker", may: []string{"server", "review", "github", "config", "internal"}, forbidden: githubLibraries},
-	// server/webhook still decodes go-github's event types and routes with
-	// go-githubapp's dispatcher; moving both behind package github is
-	// the open part of issue 11 (see knownExceptions).
 	{folder: "server/webhook", may: []string{"server", "review", "github", "config", "internal"}, forbidden: githubLibraries},
 	{folder: "server", may: []string{"server", "review", "github", "config", "internal"}},
 	{folder: "e2e", may: []string{""}},
@@ -64,10 +61,7 @@ func within(pkg, folder string) bool {
 // knownExceptions are imports that break a rule today, each with the work
 // that removes it. The test fails when an exception is no longer needed, so
 // the list only shrinks.
-var knownExceptions = map[string]string{
-	"server/webhook github.com/google/go-github/v60/github":     "decode events into our own types in package github",
-	"server/webhook github.com/palantir/go-githubapp/githubapp": "move the dispatcher behind package github",
-}
+var knownExceptions = map[string]string{}
 
 // check returns the broken rules of pkg importing imp.
 func check(pkg, imp string) string {

@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	gh "github.com/google/go-github/v60/github"
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -23,41 +22,39 @@ type installationHandler struct {
 	store Store
 }
 
-var _ githubapp.EventHandler = (*installationHandler)(nil)
-
 func (h *installationHandler) Handles() []string {
 	return []string{"installation", "installation_repositories"}
 }
 
 func (h *installationHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var (
-		inst   *gh.Installation
+		inst   github.Installation
 		action string
 		apply  func(ctx context.Context) error
 	)
 	switch eventType {
 	case "installation":
-		var event gh.InstallationEvent
+		var event github.InstallationEvent
 		if err := json.Unmarshal(payload, &event); err != nil {
 			return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 		}
-		inst, action = event.GetInstallation(), event.GetAction()
+		inst, action = event.Installation, event.Action
 		apply = h.installation(&event)
 	case "installation_repositories":
-		var event gh.InstallationRepositoriesEvent
+		var event github.InstallationRepositoriesEvent
 		if err := json.Unmarshal(payload, &event); err != nil {
 			return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 		}
-		inst, action = event.GetInstallation(), event.GetAction()
+		inst, action = event.Installation, event.Action
 		apply = h.repositories(&event)
 	}
-	log := zerolog.Ctx(ctx).With().Int64(githubapp.LogKeyInstallationID, inst.GetID()).Logger()
+	log := zerolog.Ctx(ctx).With().Int64(github.LogKeyInstallationID, inst.ID).Logger()
 	ctx = log.WithContext(ctx)
 
 	if seen, err := redelivered(ctx, h.store, &log, deliveryID); err != nil || seen {
 		return err
 	}
-	d := store.Delivery{ID: deliveryID, Event: eventType, Action: action, InstallationID: inst.GetID()}
+	d := store.Delivery{ID: deliveryID, Event: eventType, Action: action, InstallationID: inst.ID}
 	if apply == nil {
 		d.Outcome, d.Detail = outcomeIgnored, "action "+action+" changes nothing MergeGuard keeps"
 	} else {
@@ -76,16 +73,16 @@ func (h *installationHandler) Handle(ctx context.Context, eventType, deliveryID 
 
 // installation returns the change an installation event makes, nil when it
 // makes none.
-func (h *installationHandler) installation(event *gh.InstallationEvent) func(context.Context) error {
-	inst := event.GetInstallation()
-	switch event.GetAction() {
+func (h *installationHandler) installation(event *github.InstallationEvent) func(context.Context) error {
+	inst := event.Installation
+	switch event.Action {
 	case "created", "new_permissions_accepted", "unsuspend":
 		return func(ctx context.Context) error {
 			if err := h.upsert(ctx, inst, event.Repositories); err != nil {
 				return err
 			}
-			if event.GetAction() == "unsuspend" {
-				return h.store.SetInstallationSuspended(ctx, inst.GetID(), false)
+			if event.Action == "unsuspend" {
+				return h.store.SetInstallationSuspended(ctx, inst.ID, false)
 			}
 			return nil
 		}
@@ -94,11 +91,11 @@ func (h *installationHandler) installation(event *gh.InstallationEvent) func(con
 			if err := h.upsert(ctx, inst, event.Repositories); err != nil {
 				return err
 			}
-			return h.store.SetInstallationSuspended(ctx, inst.GetID(), true)
+			return h.store.SetInstallationSuspended(ctx, inst.ID, true)
 		}
 	case "deleted":
 		return func(ctx context.Context) error {
-			err := h.store.DeleteInstallation(ctx, inst.GetID())
+			err := h.store.DeleteInstallation(ctx, inst.ID)
 			if errors.Is(err, store.ErrNotFound) {
 				return nil // never recorded: nothing to delete
 			}
@@ -110,9 +107,9 @@ func (h *installationHandler) installation(event *gh.InstallationEvent) func(con
 
 // repositories returns the change an installation_repositories event
 // makes, nil when it makes none.
-func (h *installationHandler) repositories(event *gh.InstallationRepositoriesEvent) func(context.Context) error {
-	inst := event.GetInstallation()
-	switch event.GetAction() {
+func (h *installationHandler) repositories(event *github.InstallationRepositoriesEvent) func(context.Context) error {
+	inst := event.Installation
+	switch event.Action {
 	case "added":
 		return func(ctx context.Context) error { return h.upsert(ctx, inst, event.RepositoriesAdded) }
 	case "removed":
@@ -123,20 +120,20 @@ func (h *installationHandler) repositories(event *gh.InstallationRepositoriesEve
 			}
 			ids := make([]int64, 0, len(event.RepositoriesRemoved))
 			for _, r := range event.RepositoriesRemoved {
-				ids = append(ids, r.GetID())
+				ids = append(ids, r.ID)
 			}
-			return h.store.RemoveRepositories(ctx, inst.GetID(), ids)
+			return h.store.RemoveRepositories(ctx, inst.ID, ids)
 		}
 	}
 	return nil
 }
 
 // upsert records an installation and the given repositories of it.
-func (h *installationHandler) upsert(ctx context.Context, inst *gh.Installation, repos []*gh.Repository) error {
+func (h *installationHandler) upsert(ctx context.Context, inst github.Installation, repos []github.Repository) error {
 	err := h.store.UpsertInstallation(ctx, store.Installation{
-		ID:           inst.GetID(),
-		AccountLogin: inst.GetAccount().GetLogin(),
-		AccountType:  inst.GetAccount().GetType(),
+		ID:           inst.ID,
+		AccountLogin: inst.Account.Login,
+		AccountType:  inst.Account.Type,
 	})
 	if err != nil {
 		return err
@@ -146,10 +143,10 @@ func (h *installationHandler) upsert(ctx context.Context, inst *gh.Installation,
 	}
 	rs := make([]store.Repository, 0, len(repos))
 	for _, r := range repos {
-		if r.GetID() == 0 || r.GetFullName() == "" {
-			return fmt.Errorf("installation %d: repository without id or full name", inst.GetID())
+		if r.ID == 0 || r.FullName == "" {
+			return fmt.Errorf("installation %d: repository without id or full name", inst.ID)
 		}
-		rs = append(rs, store.Repository{ID: r.GetID(), FullName: r.GetFullName(), Private: r.GetPrivate()})
+		rs = append(rs, store.Repository{ID: r.ID, FullName: r.FullName, Private: r.Private})
 	}
-	return h.store.UpsertRepositories(ctx, inst.GetID(), rs)
+	return h.store.UpsertRepositories(ctx, inst.ID, rs)
 }

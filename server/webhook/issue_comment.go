@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
-	gh "github.com/google/go-github/v60/github"
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/github"
@@ -51,24 +48,22 @@ type issueCommentHandler struct {
 	maxAttempts int
 }
 
-var _ githubapp.EventHandler = (*issueCommentHandler)(nil)
-
 func (h *issueCommentHandler) Handles() []string { return []string{"issue_comment"} }
 
 func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var event gh.IssueCommentEvent
+	var event github.IssueCommentEvent
 	if err := json.Unmarshal(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
-	installationID := githubapp.GetInstallationIDFromEvent(&event)
-	number := event.GetIssue().GetNumber()
-	ctx, log := githubapp.PreparePRContext(ctx, installationID, event.GetRepo(), number)
+	installationID := event.Installation.ID
+	number := event.Issue.Number
+	ctx, log := prContext(ctx, installationID, event.Repository, number)
 	d := store.Delivery{
 		ID:             deliveryID,
 		Event:          eventType,
-		Action:         event.GetAction(),
+		Action:         event.Action,
 		InstallationID: installationID,
-		Repository:     event.GetRepo().GetFullName(),
+		Repository:     event.Repository.FullName,
 	}
 	cmd, why := command(&event)
 	if why == "" && installationID == 0 {
@@ -81,7 +76,7 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 	if seen, err := redelivered(ctx, h.store, &log, deliveryID); err != nil || seen {
 		return err
 	}
-	user := event.GetComment().GetUser().GetLogin()
+	user := event.Comment.User.Login
 	log = log.With().Str("command", cmd.Name).Str("user", user).Logger()
 	ctx = log.WithContext(ctx)
 	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
@@ -94,32 +89,26 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 	if !allowed {
 		return ignore(ctx, h.store, &log, d, user+" has no write permission")
 	}
-	return h.run(cctx, &log, d, cmd, event.GetComment().GetID(), number, user)
+	return h.run(cctx, &log, d, cmd, event.Comment.ID, number, user)
 }
 
 // command returns the /mergeguard command of a comment, or why the comment
 // is not one to act on.
-func command(event *gh.IssueCommentEvent) (github.Command, string) {
-	c := event.GetComment()
+func command(event *github.IssueCommentEvent) (github.Command, string) {
+	c := event.Comment
 	switch {
-	case event.GetAction() != "created":
-		return github.Command{}, "comment " + event.GetAction()
-	case event.GetIssue().GetPullRequestLinks() == nil:
+	case event.Action != "created":
+		return github.Command{}, "comment " + event.Action
+	case event.Issue.PullRequest == nil:
 		return github.Command{}, "comment on an issue, not a pull request"
-	case isBot(c.GetUser()):
-		return github.Command{}, "comment by bot " + c.GetUser().GetLogin()
+	case c.User.IsBot():
+		return github.Command{}, "comment by bot " + c.User.Login
 	}
-	cmd, ok := github.ParseCommand(c.GetBody())
+	cmd, ok := github.ParseCommand(c.Body)
 	if !ok {
 		return github.Command{}, "not a /mergeguard command"
 	}
 	return cmd, ""
-}
-
-// isBot reports whether a comment's author is a bot account, MergeGuard's
-// own included.
-func isBot(u *gh.User) bool {
-	return strings.EqualFold(u.GetType(), "Bot") || strings.HasSuffix(strings.ToLower(u.GetLogin()), "[bot]")
 }
 
 // run carries out a permitted command, written by user in comment commentID

@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 
-	gh "github.com/google/go-github/v60/github"
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -18,53 +17,16 @@ type pullRequestHandler struct {
 	maxAttempts int
 }
 
-var _ githubapp.EventHandler = (*pullRequestHandler)(nil)
-
 func (h *pullRequestHandler) Handles() []string { return []string{"pull_request"} }
 
-// pullRequestEvent is the part of a pull_request payload intake reads.
-// Pushes are the bulk of the deliveries; decoding only these fields skips
-// the hundreds go-github's PullRequestEvent would allocate.
-type pullRequestEvent struct {
-	Action      string `json:"action"`
-	Number      int    `json:"number"`
-	PullRequest struct {
-		Head struct {
-			SHA string `json:"sha"`
-			Ref string `json:"ref"`
-		} `json:"head"`
-		Base struct {
-			SHA string `json:"sha"`
-		} `json:"base"`
-	} `json:"pull_request"`
-	Repository   repository `json:"repository"`
-	Installation struct {
-		ID int64 `json:"id"`
-	} `json:"installation"`
-}
-
-// repository is the part of a payload's repository intake reads.
-type repository struct {
-	Name     string `json:"name"`
-	FullName string `json:"full_name"`
-	Owner    struct {
-		Login string `json:"login"`
-	} `json:"owner"`
-}
-
-// gh returns the repository as go-githubapp's log helpers take it.
-func (r repository) gh() *gh.Repository {
-	return &gh.Repository{Name: &r.Name, FullName: &r.FullName, Owner: &gh.User{Login: &r.Owner.Login}}
-}
-
 func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var event pullRequestEvent
+	var event github.PullRequestEvent
 	if err := json.Unmarshal(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
 	pr := event.PullRequest
 	installationID := event.Installation.ID
-	ctx, log := githubapp.PreparePRContext(ctx, installationID, event.Repository.gh(), event.Number)
+	ctx, log := prContext(ctx, installationID, event.Repository, event.Number)
 	d := store.Delivery{
 		ID:             deliveryID,
 		Event:          eventType,
@@ -104,6 +66,23 @@ func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		return ignore(ctx, h.store, &log, d, "action "+event.Action+" does not ask for a review")
 	}
 	return nil
+}
+
+// prContext adds the installation, repository and pull request to ctx's
+// logger, with go-githubapp's keys, and returns both.
+func prContext(ctx context.Context, installationID int64, repo github.Repository, number int) (context.Context, zerolog.Logger) {
+	lc := zerolog.Ctx(ctx).With()
+	if installationID != 0 {
+		lc = lc.Int64(github.LogKeyInstallationID, installationID)
+	}
+	if repo.Owner.Login != "" {
+		lc = lc.Str(github.LogKeyRepositoryOwner, repo.Owner.Login).Str(github.LogKeyRepositoryName, repo.Name)
+	}
+	if number != 0 {
+		lc = lc.Int(github.LogKeyPRNum, number)
+	}
+	log := lc.Logger()
+	return log.WithContext(ctx), log
 }
 
 // noInstallation is why a delivery without an installation is ignored: it

@@ -4,26 +4,31 @@
 // transaction per delivery. It never reviews anything itself: the workers of
 // server/worker take the queued runs.
 //
-// Handlers run synchronously in the request (go-githubapp's DefaultScheduler):
-// GitHub gets its 2xx only once the delivery is durably stored, and no
-// in-memory queue can lose an event.
+// Handlers run synchronously in the request: GitHub gets its 2xx only once
+// the delivery is durably stored, and no in-memory queue can lose an event.
+// The intake is MergeGuard's own rather than go-githubapp's dispatcher
+// because the dispatcher (through go-github's ValidatePayload) reads any
+// body whole, form-encoded ones included, before it checks anything: here
+// the headers are checked first, bodies are held only within a byte budget,
+// and nothing is parsed before its signature matched. GitHub's wire format
+// (signature, headers, payload types) lives in package github.
 package webhook
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
+	"golang.org/x/sync/semaphore"
 
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/server/metrics"
 )
 
 // Route is the path GitHub posts webhooks to.
-const Route = githubapp.DefaultWebhookRoute
+const Route = "/api/github/hook"
 
 // MaxPayloadBytes is the largest delivery accepted; GitHub caps webhook
 // payloads at 25 MB.
@@ -40,6 +45,10 @@ type Deps struct {
 	// MaxAttempts is how many times a queued run is tried; 0 means the
 	// store's default.
 	MaxAttempts int
+	// BodyBytesInFlight caps the bytes of delivery bodies held in memory
+	// at once, signature not yet checked included; a delivery that does
+	// not fit is answered 503. Zero means 64 MiB.
+	BodyBytesInFlight int64
 	// Metrics counts deliveries by event and outcome; nil counts nothing.
 	Metrics *metrics.Metrics
 	// Logger is the base logger; every line adds the delivery id, event,
@@ -47,15 +56,27 @@ type Deps struct {
 	Logger *zerolog.Logger
 }
 
+// defaultBodyBytesInFlight is Deps.BodyBytesInFlight's zero value: room
+// for two deliveries of GitHub's largest size, thousands of ordinary ones.
+const defaultBodyBytesInFlight = 64 << 20
+
+// eventHandler handles the deliveries of some events.
+type eventHandler interface {
+	Handles() []string
+	Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error
+}
+
 // Handler is the webhook intake, the handler of POST Route.
 type Handler struct {
-	dispatcher http.Handler
-	metrics    *metrics.Metrics
-	logger     *zerolog.Logger
+	secret   []byte
+	handlers map[string]eventHandler
+	bodies   *semaphore.Weighted
+	metrics  *metrics.Metrics
+	logger   *zerolog.Logger
 }
 
 // New returns the intake. It refuses an empty secret: the signature check
-// would be skipped.
+// would be meaningless.
 func New(deps Deps) (*Handler, error) {
 	if deps.Secret == "" {
 		return nil, errors.New("webhook: the GitHub App webhook secret is empty; set GITHUB_APP_WEBHOOK_SECRET")
@@ -66,28 +87,65 @@ func New(deps Deps) (*Handler, error) {
 	if deps.Metrics == nil {
 		deps.Metrics = metrics.New() // recorded nowhere
 	}
-	handlers := []githubapp.EventHandler{
+	if deps.BodyBytesInFlight <= 0 {
+		deps.BodyBytesInFlight = defaultBodyBytesInFlight
+	}
+	h := &Handler{secret: []byte(deps.Secret), handlers: map[string]eventHandler{},
+		bodies: semaphore.NewWeighted(deps.BodyBytesInFlight), metrics: deps.Metrics, logger: deps.Logger}
+	for _, eh := range []eventHandler{
 		&pullRequestHandler{store: deps.Store, maxAttempts: deps.MaxAttempts},
 		&issueCommentHandler{store: deps.Store, github: deps.GitHub, maxAttempts: deps.MaxAttempts},
 		&installationHandler{store: deps.Store},
+	} {
+		for _, event := range eh.Handles() {
+			h.handlers[event] = eh
+		}
 	}
-	dispatcher := githubapp.NewEventDispatcher(handlers, deps.Secret,
-		githubapp.WithScheduler(githubapp.DefaultScheduler()),
-		githubapp.WithErrorCallback(respondError),
-	)
-	return &Handler{dispatcher: dispatcher, metrics: deps.Metrics, logger: deps.Logger}, nil
+	return h, nil
 }
 
 // Register adds POST Route to mux.
 func (h *Handler) Register(mux *http.ServeMux) { mux.Handle("POST "+Route, h) }
 
-// ServeHTTP handles one delivery.
+// ServeHTTP handles one delivery, synchronously: GitHub gets its 2xx only
+// once the delivery is durably stored. The headers are checked before any
+// of the body is read; the body is read into memory only within the
+// in-flight budget, and parsed only after its signature matched.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, MaxPayloadBytes)
+	event := r.Header.Get("X-GitHub-Event")
 	outcome := "unhandled"
-	ctx := context.WithValue(h.logger.WithContext(r.Context()), outcomeKey{}, &outcome)
-	h.dispatcher.ServeHTTP(w, r.WithContext(ctx))
-	h.metrics.Delivery(eventLabel(r.Header.Get("X-GitHub-Event")), outcome)
+	defer func() { h.metrics.Delivery(eventLabel(event), outcome) }()
+	log := h.logger.With().Str(github.LogKeyEventType, event).Str(github.LogKeyDeliveryID, r.Header.Get("X-GitHub-Delivery")).Logger()
+	ctx := context.WithValue(log.WithContext(r.Context()), outcomeKey{}, &outcome)
+
+	var held int64
+	defer func() { h.bodies.Release(held) }()
+	d, err := github.ReadDelivery(r.Header, r.Body, r.ContentLength, h.secret, MaxPayloadBytes, func(n int64) error {
+		if !h.bodies.TryAcquire(n) {
+			return errBusy
+		}
+		held = n
+		return nil
+	})
+	if err != nil {
+		outcome = reject(w, &log, err)
+		return
+	}
+	handler, ok := h.handlers[d.Event]
+	if !ok {
+		status := http.StatusAccepted
+		if d.Event == "ping" {
+			status = http.StatusOK
+		}
+		w.WriteHeader(status)
+		return
+	}
+	log.Debug().Msg("webhook delivery received")
+	if err := handler.Handle(ctx, d.Event, d.ID, d.Payload); err != nil {
+		respondError(ctx, w, err)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
 }
 
 // eventLabel bounds the metric's event label to the events the App
@@ -116,52 +174,47 @@ type malformedError struct{ err error }
 func (e malformedError) Error() string { return "malformed payload: " + e.err.Error() }
 func (e malformedError) Unwrap() error { return e.err }
 
-// respondError answers a delivery that was not handled: 401 when the
-// signature is missing or wrong, 413 when the body is too large, 400 for
-// malformed requests and payloads, 500 when the handler failed (the
-// delivery was not recorded, so GitHub's redelivery will be processed).
-func respondError(w http.ResponseWriter, r *http.Request, err error) {
-	logger := zerolog.Ctx(r.Context())
-	var (
-		invalid   githubapp.ValidationError
-		malformed malformedError
-	)
+// errBusy: the bodies in flight fill the budget; GitHub's redelivery, or a
+// retry after Retry-After, will find room.
+var errBusy = errors.New("too many webhook bodies in flight")
+
+// reject answers a request that is not a delivery to act on, and returns
+// the outcome for the deliveries metric: 400 without an event or delivery
+// id, 415 when it is not JSON, 401 without a matching signature, 413 when
+// larger than a payload may be, 503 when the in-flight budget is full.
+func reject(w http.ResponseWriter, log *zerolog.Logger, err error) string {
+	status, outcome := http.StatusBadRequest, outcomeMalformed
 	switch {
-	case errors.As(err, &invalid):
-		status, outcome := rejection(r, invalid)
-		setOutcome(r.Context(), outcome)
-		logger.Warn().Err(invalid.Cause).Int("status", status).Msg("rejected webhook delivery")
-		http.Error(w, http.StatusText(status), status)
-	case errors.As(err, &malformed):
-		setOutcome(r.Context(), outcomeMalformed)
+	case errors.Is(err, github.ErrUnsigned), errors.Is(err, github.ErrBadSignature):
+		status, outcome = http.StatusUnauthorized, "unauthorized"
+	case errors.Is(err, github.ErrTooLarge):
+		status, outcome = http.StatusRequestEntityTooLarge, "too_large"
+	case errors.Is(err, github.ErrNotJSON):
+		status = http.StatusUnsupportedMediaType
+	case errors.Is(err, errBusy):
+		status, outcome = http.StatusServiceUnavailable, "busy"
+		w.Header().Set("Retry-After", "1")
+	}
+	log.Warn().Err(err).Int("status", status).Msg("rejected webhook delivery")
+	http.Error(w, err.Error(), status)
+	return outcome
+}
+
+// respondError answers a delivery its handler failed: 400 for a payload
+// that is not the JSON GitHub sends, 500 otherwise (the delivery was not
+// recorded, so GitHub's redelivery will be processed).
+func respondError(ctx context.Context, w http.ResponseWriter, err error) {
+	logger := zerolog.Ctx(ctx)
+	var malformed malformedError
+	if errors.As(err, &malformed) {
+		setOutcome(ctx, outcomeMalformed)
 		logger.Warn().Err(err).Msg("rejected webhook delivery")
 		http.Error(w, err.Error(), http.StatusBadRequest)
-	default:
-		setOutcome(r.Context(), "error")
-		logger.Error().Err(err).Msg("webhook delivery failed")
-		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		return
 	}
-}
-
-// rejection tells a signature failure from a malformed request, and names
-// the outcome for the deliveries metric. go-github's ValidatePayload fails
-// for an unparsable or unsupported Content-Type, a body that cannot be
-// read, or a missing or wrong signature; the first two are checked here, so
-// what remains is the signature.
-func rejection(r *http.Request, invalid githubapp.ValidationError) (status int, outcome string) {
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(invalid.Cause, &tooLarge):
-		return http.StatusRequestEntityTooLarge, "too_large"
-	case invalid.EventType == "", !acceptedContentType(r.Header.Get("Content-Type")):
-		return http.StatusBadRequest, outcomeMalformed
-	}
-	return http.StatusUnauthorized, "unauthorized"
-}
-
-func acceptedContentType(v string) bool {
-	mt, _, err := mime.ParseMediaType(v)
-	return err == nil && (mt == "application/json" || mt == "application/x-www-form-urlencoded")
+	setOutcome(ctx, "error")
+	logger.Error().Err(err).Msg("webhook delivery failed")
+	http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
 }
 
 // decodeError marks a payload that is not the JSON GitHub sends.

@@ -159,8 +159,22 @@ func TestRejectsUnsignedAndMalformedRequests(t *testing.T) {
 		{name: "missing event type", want: http.StatusBadRequest, modify: func(r *http.Request) {
 			r.Header.Del("X-GitHub-Event")
 		}},
-		{name: "unsupported content type", want: http.StatusBadRequest, modify: func(r *http.Request) {
+		{name: "unsupported content type", want: http.StatusUnsupportedMediaType, modify: func(r *http.Request) {
 			r.Header.Set("Content-Type", "text/plain")
+		}},
+		{name: "form encoding (GitHub sends JSON when the App says so)", want: http.StatusUnsupportedMediaType, modify: func(r *http.Request) {
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}},
+		{name: "signed but without a delivery id", want: http.StatusBadRequest, modify: func(r *http.Request) {
+			r.Header.Del("X-GitHub-Delivery")
+		}},
+		{name: "sha1 signature only", want: http.StatusUnauthorized, modify: func(r *http.Request) {
+			r.Header.Del("X-Hub-Signature-256")
+			r.Header.Set("X-Hub-Signature", "sha1=0000000000000000000000000000000000000000")
+		}},
+		{name: "announced larger than a payload may be", want: http.StatusRequestEntityTooLarge, modify: func(r *http.Request) {
+			r.ContentLength = webhook.MaxPayloadBytes + 1
+			r.Body = io.NopCloser(io.LimitReader(zeros{}, r.ContentLength))
 		}},
 	}
 	for i, tt := range tests {
@@ -431,4 +445,12 @@ func TestDeliveryWithoutInstallationIsIgnored(t *testing.T) {
 	if n := len(in.runs()); n != 0 {
 		t.Errorf("%d runs queued, want 0", n)
 	}
+}
+
+// zeros reads as an endless run of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
