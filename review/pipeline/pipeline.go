@@ -232,6 +232,23 @@ type memoCounter struct {
 	m sync.Map // string → int
 }
 
+// CountContext implements budget.ContextCounter: a long text's count stops
+// when ctx ends (and is not remembered then).
+func (m *memoCounter) CountContext(ctx context.Context, text string) (int, error) {
+	if len(text) < 64 {
+		return m.c.Count(text), nil
+	}
+	if n, ok := m.m.Load(text); ok {
+		return n.(int), nil
+	}
+	n, err := budget.CountContext(ctx, m.c, text)
+	if err != nil {
+		return 0, err
+	}
+	m.m.Store(text, n)
+	return n, nil
+}
+
 // Count implements Counter.
 func (m *memoCounter) Count(text string) int {
 	if len(text) < 64 {
@@ -281,7 +298,13 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	idx := diff.NewIndex(d)
 
 	pl, prompts, notes := r.planStage(ctx, change, d)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
 	rv := r.reviewStage(ctx, change, d, pl, prompts)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("review: %w", err)
+	}
 	vf := r.verifyStage(ctx, d, idx, rv.findings)
 	res := r.report(ctx, change, d, idx, pl, rv, vf, notes)
 	return res, nil

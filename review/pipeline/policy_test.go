@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -149,5 +150,17 @@ func TestLLMUnavailableOnlyWhenEveryReviewerFailed(t *testing.T) {
 		if got := errors.Is(llmUnavailable(tt.agents), ErrLLMUnavailable); got != tt.want {
 			t.Errorf("%s: unavailable = %v, want %v", name, got, tt.want)
 		}
+	}
+}
+
+// TestCancelledReviewEndsWithTheContext: a review whose context ends (a
+// newer head, the run timeout, shutdown) returns the context's error instead
+// of a verdict made of whatever the stages managed.
+func TestCancelledReviewEndsWithTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := New(Deps{}).Run(ctx, Request{Source: &memSource{diff: manyFiles(3)}, Repo: config.DefaultRepo()})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run on a cancelled context: %v, want context.Canceled", err)
 	}
 }
