@@ -6,6 +6,7 @@ package budget
 
 import (
 	"context"
+	"math"
 	"strings"
 	"sync"
 
@@ -151,7 +152,7 @@ func (e *encoding) load() {
 		e.pairs[i] = -1
 	}
 	for token, rank := range e.ranks {
-		if len(token) == 2 {
+		if len(token) == 2 && rank >= 0 && rank <= math.MaxInt32 { // ranks are < 200,000
 			e.pairs[int(token[0])<<8|int(token[1])] = int32(rank)
 		}
 	}

@@ -143,7 +143,9 @@ func CSRFToken(w http.ResponseWriter, r *http.Request) (string, error) {
 		return "", fmt.Errorf("csrf token: %w", err)
 	}
 	tok := hex.EncodeToString(b)
-	http.SetCookie(w, &http.Cookie{Name: CSRFCookie, Value: tok, Path: "/", HttpOnly: true,
+	// Secure only over TLS: a local MergeGuard is served over plain HTTP,
+	// where a browser would drop a Secure cookie from a non-localhost name.
+	http.SetCookie(w, &http.Cookie{Name: CSRFCookie, Value: tok, Path: "/", HttpOnly: true, //nolint:gosec // Secure is set whenever the request came over TLS
 		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 	return tok, nil
 }
