@@ -204,3 +204,25 @@ func TestExactness(t *testing.T) {
 		t.Error("a model's finding is exact")
 	}
 }
+
+// TestSecretsInLongLines: a long line is scanned in overlapping windows; a
+// key at any offset, across a window's edge included, is found once, on its
+// line.
+func TestSecretsInLongLines(t *testing.T) {
+	const key = "AKIAZ7VRSQ5TJN2XMY4W"
+	filler := strings.Repeat("q", 3*longLine)
+	for _, at := range []int{0, longLine - windowOverlap - len(key)/2, longLine - len(key)/2, 2*longLine + 100, len(filler)} {
+		line := `x="` + filler[:at] + `",k="` + key + `",y="` + filler[at:] + `"`
+		d, err := diff.ParseString(added("dist/app.js", "// header", line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewSecrets().Analyze(t.Context(), d.Files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].LineStart != 2 || !strings.Contains(got[0].Title, "aws-access-token") {
+			t.Errorf("key at offset %d: findings %+v, want one aws-access-token on line 2", at, got)
+		}
+	}
+}

@@ -67,26 +67,73 @@ func (s *Secrets) Analyze(ctx context.Context, files []*diff.File) ([]review.Fin
 		if !scannable(f) {
 			continue
 		}
-		lines := addedLines(f)
-		var b strings.Builder
-		for _, l := range lines {
-			b.WriteString(l.text)
-			b.WriteByte('\n')
-		}
-		for _, hit := range det.DetectString(b.String()) {
-			// gitleaks numbers the lines of the scanned text from 0.
-			if hit.StartLine < 0 || hit.StartLine >= len(lines) {
-				continue
-			}
-			end := min(max(hit.EndLine, hit.StartLine), len(lines)-1)
-			start, stop := lines[hit.StartLine], lines[end]
-			if stop.hunk != start.hunk {
-				stop = start // a comment range must stay inside one hunk
-			}
-			out = append(out, secretFinding(s.Name(), f, start.num, stop.num, hit.RuleID, hit.Description, heuristicRule(det, hit.RuleID)))
-		}
+		out = append(out, s.scan(det, f, addedLines(f))...)
 	}
 	return out, nil
+}
+
+// Long lines (minified code, data) are scanned in windows: gitleaks' rules
+// run each regular expression over the whole fragment whose keywords they
+// find, so one 1 MB line took 10 s, and 4 KB windows take 0.5 s. Windows
+// overlap by more than any secret gitleaks knows is long, so none is cut.
+const (
+	longLine      = 4 << 10
+	windowOverlap = 512
+)
+
+// scan finds the secrets in the added lines of f: the ordinary lines as one
+// text, so that multi-line secrets (PEM blocks) are seen whole, each long
+// line in overlapping windows.
+func (s *Secrets) scan(det *detect.Detector, f *diff.File, lines []addedLine) []review.Finding {
+	var (
+		b    strings.Builder
+		long []int
+		out  []review.Finding
+	)
+	for i, l := range lines {
+		if len(l.text) > longLine {
+			long = append(long, i)
+			b.WriteByte('\n') // keeps gitleaks' line numbers those of lines
+			continue
+		}
+		b.WriteString(l.text)
+		b.WriteByte('\n')
+	}
+	for _, hit := range det.DetectString(b.String()) {
+		// gitleaks numbers the lines of the scanned text from 0.
+		if hit.StartLine < 0 || hit.StartLine >= len(lines) {
+			continue
+		}
+		end := min(max(hit.EndLine, hit.StartLine), len(lines)-1)
+		start, stop := lines[hit.StartLine], lines[end]
+		if stop.hunk != start.hunk {
+			stop = start // a comment range must stay inside one hunk
+		}
+		out = append(out, secretFinding(s.Name(), f, start.num, stop.num, hit.RuleID, hit.Description, heuristicRule(det, hit.RuleID)))
+	}
+	for _, i := range long {
+		out = append(out, s.scanLong(det, f, lines[i])...)
+	}
+	return out
+}
+
+// scanLong scans one long line in overlapping windows, reporting each rule
+// once for the line.
+func (s *Secrets) scanLong(det *detect.Detector, f *diff.File, l addedLine) []review.Finding {
+	var out []review.Finding
+	seen := map[string]bool{}
+	for at := 0; at < len(l.text); at += longLine - windowOverlap {
+		for _, hit := range det.DetectString(l.text[at:min(len(l.text), at+longLine)]) {
+			if !seen[hit.RuleID] {
+				seen[hit.RuleID] = true
+				out = append(out, secretFinding(s.Name(), f, l.num, l.num, hit.RuleID, hit.Description, heuristicRule(det, hit.RuleID)))
+			}
+		}
+		if at+longLine >= len(l.text) {
+			break
+		}
+	}
+	return out
 }
 
 // keywordRule starts the regular expression of gitleaks' keyword-proximity
