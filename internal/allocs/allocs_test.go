@@ -1,7 +1,9 @@
 package allocs_test
 
 import (
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/mergeguard/mergeguard/internal/allocs"
 )
@@ -23,5 +25,19 @@ func TestBoundCheck(t *testing.T) {
 	}
 	if err := b.Check(1<<10, func() { sink = make([]byte, 1<<20) }); err == nil {
 		t.Error("1 MB for a 1 KB input under 4/byte + 1 KB: no error")
+	}
+}
+
+func TestHeapPeakSeesATransientAllocation(t *testing.T) {
+	idle := allocs.HeapNow()
+	stop := allocs.HeapPeak()
+	b := make([]byte, 64<<20)
+	for i := range b {
+		b[i] = 1
+	}
+	time.Sleep(10 * time.Millisecond) // at least one sample while b is live
+	runtime.KeepAlive(b)
+	if grew := int64(stop()) - int64(idle); grew < 60<<20 {
+		t.Errorf("peak grew by %d MB over a live 64 MB allocation, want at least 60", grew>>20)
 	}
 }

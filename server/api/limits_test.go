@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,8 @@ import (
 	"github.com/mergeguard/mergeguard/server/events"
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/store/storetest"
+
+	"github.com/mergeguard/mergeguard/internal/allocs"
 )
 
 // limitFixture serves an API made with d (Store, Hub and Logger filled in)
@@ -54,37 +55,6 @@ func (b *oversized) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// heapPeak samples the in-use heap every few milliseconds until stop is
-// called, which returns the highest sample.
-func heapPeak() (stop func() uint64) {
-	done := make(chan struct{})
-	peak := make(chan uint64)
-	go func() {
-		var top uint64
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			top = max(top, m.HeapInuse)
-			select {
-			case <-done:
-				peak <- top
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() uint64 { close(done); return <-peak }
-}
-
-func heapNow() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapInuse
-}
-
 // TestOversizedBodiesKeepHeapBounded sends 30 bodies over the 10 MB limit
 // at once to POST /api/review with no token (a local server), half with
 // their length announced and half chunked, which must be read to find out.
@@ -92,8 +62,8 @@ func heapNow() uint64 {
 func TestOversizedBodiesKeepHeapBounded(t *testing.T) {
 	f, _ := limitFixture(t, Deps{})
 	const clients = 30
-	idle := heapNow()
-	stop := heapPeak()
+	idle := allocs.HeapNow()
+	stop := allocs.HeapPeak()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	codes := make(map[int]int)

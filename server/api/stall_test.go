@@ -16,6 +16,8 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
+
+	"github.com/mergeguard/mergeguard/internal/allocs"
 )
 
 // stalledClients and stallEvents size TestStalledStreamClientsAreDropped:
@@ -43,8 +45,8 @@ func TestStalledStreamClientsAreDropped(t *testing.T) {
 	run := manyEventsRun(t, f.store)
 	addr := strings.TrimPrefix(f.srv.URL, "http://")
 
-	idleHeap, idleRSS := heapNow(), rss(t)
-	stop := heapPeak()
+	idleHeap, idleRSS := allocs.HeapNow(), rss(t)
+	stop := allocs.HeapPeak()
 	start := time.Now()
 	for range stalledClients {
 		stallStream(t, addr, run.ID)

@@ -4,37 +4,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
-)
 
-// heapPeak samples the in-use heap every 2 ms until the returned func is
-// called, which returns the highest sample.
-func heapPeak() (stop func() uint64) {
-	done := make(chan struct{})
-	peak := make(chan uint64)
-	go func() {
-		var top uint64
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			top = max(top, m.HeapInuse)
-			select {
-			case <-done:
-				peak <- top
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() uint64 { close(done); return <-peak }
-}
+	"github.com/mergeguard/mergeguard/internal/allocs"
+)
 
 // TestOversizedUnsignedBodiesKeepHeapBounded sends 30 bodies of 24 MB at
 // once, each with a wrong signature (so each must be read to be refused):
@@ -45,11 +21,8 @@ func heapPeak() (stop func() uint64) {
 func TestOversizedUnsignedBodiesKeepHeapBounded(t *testing.T) {
 	in := newIntake(t)
 	const clients, size = 30, 24 << 20
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	idle := m.HeapInuse
-	stop := heapPeak()
+	idle := allocs.HeapNow()
+	stop := allocs.HeapPeak()
 	var wg sync.WaitGroup
 	codes := make(chan int, clients)
 	for i := range clients {
