@@ -47,7 +47,7 @@ type Deps struct {
 	MaxAttempts int
 	// BodyBytesInFlight caps the bytes of delivery bodies held in memory
 	// at once, signature not yet checked included; a delivery that does
-	// not fit is answered 503. Zero means 64 MiB.
+	// not fit is answered 503. Zero means 48 MiB.
 	BodyBytesInFlight int64
 	// Metrics counts deliveries by event and outcome; nil counts nothing.
 	Metrics *metrics.Metrics
@@ -57,8 +57,9 @@ type Deps struct {
 }
 
 // defaultBodyBytesInFlight is Deps.BodyBytesInFlight's zero value: room
-// for two deliveries of GitHub's largest size, thousands of ordinary ones.
-const defaultBodyBytesInFlight = 64 << 20
+// for two 24 MB deliveries (GitHub caps payloads at 25 MB), thousands of
+// ordinary ones, and a process that stays well inside a 512 MiB limit.
+const defaultBodyBytesInFlight = 48 << 20
 
 // eventHandler handles the deliveries of some events.
 type eventHandler interface {
