@@ -4,16 +4,18 @@
 // transaction per delivery. It never reviews anything itself: the workers of
 // server/worker take the queued runs.
 //
-// Handlers run synchronously in the request (go-githubapp's DefaultScheduler):
-// GitHub gets its 2xx only once the delivery is durably stored, and no
-// in-memory queue can lose an event.
+// Handlers run synchronously in the request: GitHub gets its 2xx only once
+// the delivery is durably stored, and no in-memory queue can lose an event.
+// The body is read only after the headers pass (signature header present
+// and well formed, JSON content type, delivery id, length), into a buffer
+// of its announced length, while its HMAC is computed; it is parsed only
+// once the HMAC matches.
 package webhook
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 
 	"github.com/palantir/go-githubapp/githubapp"
@@ -25,9 +27,33 @@ import (
 // Route is the path GitHub posts webhooks to.
 const Route = githubapp.DefaultWebhookRoute
 
-// MaxPayloadBytes is the largest delivery accepted; GitHub caps webhook
-// payloads at 25 MB.
-const MaxPayloadBytes = 25 << 20
+// Bounds on what intake reads before a delivery's signature is checked:
+// nothing of a request without a well-formed X-Hub-Signature-256, and at
+// most MaxConcurrentBodies bodies at a time, of which at most
+// MaxConcurrentLargeBodies above SmallPayloadBytes. Unverified bodies thus
+// hold at most MaxConcurrentBodies×SmallPayloadBytes +
+// MaxConcurrentLargeBodies×MaxPayloadBytes (82 MB) of memory. A request
+// over a bound is answered 503 with Retry-After; GitHub does not redeliver
+// by itself, so the bounds are generous for GitHub's own traffic (its
+// pull_request and issue_comment payloads stay well under 1 MB).
+const (
+	// MaxPayloadBytes is the largest delivery accepted; GitHub caps webhook
+	// payloads at 25 MB.
+	MaxPayloadBytes = 25 << 20
+	// SmallPayloadBytes is the size up to which a body needs no large slot.
+	SmallPayloadBytes = 1 << 20
+	// MaxConcurrentBodies is how many deliveries are read and handled at
+	// once.
+	MaxConcurrentBodies = 32
+	// MaxConcurrentLargeBodies is how many of them may be above
+	// SmallPayloadBytes.
+	MaxConcurrentLargeBodies = 2
+	// retryAfter is the Retry-After of a 503 (seconds).
+	retryAfter = "5"
+	// maxDeliveryIDBytes bounds X-GitHub-Delivery (GitHub's are GUIDs, 36
+	// bytes).
+	maxDeliveryIDBytes = 100
+)
 
 // Deps are what the intake needs.
 type Deps struct {
@@ -49,9 +75,13 @@ type Deps struct {
 
 // Handler is the webhook intake, the handler of POST Route.
 type Handler struct {
-	dispatcher http.Handler
-	metrics    *metrics.Metrics
-	logger     *zerolog.Logger
+	secret   []byte
+	handlers map[string]githubapp.EventHandler
+	// bodies and largeBodies are semaphores of the bodies being read and
+	// handled.
+	bodies, largeBodies chan struct{}
+	metrics             *metrics.Metrics
+	logger              *zerolog.Logger
 }
 
 // New returns the intake. It refuses an empty secret: the signature check
@@ -66,28 +96,65 @@ func New(deps Deps) (*Handler, error) {
 	if deps.Metrics == nil {
 		deps.Metrics = metrics.New() // recorded nowhere
 	}
-	handlers := []githubapp.EventHandler{
+	h := &Handler{
+		secret:      []byte(deps.Secret),
+		handlers:    map[string]githubapp.EventHandler{},
+		bodies:      make(chan struct{}, MaxConcurrentBodies),
+		largeBodies: make(chan struct{}, MaxConcurrentLargeBodies),
+		metrics:     deps.Metrics,
+		logger:      deps.Logger,
+	}
+	for _, eh := range []githubapp.EventHandler{
 		&pullRequestHandler{store: deps.Store, maxAttempts: deps.MaxAttempts},
 		&issueCommentHandler{store: deps.Store, github: deps.GitHub, maxAttempts: deps.MaxAttempts},
 		&installationHandler{store: deps.Store},
+	} {
+		for _, event := range eh.Handles() {
+			h.handlers[event] = eh
+		}
 	}
-	dispatcher := githubapp.NewEventDispatcher(handlers, deps.Secret,
-		githubapp.WithScheduler(githubapp.DefaultScheduler()),
-		githubapp.WithErrorCallback(respondError),
-	)
-	return &Handler{dispatcher: dispatcher, metrics: deps.Metrics, logger: deps.Logger}, nil
+	return h, nil
 }
 
 // Register adds POST Route to mux.
 func (h *Handler) Register(mux *http.ServeMux) { mux.Handle("POST "+Route, h) }
 
-// ServeHTTP handles one delivery.
+// ServeHTTP handles one delivery: it checks the headers, reads the body
+// while computing its HMAC, and hands the payload to the event's handler
+// only once the signature matches.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, MaxPayloadBytes)
+	event, id := r.Header.Get("X-GitHub-Event"), r.Header.Get("X-GitHub-Delivery")
 	outcome := "unhandled"
-	ctx := context.WithValue(h.logger.WithContext(r.Context()), outcomeKey{}, &outcome)
-	h.dispatcher.ServeHTTP(w, r.WithContext(ctx))
-	h.metrics.Delivery(eventLabel(r.Header.Get("X-GitHub-Event")), outcome)
+	defer func() { h.metrics.Delivery(eventLabel(event), outcome) }()
+	logger := h.logger.With().Str(githubapp.LogKeyEventType, event).Str(githubapp.LogKeyDeliveryID, id).Logger()
+	ctx := context.WithValue(logger.WithContext(r.Context()), outcomeKey{}, &outcome)
+	r = r.WithContext(ctx)
+
+	payload, rej := h.verified(r)
+	if rej != nil {
+		outcome = rej.outcome
+		logger.Warn().Err(rej.err).Int("status", rej.status).Msg("rejected webhook delivery")
+		if rej.status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		http.Error(w, rej.err.Error(), rej.status)
+		return
+	}
+	defer h.release(r.ContentLength)
+	handler, ok := h.handlers[event]
+	if !ok {
+		status := http.StatusAccepted
+		if event == "ping" {
+			status = http.StatusOK
+		}
+		w.WriteHeader(status)
+		return
+	}
+	if err := handler.Handle(ctx, event, id, payload); err != nil {
+		respondError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
 }
 
 // eventLabel bounds the metric's event label to the events the App
@@ -116,52 +183,21 @@ type malformedError struct{ err error }
 func (e malformedError) Error() string { return "malformed payload: " + e.err.Error() }
 func (e malformedError) Unwrap() error { return e.err }
 
-// respondError answers a delivery that was not handled: 401 when the
-// signature is missing or wrong, 413 when the body is too large, 400 for
-// malformed requests and payloads, 500 when the handler failed (the
-// delivery was not recorded, so GitHub's redelivery will be processed).
+// respondError answers a delivery whose handler failed: 400 for a
+// malformed payload, 500 otherwise (the delivery was not recorded, so
+// GitHub's redelivery will be processed).
 func respondError(w http.ResponseWriter, r *http.Request, err error) {
 	logger := zerolog.Ctx(r.Context())
-	var (
-		invalid   githubapp.ValidationError
-		malformed malformedError
-	)
-	switch {
-	case errors.As(err, &invalid):
-		status, outcome := rejection(r, invalid)
-		setOutcome(r.Context(), outcome)
-		logger.Warn().Err(invalid.Cause).Int("status", status).Msg("rejected webhook delivery")
-		http.Error(w, http.StatusText(status), status)
-	case errors.As(err, &malformed):
+	var malformed malformedError
+	if errors.As(err, &malformed) {
 		setOutcome(r.Context(), outcomeMalformed)
 		logger.Warn().Err(err).Msg("rejected webhook delivery")
 		http.Error(w, err.Error(), http.StatusBadRequest)
-	default:
-		setOutcome(r.Context(), "error")
-		logger.Error().Err(err).Msg("webhook delivery failed")
-		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		return
 	}
-}
-
-// rejection tells a signature failure from a malformed request, and names
-// the outcome for the deliveries metric. go-github's ValidatePayload fails
-// for an unparsable or unsupported Content-Type, a body that cannot be
-// read, or a missing or wrong signature; the first two are checked here, so
-// what remains is the signature.
-func rejection(r *http.Request, invalid githubapp.ValidationError) (status int, outcome string) {
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(invalid.Cause, &tooLarge):
-		return http.StatusRequestEntityTooLarge, "too_large"
-	case invalid.EventType == "", !acceptedContentType(r.Header.Get("Content-Type")):
-		return http.StatusBadRequest, outcomeMalformed
-	}
-	return http.StatusUnauthorized, "unauthorized"
-}
-
-func acceptedContentType(v string) bool {
-	mt, _, err := mime.ParseMediaType(v)
-	return err == nil && (mt == "application/json" || mt == "application/x-www-form-urlencoded")
+	setOutcome(r.Context(), "error")
+	logger.Error().Err(err).Msg("webhook delivery failed")
+	http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
 }
 
 // decodeError marks a payload that is not the JSON GitHub sends.

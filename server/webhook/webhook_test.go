@@ -153,8 +153,22 @@ func TestRejectsUnsignedAndMalformedRequests(t *testing.T) {
 		{name: "missing event type", want: http.StatusBadRequest, modify: func(r *http.Request) {
 			r.Header.Del("X-GitHub-Event")
 		}},
-		{name: "unsupported content type", want: http.StatusBadRequest, modify: func(r *http.Request) {
+		{name: "unsupported content type", want: http.StatusUnsupportedMediaType, modify: func(r *http.Request) {
 			r.Header.Set("Content-Type", "text/plain")
+		}},
+		{name: "form-encoded", want: http.StatusUnsupportedMediaType, modify: func(r *http.Request) {
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}},
+		{name: "SHA-1 signature only", want: http.StatusUnauthorized, modify: func(r *http.Request) {
+			r.Header.Set("X-Hub-Signature", "sha1="+strings.Repeat("0", 40))
+			r.Header.Del("X-Hub-Signature-256")
+		}},
+		{name: "signature truncated", want: http.StatusUnauthorized, modify: func(r *http.Request) {
+			r.Header.Set("X-Hub-Signature-256", githubtest.Sign(in.secret, opened)[:40])
+		}},
+		{name: "no Content-Length", want: http.StatusLengthRequired, modify: func(r *http.Request) {
+			r.ContentLength = -1
+			r.Body = io.NopCloser(bytes.NewReader(opened))
 		}},
 	}
 	for i, tt := range tests {
