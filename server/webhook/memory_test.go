@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/server/webhook"
 )
 
@@ -168,26 +170,32 @@ func TestBusyIntakeAnswers503(t *testing.T) {
 						resp.Body.Close()
 					}
 				})
-				// The intake reads the body only once it holds a slot.
 				if _, err := pw.Write([]byte("{")); err != nil {
 					t.Fatal(err)
 				}
 			}
+			// The slow requests take their slots soon, not at once: probe
+			// until the intake is full.
 			body := bytes.Repeat([]byte("a"), tt.size)
-			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, in.url, bytes.NewReader(body))
-			if err != nil {
-				t.Fatal(err)
+			var resp *http.Response
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+				req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, in.url, bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, v := range forged {
+					req.Header.Set(k, v)
+				}
+				req.Header.Set("X-GitHub-Event", "pull_request")
+				req.Header.Set("X-GitHub-Delivery", "one-too-many")
+				if resp, err = http.DefaultClient.Do(req); err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusServiceUnavailable {
+					break
+				}
 			}
-			for k, v := range forged {
-				req.Header.Set(k, v)
-			}
-			req.Header.Set("X-GitHub-Event", "pull_request")
-			req.Header.Set("X-GitHub-Delivery", "one-too-many")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
 			if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 				t.Errorf("with every slot taken: status %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
 			}
@@ -199,5 +207,41 @@ func TestBusyIntakeAnswers503(t *testing.T) {
 				t.Errorf("once the slots are free: status %d, want 401", got)
 			}
 		})
+	}
+}
+
+// TestBurstAboveTheSlotsIsServed: a burst of GitHub's own deliveries,
+// more than MaxConcurrentBodies at once, waits for body slots instead of
+// being refused (GitHub does not redeliver).
+func TestBurstAboveTheSlotsIsServed(t *testing.T) {
+	in := newIntake(t)
+	const burst = 3 * webhook.MaxConcurrentBodies
+	opened := githubtest.Payload(t, "pull_request/opened.payload.json")
+	statuses := make([]int, burst)
+	var wg sync.WaitGroup
+	for i := range burst {
+		payload := githubtest.SetFields(t, opened, map[string]any{"number": i + 1, "pull_request.number": i + 1})
+		req, err := githubtest.Delivery{Event: "pull_request", ID: fmt.Sprint("burst-", i), Payload: payload}.Request(t.Context(), in.url, in.secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			statuses[i] = resp.StatusCode
+		})
+	}
+	wg.Wait()
+	for i, got := range statuses {
+		if got != http.StatusOK {
+			t.Errorf("delivery %d: status %d, want 200", i, got)
+		}
+	}
+	if n := in.count("review_runs", "true"); n != burst {
+		t.Errorf("%d runs, want %d", n, burst)
 	}
 }

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // rejection is why a request is not handed to a handler.
@@ -41,7 +43,7 @@ func (h *Handler) verified(r *http.Request) ([]byte, *rejection) {
 	}
 	// checkHeaders made sure of the signature's form.
 	want, _ := signature(r.Header.Get("X-Hub-Signature-256"))
-	if !h.acquire(r.ContentLength) {
+	if !h.acquire(r.Context(), r.ContentLength) {
 		return nil, reject(http.StatusServiceUnavailable, outcomeBusy,
 			"too many webhook deliveries in flight; retry after %s seconds", retryAfter)
 	}
@@ -115,12 +117,18 @@ func validDeliveryID(id string) bool {
 	return true
 }
 
-// acquire takes a body slot for a body of n bytes, and a large slot when n
+// acquire takes a body slot for a body of n bytes, waiting up to
+// bodySlotWait for one (slots are held for milliseconds by GitHub's
+// deliveries, so a burst waits rather than fails), and a large slot when n
 // is above SmallPayloadBytes, without waiting; false when none is free.
-func (h *Handler) acquire(n int64) bool {
+func (h *Handler) acquire(ctx context.Context, n int64) bool {
+	wait := time.NewTimer(bodySlotWait)
+	defer wait.Stop()
 	select {
 	case h.bodies <- struct{}{}:
-	default:
+	case <-wait.C:
+		return false
+	case <-ctx.Done():
 		return false
 	}
 	if n <= SmallPayloadBytes {

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
@@ -29,8 +30,9 @@ const Route = githubapp.DefaultWebhookRoute
 
 // Bounds on what intake reads before a delivery's signature is checked:
 // nothing of a request without a well-formed X-Hub-Signature-256, and at
-// most MaxConcurrentBodies bodies at a time, of which at most
-// MaxConcurrentLargeBodies above SmallPayloadBytes. Unverified bodies thus
+// most MaxConcurrentBodies bodies at a time (a delivery waits up to
+// bodySlotWait for a slot), of which at most MaxConcurrentLargeBodies above
+// SmallPayloadBytes (no wait). Unverified bodies thus
 // hold at most MaxConcurrentBodies×SmallPayloadBytes +
 // MaxConcurrentLargeBodies×MaxPayloadBytes (82 MB) of memory. A request
 // over a bound is answered 503 with Retry-After; GitHub does not redeliver
@@ -48,6 +50,8 @@ const (
 	// MaxConcurrentLargeBodies is how many of them may be above
 	// SmallPayloadBytes.
 	MaxConcurrentLargeBodies = 2
+	// bodySlotWait is how long a delivery waits for a body slot.
+	bodySlotWait = time.Second
 	// retryAfter is the Retry-After of a 503 (seconds).
 	retryAfter = "5"
 	// maxDeliveryIDBytes bounds X-GitHub-Delivery (GitHub's are GUIDs, 36
