@@ -41,12 +41,18 @@ const HelpText = "MergeGuard commands (people with write access to the repositor
 // ParseCommand finds the first /mergeguard command of a comment: a line
 // whose first word is "/mergeguard" (in any case), followed by a
 // subcommand. Quoted lines (starting with ">"), lines inside fenced code
-// blocks and indented code (four spaces or a tab) are ignored, so that quoting or documenting a command does not run
-// it. "/mergeguard" alone is help; an unknown subcommand is
+// blocks, indented code (four spaces or a tab) and text inside HTML
+// comments ("<!-- ... -->", over several lines too, which GitHub does not
+// show) are ignored, so that quoting, documenting or hiding a command does
+// not run it. "/mergeguard" alone is help; an unknown subcommand is
 // Command{Name: CommandUnknown}, to be answered with HelpText.
 func ParseCommand(body string) (Command, bool) {
 	fence := ""
+	inComment := false
 	for line := range strings.Lines(body) {
+		if fence == "" {
+			line, inComment = visible(line, inComment)
+		}
 		trimmed := strings.TrimSpace(line)
 		if f := fenceOf(trimmed); f != "" {
 			switch {
@@ -88,4 +94,33 @@ func fenceOf(line string) string {
 		}
 	}
 	return ""
+}
+
+// visible returns the part of line outside HTML comments, given whether
+// the line starts inside one, and whether the next line does. Text after
+// "-->" or before "<!--" on a line is kept.
+func visible(line string, inComment bool) (string, bool) {
+	if !inComment && !strings.Contains(line, "<!--") {
+		return line, false
+	}
+	var kept strings.Builder
+	for line != "" {
+		if inComment {
+			_, after, closed := strings.Cut(line, "-->")
+			if !closed {
+				return kept.String(), true
+			}
+			line, inComment = after, false
+			continue
+		}
+		before, after, opened := strings.Cut(line, "<!--")
+		kept.WriteString(before)
+		if !opened {
+			break
+		}
+		// The text kept before and after the comment stays apart.
+		kept.WriteByte(' ')
+		line, inComment = after, true
+	}
+	return kept.String(), inComment
 }

@@ -42,6 +42,16 @@ func TestParseCommand(t *testing.T) {
 		{"not the first word", "please /mergeguard rerun", Command{}, false},
 		{"prefix of a longer word", "/mergeguarded rerun", Command{}, false},
 		{"empty", "", Command{}, false},
+		{"HTML comment", "<!-- /mergeguard rerun -->", Command{}, false},
+		{"multi-line HTML comment", "Thanks!\n<!--\n/mergeguard rerun\n-->\n", Command{}, false},
+		{"HTML comment opened mid-line", "note <!-- hidden\n/mergeguard pause\nstill hidden -->", Command{}, false},
+		{"unclosed HTML comment", "<!--\n/mergeguard rerun", Command{}, false},
+		{"after an HTML comment", "<!-- template -->\n/mergeguard rerun", Command{Name: CommandRerun, Raw: "rerun"}, true},
+		{"after a closing on the same line", "<!--\nhidden --> /mergeguard resume", Command{Name: CommandResume, Raw: "resume"}, true},
+		{"before an HTML comment on the line", "/mergeguard rerun <!-- why -->", Command{Name: CommandRerun, Raw: "rerun"}, true},
+		{"two comments on a line", "<!-- a --> x <!-- b\n/mergeguard pause\n-->", Command{}, false},
+		{"fence inside an HTML comment", "<!--\n```\n-->\n/mergeguard rerun", Command{Name: CommandRerun, Raw: "rerun"}, true},
+		{"HTML comment inside a fence is code", "```\n<!--\n```\n/mergeguard rerun", Command{Name: CommandRerun, Raw: "rerun"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,6 +78,8 @@ func FuzzParseCommand(f *testing.F) {
 	for _, seed := range []string{
 		"/mergeguard rerun", "/MERGEGUARD help", "> /mergeguard pause", "```\n/mergeguard resume\n```",
 		"/mergeguard", "/mergeguard x y z", "text\n\t/mergeguard rerun", "", "\x00/mergeguard\xffrerun",
+		"<!-- /mergeguard rerun -->", "<!--\n/mergeguard rerun\n-->", "<!-- a -->/mergeguard rerun", "/mergeguard help <!--",
+		"<!--\n```\n-->\n/mergeguard pause", "<!---->/mergeguard review", "<!-->\n/mergeguard rerun",
 	} {
 		f.Add(seed)
 	}

@@ -30,7 +30,7 @@ type Delivery struct {
 // ErrTooLarge.
 var (
 	ErrNoEvent       = errors.New("no X-GitHub-Event header")
-	ErrNoDeliveryID  = errors.New("no X-GitHub-Delivery header")
+	ErrNoDeliveryID  = errors.New("no valid X-GitHub-Delivery header (printable ASCII, at most 100 bytes)")
 	ErrNotJSON       = errors.New("the body must be application/json (set the App's webhook content type to JSON)")
 	ErrUnsigned      = errors.New("no X-Hub-Signature-256 header")
 	ErrBadSignature  = errors.New("the signature does not match the body")
@@ -90,7 +90,7 @@ func checkHeaders(h http.Header, d Delivery) ([]byte, error) {
 	switch {
 	case d.Event == "":
 		return nil, ErrNoEvent
-	case d.ID == "":
+	case !validDeliveryID(d.ID):
 		return nil, ErrNoDeliveryID
 	}
 	if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -109,3 +109,18 @@ func checkHeaders(h http.Header, d Delivery) ([]byte, error) {
 }
 
 func signed(mac hash.Hash, want []byte) bool { return hmac.Equal(mac.Sum(nil), want) }
+
+// validDeliveryID reports whether id can be GitHub's delivery id (a GUID):
+// not empty, at most 100 bytes of printable ASCII. It becomes a primary key
+// and a log field.
+func validDeliveryID(id string) bool {
+	if id == "" || len(id) > 100 {
+		return false
+	}
+	for i := range len(id) {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}

@@ -155,11 +155,11 @@ func TestMigrate(t *testing.T) {
 		want string
 	}{
 		{[]string{"migrate", "version"}, "schema version 0 (no migrations applied)\n"},
-		{[]string{"migrate", "up"}, "schema version 1\n"},
-		{[]string{"migrate", "up"}, "schema version 1\n"}, // nothing to do
-		{[]string{"migrate", "version"}, "schema version 1\n"},
-		{[]string{"migrate", "down", "1"}, "schema version 0 (no migrations applied)\n"},
-		{[]string{"migrate", "up", "--config", ""}, "schema version 1\n"}, // flags after the action
+		{[]string{"migrate", "up"}, "schema version 2\n"},
+		{[]string{"migrate", "up"}, "schema version 2\n"}, // nothing to do
+		{[]string{"migrate", "version"}, "schema version 2\n"},
+		{[]string{"migrate", "down", "2"}, "schema version 0 (no migrations applied)\n"},
+		{[]string{"migrate", "up", "--config", ""}, "schema version 2\n"}, // flags after the action
 	}
 	for _, s := range steps {
 		stdout, stderr, err := runCmd(t, getenv, s.args...)
@@ -256,8 +256,8 @@ func TestServe(t *testing.T) {
 			t.Errorf("GET %s = %d %q, want 200 \"ok\\n\"", path, status, body)
 		}
 	}
-	if v, dirty, err := store.MigrateVersion(t.Context(), dbURL); err != nil || v != 1 || dirty {
-		t.Errorf("after serve started, schema version = %d dirty=%v err=%v; want 1", v, dirty, err)
+	if v, dirty, err := store.MigrateVersion(t.Context(), dbURL); err != nil || v != 2 || dirty {
+		t.Errorf("after serve started, schema version = %d dirty=%v err=%v; want 2", v, dirty, err)
 	}
 	if !strings.Contains(logs.String(), "GitHub App not configured") {
 		t.Errorf("serve did not say that the GitHub App is not configured:\n%s", logs)

@@ -40,6 +40,7 @@ const (
 // Duplicate and changes nothing.
 func (s *Store) ClosePullRequest(ctx context.Context, d Delivery, number int) (DeliveryResult, error) {
 	d.Outcome = OutcomeClosed
+	d.PRNumber = number
 	var res DeliveryResult
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		isNew, err := insertDeliveryTx(ctx, tx, d)

@@ -62,12 +62,13 @@ func TestMigrateUpDownUp(t *testing.T) {
 		wantVersion version
 		wantTables  []string
 	}{
-		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{1, false}, all},
-		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{1, false}, all},
+		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{2, false}, all},
+		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{2, false}, all},
 		{"down all", func() error { return store.MigrateDown(t.Context(), url, math.MaxInt32) }, version{0, false}, []string{"schema_migrations"}},
 		{"down with nothing applied", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{0, false}, []string{"schema_migrations"}},
-		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{1, false}, all},
-		{"down one", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{0, false}, []string{"schema_migrations"}},
+		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{2, false}, all},
+		{"down one", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{1, false}, all},
+		{"down the first", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{0, false}, []string{"schema_migrations"}},
 	}
 	for _, step := range steps {
 		if err := step.migrate(); err != nil {
@@ -97,7 +98,7 @@ func TestMigrateUpConcurrently(t *testing.T) {
 			t.Errorf("replica %d: %v", i, err)
 		}
 	}
-	if diff := cmp.Diff(version{1, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{2, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 }
@@ -132,7 +133,7 @@ func TestMigrateAcceptsPoolOptions(t *testing.T) {
 	if err := store.MigrateUp(t.Context(), url); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(version{1, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{2, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 	s, err := store.Open(t.Context(), url)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -257,6 +258,15 @@ type Delivery struct {
 	// enqueues a run. An empty Outcome is stored as "received".
 	Outcome string
 	Detail  string
+	// PRNumber and HeadSHA are the pull request and head the delivery is
+	// about, when it is about one (RecordDelivery takes them from the run
+	// when they are not set).
+	PRNumber int
+	HeadSHA  string
+	// Sender and Command are the author and name of a comment command
+	// (RecordCommand sets them).
+	Sender  string
+	Command string
 }
 
 // Delivery outcomes set by RecordDelivery.
@@ -264,6 +274,9 @@ const (
 	OutcomeReceived     = "received"
 	OutcomeQueued       = "queued"       // a new run was queued
 	OutcomeDeduplicated = "deduplicated" // an identical run was already queued
+	// OutcomeDuplicate is a pull_request delivery replaying one recorded
+	// within ReplayWindow under another delivery id: nothing was queued.
+	OutcomeDuplicate = "duplicate"
 )
 
 // DeliveryResult is what RecordDelivery did.
@@ -275,13 +288,25 @@ type DeliveryResult struct {
 	Run *Run
 	// Reused is true when Run is an identical run queued earlier.
 	Reused bool
+	// ReplayOf is the delivery that a replayed pull_request delivery
+	// repeats (recorded OutcomeDuplicate, no run queued); "" otherwise.
+	ReplayOf string
 }
 
 const (
 	insertDelivery = `INSERT INTO webhook_deliveries
-		(delivery_id, event, action, installation_id, repository, outcome, detail)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		(delivery_id, event, action, installation_id, repository, outcome, detail,
+		 pr_number, head_sha, sender, command)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT (delivery_id) DO NOTHING`
+
+	// selectReplayed finds an earlier delivery of the same pull_request
+	// event within the replay window. The pull request's advisory lock,
+	// taken before, makes a concurrent twin commit first and be seen here.
+	selectReplayed = `SELECT delivery_id FROM webhook_deliveries
+		WHERE repository = $1 AND pr_number = $2 AND event = $3 AND action = $4 AND head_sha = $5
+		  AND delivery_id <> $6 AND received_at > now() - $7 * interval '1 millisecond'
+		ORDER BY received_at LIMIT 1`
 
 	setDeliveryOutcome = `UPDATE webhook_deliveries SET outcome = $2, detail = $3 WHERE delivery_id = $1`
 )
@@ -289,10 +314,17 @@ const (
 // RecordDelivery records a webhook delivery and, when run is not nil and the
 // delivery is new, enqueues the run (as EnqueueRun does, with run.DeliveryID
 // set to d.ID), all in one transaction. A redelivery is reported Duplicate
-// and changes nothing.
+// and changes nothing. A webhook-triggered run whose delivery repeats one
+// recorded within ReplayWindow — same repository, pull request, event,
+// action and head SHA under another delivery id — is not queued: the
+// delivery is recorded OutcomeDuplicate and reported in ReplayOf.
 func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (DeliveryResult, error) {
 	if d.Outcome == "" {
 		d.Outcome = OutcomeReceived
+	}
+	if run != nil && run.Mode == ModePR {
+		d.PRNumber = cmp.Or(d.PRNumber, run.PRNumber)
+		d.HeadSHA = cmp.Or(d.HeadSHA, run.HeadSHA)
 	}
 	var res DeliveryResult
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -306,6 +338,11 @@ func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (De
 		}
 		if run == nil {
 			return nil
+		}
+		if run.Trigger == TriggerWebhook {
+			if res.ReplayOf, err = replayOf(ctx, tx, d); err != nil || res.ReplayOf != "" {
+				return err
+			}
 		}
 		r := *run
 		r.DeliveryID = d.ID
@@ -327,11 +364,36 @@ func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (De
 	return res, nil
 }
 
+// replayOf returns the delivery that d, just inserted in tx, replays
+// within ReplayWindow, after recording d as its duplicate; "" when d
+// replays none (or has no pull request and head to compare).
+func replayOf(ctx context.Context, tx pgx.Tx, d Delivery) (string, error) {
+	if d.Repository == "" || d.PRNumber == 0 || d.HeadSHA == "" {
+		return "", nil
+	}
+	if _, err := tx.Exec(ctx, lockPullRequest, d.Repository, d.PRNumber); err != nil {
+		return "", err
+	}
+	var first string
+	err := tx.QueryRow(ctx, selectReplayed, d.Repository, d.PRNumber, d.Event, d.Action, d.HeadSHA,
+		d.ID, ReplayWindow.Milliseconds()).Scan(&first)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return "", nil
+	case err != nil:
+		return "", err
+	}
+	detail := "replays delivery " + first + " (" + d.Event + " " + d.Action + " of head " + d.HeadSHA + ")"
+	_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeDuplicate, detail)
+	return first, err
+}
+
 // insertDeliveryTx records d inside tx; isNew is false when a delivery of
 // that id is already recorded (nothing is written then).
 func insertDeliveryTx(ctx context.Context, tx pgx.Tx, d Delivery) (isNew bool, err error) {
 	tag, err := tx.Exec(ctx, insertDelivery, d.ID, d.Event, d.Action,
-		nullIfZero(d.InstallationID), nullIfEmpty(d.Repository), d.Outcome, d.Detail)
+		nullIfZero(d.InstallationID), nullIfEmpty(d.Repository), d.Outcome, d.Detail,
+		nullIfZero(max(d.PRNumber, 0)), d.HeadSHA, d.Sender, d.Command)
 	if err != nil {
 		return false, err
 	}

@@ -317,6 +317,11 @@ func TestRecordDelivery(t *testing.T) {
 	delivery := func(id string) store.Delivery {
 		return store.Delivery{ID: id, Event: "pull_request", Action: "synchronize", InstallationID: 7, Repository: "o/r"}
 	}
+	reopened := func(id string) store.Delivery {
+		d := delivery(id)
+		d.Action = "reopened"
+		return d
+	}
 	first, err := s.RecordDelivery(t.Context(), delivery("d1"), pr("a", store.TriggerWebhook))
 	if err != nil {
 		t.Fatal(err)
@@ -333,6 +338,7 @@ func TestRecordDelivery(t *testing.T) {
 		wantDup      bool
 		wantReused   bool
 		wantNewRun   bool
+		wantReplayOf string
 		wantDelivery deliveryRow
 	}{
 		{
@@ -341,9 +347,14 @@ func TestRecordDelivery(t *testing.T) {
 			wantDelivery: deliveryRow{"pull_request", "synchronize", "queued", "run " + firstID},
 		},
 		{
-			name: "same head again reuses the queued run", delivery: delivery("d2"), run: pr("a", store.TriggerWebhook),
+			name: "same event under a new delivery id is a replay", delivery: delivery("d2"), run: pr("a", store.TriggerWebhook),
+			wantReplayOf: "d1",
+			wantDelivery: deliveryRow{"pull_request", "synchronize", "duplicate", "replays delivery d1 (pull_request synchronize of head a)"},
+		},
+		{
+			name: "same head in another event reuses the queued run", delivery: reopened("d2b"), run: pr("a", store.TriggerWebhook),
 			wantReused:   true,
-			wantDelivery: deliveryRow{"pull_request", "synchronize", "deduplicated", "run " + firstID + " already queued for head a"},
+			wantDelivery: deliveryRow{"pull_request", "reopened", "deduplicated", "run " + firstID + " already queued for head a"},
 		},
 		{
 			name:         "no run asked",
@@ -369,8 +380,11 @@ func TestRecordDelivery(t *testing.T) {
 			if res.Duplicate != tt.wantDup || res.Reused != tt.wantReused {
 				t.Errorf("Duplicate, Reused = %t, %t; want %t, %t", res.Duplicate, res.Reused, tt.wantDup, tt.wantReused)
 			}
+			if res.ReplayOf != tt.wantReplayOf {
+				t.Errorf("ReplayOf = %q, want %q", res.ReplayOf, tt.wantReplayOf)
+			}
 			switch {
-			case tt.run == nil || tt.wantDup:
+			case tt.run == nil || tt.wantDup || tt.wantReplayOf != "":
 				if res.Run != nil {
 					t.Errorf("got run %s, want none", res.Run.ID)
 				}

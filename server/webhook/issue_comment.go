@@ -64,6 +64,7 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 		Action:         event.Action,
 		InstallationID: installationID,
 		Repository:     event.Repository.FullName,
+		PRNumber:       number,
 	}
 	cmd, why := command(&event)
 	if why == "" && installationID == 0 {
@@ -89,7 +90,8 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 	if !allowed {
 		return ignore(ctx, h.store, &log, d, user+" has no write permission")
 	}
-	return h.run(cctx, &log, d, cmd, event.Comment.ID, number, user)
+	closed := event.Issue.State == "closed"
+	return h.run(cctx, &log, d, cmd, event.Comment.ID, number, user, closed)
 }
 
 // command returns the /mergeguard command of a comment, or why the comment
@@ -111,24 +113,65 @@ func command(event *github.IssueCommentEvent) (github.Command, string) {
 	return cmd, ""
 }
 
+// ack is how a command is acknowledged on GitHub: a reaction to the
+// comment and a reply, each optional.
+type ack struct{ reaction, reply string }
+
+// Replies to commands that do nothing.
+const (
+	closedReply   = "This pull request is closed: MergeGuard reviews open pull requests only."
+	coalescedText = "A review of head `%s` is already %s; this command adds nothing."
+	limitText     = "Too many MergeGuard commands %s: at most %d every %d minutes. " +
+		"This command and the next ones are ignored until the oldest is %d minutes old."
+)
+
 // run carries out a permitted command, written by user in comment commentID
-// on pull request number, records the delivery with what it did, then
-// acknowledges the command on GitHub.
+// on pull request number (closed when the payload says so), records the
+// delivery with what it did — or that it was over a rate limit — in one
+// transaction, then acknowledges the command on GitHub.
 // The acknowledgement is best effort: the command is already recorded, so a
 // failure to react or reply is logged, not returned.
-func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d store.Delivery, cmd github.Command, commentID int64, number int, user string) error {
-	var (
-		run             *store.NewRun // the run the command queues, if any
-		what            string        // what the log says was done
-		reaction, reply string
-	)
+func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d store.Delivery, cmd github.Command, commentID int64, number int, user string, closed bool) error {
+	c, a, err := h.plan(ctx, &d, cmd, number, user, closed)
+	if err != nil {
+		return err
+	}
+	res, err := h.store.RecordCommand(ctx, d, c)
+	if err != nil {
+		return err
+	}
+	a = recorded(ctx, log, d, res, a)
+	if a.reaction != "" {
+		if err := h.github.React(ctx, d.InstallationID, d.Repository, commentID, a.reaction); err != nil {
+			log.Warn().Err(err).Str("reaction", a.reaction).Msg("acknowledge the command")
+		}
+	}
+	if a.reply != "" {
+		if err := h.github.Comment(ctx, d.InstallationID, d.Repository, number, a.reply); err != nil {
+			log.Warn().Err(err).Msg("reply to the command")
+		}
+	}
+	return nil
+}
+
+// plan returns what a command asks of the store and how to acknowledge it
+// when it is carried out, and sets d's outcome for a command that queues
+// nothing. A review reads the pull request's head from GitHub: the payload
+// carries none.
+func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd github.Command, number int, user string, closed bool) (store.Command, ack, error) {
+	c := store.Command{Name: cmd.Name, User: user, PRNumber: number}
+	d.Sender = user
 	switch cmd.Name {
 	case github.CommandRerun, github.CommandReview:
+		if closed {
+			d.Outcome, d.Detail = outcomeReplied, "pull request closed; nothing to review"
+			return c, ack{reply: closedReply}, nil
+		}
 		head, err := h.github.Head(ctx, d.InstallationID, d.Repository, number)
 		if err != nil {
-			return fmt.Errorf("read the head of %s#%d: %w", d.Repository, number, err)
+			return c, ack{}, fmt.Errorf("read the head of %s#%d: %w", d.Repository, number, err)
 		}
-		run = &store.NewRun{
+		c.Run = &store.NewRun{
 			Mode:           store.ModePR,
 			Trigger:        store.TriggerCommand,
 			InstallationID: d.InstallationID,
@@ -140,40 +183,61 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 			RequestedBy:    user,
 			MaxAttempts:    h.maxAttempts,
 		}
-		what = "queued a review of head " + head.SHA + " requested by " + user
-		reaction = github.ReactionSeen
+		return c, ack{reaction: github.ReactionSeen}, nil
 	case github.CommandPause, github.CommandResume:
 		paused := cmd.Name == github.CommandPause
-		if err := h.store.SetPaused(ctx, d.Repository, number, paused, user); err != nil {
-			return err
-		}
+		c.Pause = &paused
 		d.Outcome, d.Detail = outcomeApplied, cmd.Name+" by "+user
-		what = d.Detail
-		reaction = github.ReactionOK
-		reply = "Automatic reviews of this pull request are resumed."
+		reply := "Automatic reviews of this pull request are resumed."
 		if paused {
 			reply = "Automatic reviews of this pull request are paused; `/mergeguard resume` restarts them, `/mergeguard rerun` still reviews on request."
 		}
+		return c, ack{reaction: github.ReactionOK, reply: reply}, nil
 	default:
 		d.Outcome, d.Detail = outcomeReplied, "help for "+cmd.Name
-		what = d.Detail
-		reaction, reply = github.ReactionOK, github.HelpText
+		return c, ack{reaction: github.ReactionOK, reply: github.HelpText}, nil
 	}
-	res, err := h.store.RecordDelivery(ctx, d, run)
-	if err != nil {
-		return err
-	}
-	logRecorded(ctx, log, d, res, what)
-	if res.Duplicate {
-		return nil
-	}
-	if err := h.github.React(ctx, d.InstallationID, d.Repository, commentID, reaction); err != nil {
-		log.Warn().Err(err).Str("reaction", reaction).Msg("acknowledge the command")
-	}
-	if reply != "" {
-		if err := h.github.Comment(ctx, d.InstallationID, d.Repository, number, reply); err != nil {
-			log.Warn().Err(err).Msg("reply to the command")
-		}
-	}
-	return nil
 }
+
+// recorded logs what RecordCommand did with a command, sets the delivery's
+// outcome for the deliveries metric, and returns how to acknowledge it: a
+// redelivery and a command over a limit already answered get nothing.
+func recorded(ctx context.Context, log *zerolog.Logger, d store.Delivery, res store.CommandResult, a ack) ack {
+	switch {
+	case res.Duplicate:
+		setOutcome(ctx, "duplicate")
+		log.Info().Msg("redelivery of a recorded delivery; nothing to do")
+		return ack{}
+	case res.Limited:
+		setOutcome(ctx, store.OutcomeRateLimited)
+		log.Warn().Str("limit", string(res.Limit)).Bool("answered", res.Notify).Msg("command over the rate limit; ignored")
+		if !res.Notify {
+			return ack{}
+		}
+		return ack{reply: limitReply(res.Limit, d.Sender)}
+	case res.Coalesced:
+		setOutcome(ctx, store.OutcomeCoalesced)
+		log.Info().Str("run_id", res.Run.ID).Msg("a review of the head is already " + string(res.Run.Status))
+		a.reply = fmt.Sprintf(coalescedText, shortSHA(res.Run.HeadSHA), res.Run.Status)
+		return a
+	case res.Run != nil:
+		setOutcome(ctx, "enqueued")
+		log.Info().Str("run_id", res.Run.ID).Msg("queued a review of head " + res.Run.HeadSHA)
+		return a
+	}
+	setOutcome(ctx, d.Outcome)
+	log.Info().Msg(d.Detail)
+	return a
+}
+
+// limitReply is the one answer to commands over a rate limit.
+func limitReply(limit store.Limit, user string) string {
+	minutes := int(store.CommandWindow.Minutes())
+	if limit == store.LimitUser {
+		return fmt.Sprintf(limitText, "from @"+user, store.MaxCommandsPerUser, minutes, minutes)
+	}
+	return fmt.Sprintf(limitText, "on this pull request", store.MaxCommandsPerPR, minutes, minutes)
+}
+
+// shortSHA is the abbreviated commit hash GitHub shows.
+func shortSHA(sha string) string { return sha[:min(len(sha), 7)] }

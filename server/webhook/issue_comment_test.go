@@ -18,18 +18,30 @@ const smallDiff = "diff --git a/README.md b/README.md\nindex 557db03..980a0d5 10
 // GitHub sends for it.
 func (in *intake) commentOn(id string, user githubtest.User, body string) githubtest.Delivery {
 	in.t.Helper()
-	commentID := in.gh.AddIssueComment("Codertocat", "Hello-World", 2, githubtest.IssueComment{User: user, Body: body})
-	payload := githubtest.SetFields(in.t, githubtest.Payload(in.t, "issue_comment/githubIssueCommentEvent.json"), map[string]any{
+	return in.commentOnPR(id, 2, user, body, nil)
+}
+
+// commentOnPR is commentOn for pull request number of
+// Codertocat/Hello-World, with more payload fields replaced (set, may be
+// nil), such as "issue.state".
+func (in *intake) commentOnPR(id string, number int, user githubtest.User, body string, set map[string]any) githubtest.Delivery {
+	in.t.Helper()
+	commentID := in.gh.AddIssueComment("Codertocat", "Hello-World", number, githubtest.IssueComment{User: user, Body: body})
+	fields := map[string]any{
 		"comment.id":             commentID,
 		"comment.body":           body,
 		"comment.user.login":     user.Login,
 		"comment.user.type":      user.Type,
 		"installation.id":        1,
-		"issue.number":           2,
+		"issue.number":           number,
 		"repository.name":        "Hello-World",
 		"repository.full_name":   "Codertocat/Hello-World",
 		"repository.owner.login": "Codertocat",
-	})
+	}
+	for k, v := range set {
+		fields[k] = v
+	}
+	payload := githubtest.SetFields(in.t, githubtest.Payload(in.t, "issue_comment/githubIssueCommentEvent.json"), fields)
 	return githubtest.Delivery{Event: "issue_comment", ID: id, Payload: payload}
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
 
@@ -67,5 +68,71 @@ func TestOversizedUnsignedBodiesKeepHeapBounded(t *testing.T) {
 	d := githubtest.Delivery{Event: "pull_request", ID: "after-the-storm", Payload: githubtest.Payload(t, "pull_request/opened.payload.json")}
 	if got := in.send(d); got != http.StatusOK {
 		t.Errorf("a real delivery after the load: status %d, want 200", got)
+	}
+}
+
+// TestBusyIntakeAnswers503: while the bodies in flight nearly fill the
+// budget (two 23 MiB bodies still being sent), a third large delivery is refused at once
+// with 503 and Retry-After, before a byte of it is read; a small one still
+// fits, and so does a large one once the others are done.
+func TestBusyIntakeAnswers503(t *testing.T) {
+	in := newIntake(t)
+	const size = 24 << 20
+	big := func(id string, body io.Reader, size int64) *http.Request {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, in.url, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = size
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-GitHub-Event", "pull_request")
+		req.Header.Set("X-GitHub-Delivery", id)
+		req.Header.Set("X-Hub-Signature-256", githubtest.Sign([]byte("not the secret"), []byte("x")))
+		return req
+	}
+	var writers []*io.PipeWriter
+	var wg sync.WaitGroup
+	for i := range 2 {
+		pr, pw := io.Pipe()
+		writers = append(writers, pw)
+		wg.Go(func() {
+			if resp, err := http.DefaultClient.Do(big(fmt.Sprintf("held-%d", i), pr, 23<<20)); err == nil {
+				resp.Body.Close()
+			}
+		})
+		if _, err := pw.Write(make([]byte, 1<<20)); err != nil { // the server is reading it
+			t.Fatal(err)
+		}
+	}
+	resp, err := http.DefaultClient.Do(big("third", io.LimitReader(zeros{}, size), size))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("third large body while two are in flight: %d (Retry-After %q), want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	d := githubtest.Delivery{Event: "pull_request", ID: "small", Payload: githubtest.Payload(t, "pull_request/opened.payload.json")}
+	if got := in.send(d); got != http.StatusOK {
+		t.Errorf("a small delivery while the budget is nearly full: %d, want 200", got)
+	}
+	for _, w := range writers {
+		w.CloseWithError(io.ErrUnexpectedEOF)
+	}
+	wg.Wait()
+	// The server gives the budget back when its handler ends, a moment
+	// after the clients saw their requests fail.
+	status := 0
+	for deadline := time.Now().Add(5 * time.Second); status != http.StatusUnauthorized && time.Now().Before(deadline); {
+		resp, err = http.DefaultClient.Do(big("after", io.LimitReader(zeros{}, size), size))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		status = resp.StatusCode
+		time.Sleep(20 * time.Millisecond)
+	}
+	if status != http.StatusUnauthorized {
+		t.Errorf("a large body after the others ended: %d, want 401 (read, signature wrong): the budget was not given back", status)
 	}
 }

@@ -33,6 +33,7 @@ func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		Action:         event.Action,
 		InstallationID: installationID,
 		Repository:     event.Repository.FullName,
+		PRNumber:       event.Number,
 	}
 	switch event.Action {
 	case "opened", "reopened", "synchronize", "ready_for_review":
@@ -108,6 +109,10 @@ func logRecorded(ctx context.Context, log *zerolog.Logger, d store.Delivery, res
 	case res.Duplicate:
 		setOutcome(ctx, "duplicate")
 		log.Info().Msg("redelivery of a recorded delivery; nothing to do")
+		return
+	case res.ReplayOf != "":
+		setOutcome(ctx, store.OutcomeDuplicate)
+		log.Warn().Str("replay_of", res.ReplayOf).Msg("the same event as an earlier delivery, under a new delivery id; nothing queued")
 		return
 	case res.Run != nil && res.Reused:
 		setOutcome(ctx, store.OutcomeDeduplicated)

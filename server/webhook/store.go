@@ -19,7 +19,10 @@ type Store interface {
 	// ClosePullRequest records a pull_request closed delivery and stops the
 	// pull request's runs, in one transaction.
 	ClosePullRequest(ctx context.Context, d store.Delivery, number int) (store.DeliveryResult, error)
-	SetPaused(ctx context.Context, repo string, number int, paused bool, by string) error
+	// RecordCommand records a comment command's delivery and carries the
+	// command out — or not, over a rate limit or when a review of the head
+	// is already queued or running — in one transaction.
+	RecordCommand(ctx context.Context, d store.Delivery, c store.Command) (store.CommandResult, error)
 	UpsertInstallation(ctx context.Context, in store.Installation) error
 	SetInstallationSuspended(ctx context.Context, id int64, suspended bool) error
 	DeleteInstallation(ctx context.Context, id int64) error

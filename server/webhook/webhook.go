@@ -191,7 +191,7 @@ func reject(w http.ResponseWriter, log *zerolog.Logger, err error) string {
 	case errors.Is(err, github.ErrTooLarge):
 		status, outcome = http.StatusRequestEntityTooLarge, "too_large"
 	case errors.Is(err, github.ErrNotJSON):
-		status = http.StatusUnsupportedMediaType
+		status, outcome = http.StatusUnsupportedMediaType, "unsupported_media_type"
 	case errors.Is(err, errBusy):
 		status, outcome = http.StatusServiceUnavailable, "busy"
 		w.Header().Set("Retry-After", "1")

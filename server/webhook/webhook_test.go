@@ -162,15 +162,18 @@ func TestRejectsUnsignedAndMalformedRequests(t *testing.T) {
 		{name: "unsupported content type", want: http.StatusUnsupportedMediaType, modify: func(r *http.Request) {
 			r.Header.Set("Content-Type", "text/plain")
 		}},
-		{name: "form encoding (GitHub sends JSON when the App says so)", want: http.StatusUnsupportedMediaType, modify: func(r *http.Request) {
+		{name: "form-encoded", want: http.StatusUnsupportedMediaType, modify: func(r *http.Request) {
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}},
+		{name: "SHA-1 signature only", want: http.StatusUnauthorized, modify: func(r *http.Request) {
+			r.Header.Set("X-Hub-Signature", "sha1="+strings.Repeat("0", 40))
+			r.Header.Del("X-Hub-Signature-256")
+		}},
+		{name: "signature truncated", want: http.StatusUnauthorized, modify: func(r *http.Request) {
+			r.Header.Set("X-Hub-Signature-256", githubtest.Sign(in.secret, opened)[:40])
 		}},
 		{name: "signed but without a delivery id", want: http.StatusBadRequest, modify: func(r *http.Request) {
 			r.Header.Del("X-GitHub-Delivery")
-		}},
-		{name: "sha1 signature only", want: http.StatusUnauthorized, modify: func(r *http.Request) {
-			r.Header.Del("X-Hub-Signature-256")
-			r.Header.Set("X-Hub-Signature", "sha1=0000000000000000000000000000000000000000")
 		}},
 		{name: "announced larger than a payload may be", want: http.StatusRequestEntityTooLarge, modify: func(r *http.Request) {
 			r.ContentLength = webhook.MaxPayloadBytes + 1
