@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -128,4 +130,26 @@ func migrateURL(dbURL string) (string, error) {
 	}
 	u.RawQuery = q.Encode()
 	return u.String(), nil
+}
+
+// LatestVersion is the version of the newest migration the binary carries:
+// the schema version MigrateUp leads to.
+func LatestVersion() (uint, error) {
+	entries, err := fs.ReadDir(migrations.FS, ".")
+	if err != nil {
+		return 0, fmt.Errorf("read migrations: %w", err)
+	}
+	var latest uint
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseUint(num, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
+		latest = max(latest, uint(v))
+	}
+	return latest, nil
 }

@@ -145,3 +145,19 @@ func TestMigrateAcceptsPoolOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLatestVersionIsWhereMigrateUpLeads: LatestVersion reads the embedded
+// migrations' numbers; MigrateUp on an empty database ends at it.
+func TestLatestVersionIsWhereMigrateUpLeads(t *testing.T) {
+	latest, err := store.LatestVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbURL := storetest.Empty(t)
+	if err := store.MigrateUp(t.Context(), dbURL); err != nil {
+		t.Fatal(err)
+	}
+	if v, dirty, err := store.MigrateVersion(t.Context(), dbURL); err != nil || dirty || v != latest {
+		t.Errorf("after MigrateUp: version %d dirty=%t err=%v, want %d (LatestVersion)", v, dirty, err, latest)
+	}
+}
