@@ -78,6 +78,20 @@ type GitHub struct {
 	V4APIURL string `yaml:"v4_api_url" json:"v4_api_url"`
 	// App is the GitHub App's identity.
 	App GitHubApp `yaml:"app" json:"app"`
+	// Timeout bounds each attempt of a GitHub API request, reading the
+	// answer included.
+	Timeout time.Duration `yaml:"timeout" json:"timeout"`
+	// MaxInlineComments caps the inline comments of one review; further
+	// findings are listed in the review body. GitHub documents no maximum,
+	// but each review is one content-creating request under the secondary
+	// rate limits, and tool authors report rejected reviews with large
+	// batches; reviewdog caps at 30 after "403 You have triggered an abuse
+	// detection mechanism" (REVIEW_RULES.md section 3).
+	MaxInlineComments int `yaml:"max_inline_comments" json:"max_inline_comments"`
+	// WebhookBytesInFlight caps the bytes of webhook bodies a replica
+	// holds at once, signatures not yet checked included; a delivery that
+	// does not fit is answered 503.
+	WebhookBytesInFlight int64 `yaml:"webhook_bytes_in_flight" json:"webhook_bytes_in_flight"`
 }
 
 // GitHubApp is the GitHub App's identity. It is all or nothing: either every
@@ -129,6 +143,12 @@ type LLM struct {
 	MaxChunks int `yaml:"max_chunks" json:"max_chunks"`
 	// AgentTimeout bounds one reviewer agent run, all its turns included.
 	AgentTimeout time.Duration `yaml:"agent_timeout" json:"agent_timeout"`
+	// ToolResultBytes caps the answer of one tool call; ToolReadLines the
+	// lines one file read returns; ToolSearchFiles the files one search
+	// reads.
+	ToolResultBytes int `yaml:"tool_result_bytes" json:"tool_result_bytes"`
+	ToolReadLines   int `yaml:"tool_read_lines" json:"tool_read_lines"`
+	ToolSearchFiles int `yaml:"tool_search_files" json:"tool_search_files"`
 	// Concurrency caps the reviewer agents of one review running at once.
 	Concurrency int `yaml:"concurrency" json:"concurrency"`
 	// APIType is "openai" (any OpenAI-compatible server) or "azure" (Azure
@@ -182,6 +202,10 @@ type Workers struct {
 	// RunTimeout bounds one attempt of a run, wall clock: a run still
 	// working then is stopped and recorded failed with the reason.
 	RunTimeout time.Duration `yaml:"run_timeout" json:"run_timeout"`
+	// RetryBase is the wait before the first retry of a run that failed
+	// for a passing reason; it doubles with each attempt, up to RetryMax.
+	RetryBase time.Duration `yaml:"retry_base" json:"retry_base"`
+	RetryMax  time.Duration `yaml:"retry_max" json:"retry_max"`
 }
 
 // API configures the HTTP review API.
@@ -190,6 +214,26 @@ type API struct {
 	// (MERGEGUARD_API_TOKEN); without one only requests from this machine
 	// are let through.
 	Token Secret `yaml:"token" json:"token"`
+	// MaxConcurrentSubmissions caps the POST /api/review requests handled
+	// at once per replica (body read, diff parsed, run queued); more are
+	// answered 503.
+	MaxConcurrentSubmissions int `yaml:"max_concurrent_submissions" json:"max_concurrent_submissions"`
+	// MaxStreams caps the open event streams of a replica (503 beyond).
+	MaxStreams int `yaml:"max_streams" json:"max_streams"`
+	// MaxStreamsPerClient caps the open event streams of one client
+	// address (429 beyond; behind a proxy every client has its address).
+	MaxStreamsPerClient int `yaml:"max_streams_per_client" json:"max_streams_per_client"`
+	// StreamBatch is how many events a stream holds in memory at a time.
+	StreamBatch int `yaml:"stream_batch" json:"stream_batch"`
+	// StreamWriteTimeout bounds writing one batch of events to a client;
+	// a client that does not read is dropped.
+	StreamWriteTimeout time.Duration `yaml:"stream_write_timeout" json:"stream_write_timeout"`
+	// StreamHeartbeat is the interval of the comments that keep idle
+	// proxies from closing a stream.
+	StreamHeartbeat time.Duration `yaml:"stream_heartbeat" json:"stream_heartbeat"`
+	// StreamPoll is how often a stream looks for new events when no
+	// notification arrived.
+	StreamPoll time.Duration `yaml:"stream_poll" json:"stream_poll"`
 }
 
 // Budgets cap spending; 0 means unlimited (review_max_tokens has a finite

@@ -56,6 +56,17 @@ func (c Config) Validate(reqs ...Requirement) error {
 	}
 	positive(&v, "workers.lease", w.Lease)
 	positive(&v, "workers.run_timeout", w.RunTimeout)
+	positive(&v, "workers.retry_base", w.RetryBase)
+	positive(&v, "workers.retry_max", w.RetryMax)
+
+	a := c.API
+	atLeastOne(&v, "api.max_concurrent_submissions", a.MaxConcurrentSubmissions)
+	atLeastOne(&v, "api.max_streams", a.MaxStreams)
+	atLeastOne(&v, "api.max_streams_per_client", a.MaxStreamsPerClient)
+	atLeastOne(&v, "api.stream_batch", a.StreamBatch)
+	positive(&v, "api.stream_write_timeout", a.StreamWriteTimeout)
+	positive(&v, "api.stream_heartbeat", a.StreamHeartbeat)
+	positive(&v, "api.stream_poll", a.StreamPoll)
 	positive(&v, "workers.poll_interval", w.PollInterval)
 	atLeastOne(&v, "workers.max_attempts", w.MaxAttempts)
 
@@ -75,6 +86,11 @@ func (g GitHub) check(v *validation) {
 	v.url("github.web_url", g.WebURL)
 	v.url("github.v3_api_url", g.V3APIURL)
 	v.url("github.v4_api_url", g.V4APIURL)
+	positive(v, "github.timeout", g.Timeout)
+	atLeastOne(v, "github.max_inline_comments", g.MaxInlineComments)
+	if g.WebhookBytesInFlight < 1<<20 {
+		v.add("github.webhook_bytes_in_flight", fmt.Sprintf("must be at least 1048576 (1 MiB), got %d", g.WebhookBytesInFlight))
+	}
 
 	a := g.App
 	if a.IntegrationID < 0 {
@@ -148,6 +164,9 @@ func (l LLM) check(v *validation) {
 	atLeastOne(v, "llm.max_chunks", l.MaxChunks)
 	atLeast(v, "llm.max_chunk_tokens", l.MaxChunkTokens, 256)
 	positive(v, "llm.agent_timeout", l.AgentTimeout)
+	atLeast(v, "llm.tool_result_bytes", l.ToolResultBytes, 1024)
+	atLeastOne(v, "llm.tool_read_lines", l.ToolReadLines)
+	atLeastOne(v, "llm.tool_search_files", l.ToolSearchFiles)
 	atLeastOne(v, "llm.concurrency", l.Concurrency)
 	oneOf(v.add, "llm.api_type", l.APIType, []string{"openai", "azure"})
 	oneOf(v.add, "llm.response_format", l.ResponseFormat, []string{"json_schema", "json_object", "text"})

@@ -8,6 +8,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 )
 
@@ -17,15 +18,6 @@ const (
 	EventRequestChanges = "REQUEST_CHANGES"
 	EventComment        = "COMMENT"
 )
-
-// DefaultMaxInlineComments is how many inline comments one review carries
-// by default. GitHub documents no maximum, but each review is one
-// content-creating request under the secondary rate limits, and tool
-// authors report rejected or "spammy" reviews with large batches; reviewdog
-// caps at 30 per request after "403 You have triggered an abuse detection
-// mechanism" (REVIEW_RULES.md §3). Further findings are summarised in the
-// body.
-const DefaultMaxInlineComments = 30
 
 // defaultMaxProbes bounds the pending reviews made to find the comments
 // GitHub rejects (each probe is two content-creating requests).
@@ -63,7 +55,7 @@ type Publisher struct {
 func NewPublisher(opts PublisherOptions) *Publisher {
 	p := &Publisher{botLogin: opts.BotLogin, maxInline: opts.MaxInlineComments, maxProbes: defaultMaxProbes}
 	if p.maxInline <= 0 {
-		p.maxInline = DefaultMaxInlineComments
+		p.maxInline = config.Default().GitHub.MaxInlineComments
 	}
 	return p
 }

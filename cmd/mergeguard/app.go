@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
@@ -19,15 +18,6 @@ import (
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/webhook"
 	"github.com/mergeguard/mergeguard/server/worker"
-)
-
-// githubTimeout bounds each attempt of a GitHub API request.
-const githubTimeout = 30 * time.Second
-
-// Retry backoff of runs that failed for a transient reason.
-const (
-	retryBase = 30 * time.Second
-	retryMax  = 10 * time.Minute
 )
 
 // githubApp is the GitHub App half of `mergeguard serve`.
@@ -57,12 +47,13 @@ func newGitHubApp(ctx context.Context, cfg config.Config, st *store.Store, log *
 		}
 		log.Info().Str("login", installations.Login()).Msg("GitHub App identified")
 		app.webhook, err = webhook.New(webhook.Deps{
-			Secret:      cfg.GitHub.App.WebhookSecret.Value(),
-			Store:       st,
-			GitHub:      webhook.NewGitHub(installations),
-			MaxAttempts: cfg.Workers.MaxAttempts,
-			Metrics:     mx,
-			Logger:      log,
+			Secret:            cfg.GitHub.App.WebhookSecret.Value(),
+			Store:             st,
+			GitHub:            webhook.NewGitHub(installations),
+			MaxAttempts:       cfg.Workers.MaxAttempts,
+			BodyBytesInFlight: cfg.GitHub.WebhookBytesInFlight,
+			Metrics:           mx,
+			Logger:            log,
 		})
 		if err != nil {
 			return githubApp{}, err
@@ -85,13 +76,13 @@ func newInstallations(ctx context.Context, cfg config.Config, version string, mx
 	ghc.App.IntegrationID = cfg.GitHub.App.IntegrationID
 	ghc.App.PrivateKey = cfg.GitHub.App.PrivateKey.Value()
 	cc, err := github.NewClientCreator(ghc, github.ClientOptions{
-		Version: version, Timeout: githubTimeout,
+		Version: version, Timeout: cfg.GitHub.Timeout,
 		Middleware: []githubapp.ClientMiddleware{mx.GitHubMiddleware()},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return github.NewInstallations(ctx, cc, cfg.GitHub.WebURL, github.PublisherOptions{})
+	return github.NewInstallations(ctx, cc, cfg.GitHub.WebURL, github.PublisherOptions{MaxInlineComments: cfg.GitHub.MaxInlineComments})
 }
 
 // newWorkers builds the review workers; installations is nil without a
@@ -119,7 +110,7 @@ func newWorkers(cfg config.Config, st *store.Store, installations *github.Instal
 		ShutdownGrace: cfg.Server.ShutdownTimeout,
 		RunTimeout:    cfg.Workers.RunTimeout,
 		DefaultRepo:   cfg.Review,
-		Retry:         worker.Retry{Base: retryBase, Max: retryMax},
+		Retry:         worker.Retry{Base: cfg.Workers.RetryBase, Max: cfg.Workers.RetryMax},
 		Budgets: worker.Budgets{
 			ReviewMaxTokens:            cfg.Budgets.ReviewMaxTokens,
 			InstallationDailyMaxTokens: cfg.Budgets.InstallationDailyMaxTokens,

@@ -23,7 +23,8 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.De
 		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: cfg.Prices,
 		Temperature: float32(cfg.Temperature), ResponseFormat: agent.ResponseFormat(cfg.ResponseFormat),
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
-			return tools.New(src, d, tools.Options{Strict: cfg.StrictTools})
+			return tools.New(src, d, tools.Options{Strict: cfg.StrictTools,
+				MaxResultBytes: cfg.ToolResultBytes, MaxReadLines: cfg.ToolReadLines, MaxSearchFiles: cfg.ToolSearchFiles})
 		},
 	}
 	if !cfg.Configured() {

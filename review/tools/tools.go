@@ -11,20 +11,15 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
-)
-
-// Limits applied when Options leaves them zero.
-const (
-	DefaultMaxResultBytes = 16 << 10
-	DefaultMaxReadLines   = 400
-	DefaultMaxSearchFiles = 1000
 )
 
 // Other bounds, fixed.
@@ -40,11 +35,13 @@ const (
 
 // Options bound what the tools return.
 type Options struct {
-	// MaxResultBytes bounds one result; 16 KiB when zero.
+	// MaxResultBytes bounds one result (llm.tool_result_bytes when zero).
 	MaxResultBytes int
-	// MaxReadLines bounds the lines read_file_part returns; 400 when zero.
+	// MaxReadLines bounds the lines read_file_part returns
+	// (llm.tool_read_lines when zero).
 	MaxReadLines int
-	// MaxSearchFiles bounds the files search_in_files reads; 1000 when zero.
+	// MaxSearchFiles bounds the files search_in_files reads
+	// (llm.tool_search_files when zero).
 	MaxSearchFiles int
 	// Strict makes Definitions use OpenAI's strict schemas.
 	Strict bool
@@ -64,15 +61,10 @@ func New(src review.Source, d *diff.Diff, opts Options) *Toolbox {
 	if d == nil {
 		d = &diff.Diff{}
 	}
-	if opts.MaxResultBytes <= 0 {
-		opts.MaxResultBytes = DefaultMaxResultBytes
-	}
-	if opts.MaxReadLines <= 0 {
-		opts.MaxReadLines = DefaultMaxReadLines
-	}
-	if opts.MaxSearchFiles <= 0 {
-		opts.MaxSearchFiles = DefaultMaxSearchFiles
-	}
+	def := config.Default().LLM // zero limits take the application's defaults
+	opts.MaxResultBytes = cmp.Or(opts.MaxResultBytes, def.ToolResultBytes)
+	opts.MaxReadLines = cmp.Or(opts.MaxReadLines, def.ToolReadLines)
+	opts.MaxSearchFiles = cmp.Or(opts.MaxSearchFiles, def.ToolSearchFiles)
 	return &Toolbox{src: src, diff: d, opts: opts}
 }
 

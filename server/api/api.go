@@ -4,6 +4,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/server/access"
@@ -27,29 +29,6 @@ import (
 
 // MaxBodyBytes caps a POST /api/review body (the diff text included).
 const MaxBodyBytes = 10 << 20
-
-// Defaults of the limits in Deps (zero there means these). They belong in
-// config/defaults.go once the config has keys for them.
-const (
-	// DefaultMaxBodies is how many POST /api/review requests are handled
-	// at once, from reading the body to queueing the run; each may hold
-	// up to MaxBodyBytes, several times over while it is decoded, parsed
-	// and stored.
-	DefaultMaxBodies = 2
-	// DefaultMaxStreams caps the open event streams of this replica.
-	DefaultMaxStreams = 512
-	// DefaultMaxStreamsPerClient caps the open event streams of one client
-	// address (behind a reverse proxy every client has the proxy's).
-	DefaultMaxStreamsPerClient = 32
-	// DefaultStreamBatch is how many events a stream holds in memory at a
-	// time: it reads them from the database in batches of this size.
-	DefaultStreamBatch = 100
-	// DefaultStreamWriteTimeout bounds writing one batch of events (or a
-	// heartbeat) to a client; a client that does not read is dropped.
-	DefaultStreamWriteTimeout = 10 * time.Second
-	// DefaultGitHubWebURL is where pull-request URLs must point.
-	DefaultGitHubWebURL = "https://github.com/"
-)
 
 // Store is what the API needs of the database.
 type Store interface {
@@ -111,30 +90,24 @@ type API struct {
 	redact  redactor
 }
 
-// New returns the API over d.
+// New returns the API over d; zero limits take the application's defaults
+// (config.Default), the API keeps none of its own.
 func New(d Deps) *API {
-	d.Heartbeat = orDefault(d.Heartbeat, 15*time.Second)
-	d.Poll = orDefault(d.Poll, 5*time.Second)
-	d.GitHubWebURL = orDefault(d.GitHubWebURL, DefaultGitHubWebURL)
-	d.MaxBodies = orDefault(d.MaxBodies, DefaultMaxBodies)
-	d.MaxStreams = orDefault(d.MaxStreams, DefaultMaxStreams)
-	d.MaxStreamsPerClient = orDefault(d.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
-	d.StreamBatch = orDefault(d.StreamBatch, DefaultStreamBatch)
-	d.StreamWriteTimeout = orDefault(d.StreamWriteTimeout, DefaultStreamWriteTimeout)
+	def := config.Default()
+	d.Heartbeat = cmp.Or(d.Heartbeat, def.API.StreamHeartbeat)
+	d.Poll = cmp.Or(d.Poll, def.API.StreamPoll)
+	d.GitHubWebURL = cmp.Or(d.GitHubWebURL, def.GitHub.WebURL)
+	d.MaxBodies = cmp.Or(d.MaxBodies, def.API.MaxConcurrentSubmissions)
+	d.MaxStreams = cmp.Or(d.MaxStreams, def.API.MaxStreams)
+	d.MaxStreamsPerClient = cmp.Or(d.MaxStreamsPerClient, def.API.MaxStreamsPerClient)
+	d.StreamBatch = cmp.Or(d.StreamBatch, def.API.StreamBatch)
+	d.StreamWriteTimeout = cmp.Or(d.StreamWriteTimeout, def.API.StreamWriteTimeout)
 	return &API{
 		d:       d,
 		bodies:  make(chan struct{}, d.MaxBodies),
 		streams: newStreamLimit(d.MaxStreams, d.MaxStreamsPerClient),
 		redact:  newRedactor(),
 	}
-}
-
-func orDefault[T int | time.Duration | string](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // Register adds the API routes to mux.

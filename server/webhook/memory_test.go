@@ -100,7 +100,9 @@ func TestBusyIntakeAnswers503(t *testing.T) {
 				resp.Body.Close()
 			}
 		})
-		if _, err := pw.Write(make([]byte, 1<<20)); err != nil { // the server is reading it
+		// More than the kernel's socket buffers hold: once written, the
+		// server is reading the body, so it holds its reservation.
+		if _, err := pw.Write(make([]byte, 16<<20)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/server/metrics"
 )
@@ -56,11 +57,6 @@ type Deps struct {
 	Logger *zerolog.Logger
 }
 
-// defaultBodyBytesInFlight is Deps.BodyBytesInFlight's zero value: room
-// for two 24 MB deliveries (GitHub caps payloads at 25 MB), thousands of
-// ordinary ones, and a process that stays well inside a 512 MiB limit.
-const defaultBodyBytesInFlight = 48 << 20
-
 // eventHandler handles the deliveries of some events.
 type eventHandler interface {
 	Handles() []string
@@ -89,7 +85,7 @@ func New(deps Deps) (*Handler, error) {
 		deps.Metrics = metrics.New() // recorded nowhere
 	}
 	if deps.BodyBytesInFlight <= 0 {
-		deps.BodyBytesInFlight = defaultBodyBytesInFlight
+		deps.BodyBytesInFlight = config.Default().GitHub.WebhookBytesInFlight
 	}
 	h := &Handler{secret: []byte(deps.Secret), handlers: map[string]eventHandler{},
 		bodies: semaphore.NewWeighted(deps.BodyBytesInFlight), metrics: deps.Metrics, logger: deps.Logger}
