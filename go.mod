@@ -3,6 +3,7 @@ module github.com/mergeguard/mergeguard
 go 1.26.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.3.1
 	github.com/bluekeyes/go-gitdiff v0.9.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/bradleyfalzon/ghinstallation/v2 v2.10.0

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	gh "github.com/google/go-github/v60/github"
 	"github.com/palantir/go-githubapp/githubapp"
@@ -70,7 +71,8 @@ func (i *Installations) Repo(installationID int64, fullName string) (*Repo, erro
 	if err != nil {
 		return nil, fmt.Errorf("installation %d graphql client: %w", installationID, err)
 	}
-	return &Repo{owner: owner, name: name, client: client, v4: v4, publisher: i.publisher, login: i.login, webURL: i.webURL}, nil
+	return &Repo{owner: owner, name: name, client: client, v4: v4, publisher: i.publisher, login: i.login, webURL: i.webURL,
+		sources: map[int]*Source{}}, nil
 }
 
 // Repo is one repository as one installation of the App sees it: what the
@@ -83,6 +85,9 @@ type Repo struct {
 	publisher   *Publisher
 	login       string
 	webURL      string // GitHub's web address, with a trailing slash
+
+	mu      sync.Mutex
+	sources map[int]*Source // by pull request number: Publish asks them what GitHub hid
 }
 
 // FullName is "owner/name".
@@ -94,7 +99,14 @@ func (r *Repo) Login() string { return r.login }
 // Source is the review.Source of pull request number: its change, diff and
 // files, read through the installation.
 func (r *Repo) Source(number int) review.Source {
-	return NewSource(r.client, r.v4, r.owner, r.name, number, SourceOptions{})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.sources[number]; ok {
+		return s
+	}
+	s := NewSource(r.client, r.v4, r.owner, r.name, number, SourceOptions{})
+	r.sources[number] = s
+	return s
 }
 
 // Head returns where pull request number stands now. Workers read it just
@@ -116,6 +128,12 @@ func (r *Repo) Head(ctx context.Context, number int) (review.PullHead, error) {
 func (r *Repo) Publish(ctx context.Context, post Post) (Posted, error) {
 	post.Owner, post.Repo = r.owner, r.name
 	post.PullURL = fmt.Sprintf("%s%s/%s/pull/%d", r.webURL, r.owner, r.name, post.Number)
+	r.mu.Lock()
+	src := r.sources[post.Number]
+	r.mu.Unlock()
+	if hidden := src.hiddenFiles(); len(hidden) > 0 && post.Index != nil {
+		post.Index = bodyOnly{LineIndex: post.Index, paths: hidden}
+	}
 	return r.publisher.Publish(ctx, r.client, post)
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
@@ -98,6 +99,11 @@ type Source struct {
 	reads   memo[fileAt, []byte]
 	archive memo[struct{}, *archive]
 	blame   memo[string, []blameRange]
+
+	// hidden holds the files whose diff GitHub hid as binary and the
+	// Source read back from both sides (hidden.go); set once by Diff.
+	hiddenMu sync.Mutex
+	hidden   map[string]bool
 }
 
 var _ review.Source = (*Source)(nil)
@@ -161,7 +167,7 @@ func (s *Source) Diff(ctx context.Context) (string, error) {
 	return s.diff.get(ctx, struct{}{}, func() (string, error) {
 		raw, _, err := s.client.PullRequests.GetRaw(ctx, s.owner, s.repo, s.number, gh.RawOptions{Type: gh.Diff})
 		if err == nil {
-			return raw, nil
+			return s.unhideAndRecord(ctx, raw)
 		}
 		if !isStatus(err, http.StatusNotAcceptable) {
 			return "", fmt.Errorf("get diff of %s: %w", s, apiError(err))
@@ -174,7 +180,7 @@ func (s *Source) Diff(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("get diff of %s from patches: %w", s, err)
 		}
-		return diff.Format(d), nil
+		return s.unhideAndRecord(ctx, diff.Format(d))
 	})
 }
 

@@ -208,14 +208,14 @@ func TestSourceDiffTooLargeFallsBackToPatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The file without a patch is known only as changed.
-	for _, f := range want.Files {
-		if f.Path() == "pkg/p01/file.go" {
-			f.Hunks, f.Additions, f.Deletions, f.DiffBytes, f.Binary = nil, 0, 0, 0, true
-		}
-	}
+	// The file without a patch is read back from both sides (hidden.go):
+	// its diff is the one GitHub would have shown, and it takes no inline
+	// comments.
 	if d := cmp.Diff(want, got, cmpopts.IgnoreFields(diff.File{}, "DiffBytes", "OldMode", "NewMode"), cmpopts.EquateEmpty()); d != "" {
 		t.Errorf("fallback diff (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]bool{"pkg/p01/file.go": true}, src.hiddenFiles()); d != "" {
+		t.Errorf("files read back (-want +got):\n%s", d)
 	}
 	files, err := src.Files(t.Context())
 	if err != nil {

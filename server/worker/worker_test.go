@@ -688,3 +688,30 @@ func TestReviewsADiffRun(t *testing.T) {
 		t.Errorf("%d GitHub API calls for a diff run, want 0", n)
 	}
 }
+
+// TestFileGitHubHidesAsBinaryIsReviewed: a pull request commits
+// `*.py -diff`, so GitHub's diff shows its settings.py — an AWS key and
+// os.system(input()) — as "Binary files … differ". The review reads the
+// file back, the secret makes it request changes, and the finding is in the
+// review body (GitHub has no diff lines to comment on), with no 422.
+func TestFileGitHubHidesAsBinaryIsReviewed(t *testing.T) {
+	e := newEnv(t, reviewer)
+	settings := "import os\nAWS_KEY = \"AKIAZ7VRSQ5TJN2XMY4W\"\nos.system(input())\n"
+	p := pr(fixtureSHA, map[string]string{"README.md": "Hello\n"}, map[string]string{".gitattributes": "*.py -diff\n"})
+	p.Head["settings.py"] = settings
+	p.Diff += "diff --git a/settings.py b/settings.py\nnew file mode 100644\nindex 0000000..1111111\nBinary files /dev/null and b/settings.py differ\n"
+	e.gh.AddPR(p)
+	e.opened("d-1", fixtureSHA)
+	e.start(e.store, e.options(), nil)
+	run := e.waitDone(1)[0]
+	if run.Status != store.StatusSucceeded || run.Verdict != review.DecisionRequestChanges {
+		t.Fatalf("run: %s, verdict %q (%s), want succeeded with request_changes", run.Status, run.Verdict, run.Error)
+	}
+	reviews := e.reviews()
+	if len(reviews) != 1 || !strings.Contains(reviews[0].Body, "settings.py") || len(reviews[0].Comments) != 0 {
+		t.Errorf("reviews %+v, want one naming settings.py in its body and no inline comment", postedReviews(reviews))
+	}
+	if n := len(e.gh.CallsTo(githubtest.RouteCreateReview)); n != 1 {
+		t.Errorf("%d create-review calls, want 1 (nothing for GitHub to refuse)", n)
+	}
+}
