@@ -91,6 +91,7 @@ func gap(t *testing.T, gh *githubtest.Server, route string) time.Duration {
 }
 
 func TestGitHubFaults(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	retryAfter := func(s string) http.Header { return http.Header{"Retry-After": {s}} }
 	tests := []struct {
 		name     string
@@ -357,6 +358,7 @@ func obedient(llmtest.Request) llmtest.Response {
 }
 
 func TestLLMFaults(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	ghost := finding{FilePath: "ghost/missing.go", LineStart: 3, LineEnd: 3, Side: "RIGHT", Severity: "critical",
 		Category: "security", Title: "Ghost file", Description: "A file the pull request does not have.",
 		CodeSnippet: "os.Exit(1)", Confidence: 0.9}
@@ -593,6 +595,7 @@ func (o *outage) FinishRun(ctx context.Context, runID, workerID string, res stor
 // needs it most: the pool reconnects, and the worker posts once and records
 // the run on its first attempt.
 func TestPostgresRestartMidRun(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	tests := []struct {
 		name   string
 		before string        // the call the database is down for; "" restarts it while the model thinks

@@ -94,6 +94,7 @@ func newGatedEnv(t *testing.T) (*env, *gate) {
 }
 
 func TestReviewsAnOpenedPullRequest(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	e := newEnv(t, reviewer)
 	e.gh.AddPR(standardPR(fixtureSHA))
 	e.opened("d-1", fixtureSHA)
@@ -124,6 +125,7 @@ func TestReviewsAnOpenedPullRequest(t *testing.T) {
 }
 
 func TestRedeliveredWebhookReviewsOnce(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	e := newEnv(t, reviewer)
 	e.gh.AddPR(standardPR(fixtureSHA))
 	for range 5 {
@@ -143,6 +145,7 @@ func TestRedeliveredWebhookReviewsOnce(t *testing.T) {
 }
 
 func TestSynchronizeSupersedesTheRunningReview(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	e, g := newGatedEnv(t)
 	e.gh.AddPR(standardPR(headA))
 	e.opened("d-open", headA)
@@ -254,6 +257,7 @@ func (s *severable) AppendEvent(ctx context.Context, runID string, ev review.Eve
 // database, then its pool stops without a grace period): once the lease
 // expires another worker takes the run over, and one review is posted.
 func TestKilledWorkersRunIsTakenOver(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	tests := []struct {
 		name   string
 		cutAt  string // the dying worker's call that finds the database gone; "" cuts while the model thinks
@@ -310,6 +314,7 @@ func TestKilledWorkersRunIsTakenOver(t *testing.T) {
 }
 
 func TestRerunCommand(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	e := newEnv(t, reviewer)
 	pr := e.gh.AddPR(standardPR(fixtureSHA))
 	e.gh.SetPermission(owner, repoName, "alice", "write")
@@ -364,6 +369,7 @@ func reviewedHead(pr githubtest.PR) review.PullHead {
 // review of the same head runs does not cancel it; it runs next, on that
 // head.
 func TestRerunWaitsForTheRunningReviewOfItsHead(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	e, g := newGatedEnv(t)
 	pr := e.gh.AddPR(standardPR(fixtureSHA))
 	e.gh.SetPermission(owner, repoName, "alice", "write")
@@ -393,6 +399,7 @@ func TestRerunWaitsForTheRunningReviewOfItsHead(t *testing.T) {
 func short(sha string) string { return sha[:7] }
 
 func TestBrokenRepoConfigFailsTheRun(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	e := newEnv(t, reviewer)
 	e.gh.AddPR(pr(fixtureSHA,
 		map[string]string{"README.md": "Hello\n", ".mergeguard.yml": "enabled: true\nauto_review:\n  drafts: false\n  draftz: true\n"},
@@ -413,6 +420,7 @@ func TestBrokenRepoConfigFailsTheRun(t *testing.T) {
 }
 
 func TestSkippedRuns(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	tests := []struct {
 		name   string
 		setup  func(e *env, p *githubtest.PR)
@@ -457,6 +465,7 @@ func TestSkippedRuns(t *testing.T) {
 }
 
 func TestBudgets(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	t.Run("installation's daily budget used up", func(t *testing.T) {
 		e := newEnv(t, reviewer)
 		e.gh.AddPR(standardPR(fixtureSHA))
@@ -514,6 +523,7 @@ func (panicking) Run(context.Context, pipeline.Request) (*pipeline.Result, error
 }
 
 func TestPanicIsRecordedAsFailure(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	e := newEnv(t, reviewer)
 	e.gh.AddPR(standardPR(fixtureSHA))
 	e.opened("d-1", fixtureSHA)
@@ -531,6 +541,7 @@ func TestPanicIsRecordedAsFailure(t *testing.T) {
 // never answers, a poison input) is stopped, recorded failed with the reason
 // and not retried, and the pull request is told.
 func TestRunTimeout(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	e, g := newGatedEnv(t)
 	e.gh.AddPR(standardPR(fixtureSHA))
 	e.opened("d-1", fixtureSHA)
@@ -552,6 +563,7 @@ func TestRunTimeout(t *testing.T) {
 }
 
 func TestShutdown(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	t.Run("running review finishes within the grace period", func(t *testing.T) {
 		e, g := newGatedEnv(t)
 		e.gh.AddPR(standardPR(fixtureSHA))
@@ -622,6 +634,7 @@ func apiCalls(gh *githubtest.Server) (int, map[string]int) {
 // API, no head tree) and one per convention file the base holds (its
 // blob).
 func TestAPICallsPerReview(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	tests := []struct {
 		name  string
 		base  map[string]string // files of the base besides README.md
@@ -663,6 +676,7 @@ func TestAPICallsPerReview(t *testing.T) {
 }
 
 func TestReviewsADiffRun(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	e := newEnv(t, reviewer)
 	diffText := githubtest.AddedFileDiff("mathx/div.go", divGo) + githubtest.AddedFileDiff("store/users.go", usersGo)
 	queued, err := e.store.EnqueueRun(t.Context(), store.NewRun{
@@ -695,6 +709,7 @@ func TestReviewsADiffRun(t *testing.T) {
 // file back, the secret makes it request changes, and the finding is in the
 // review body (GitHub has no diff lines to comment on), with no 422.
 func TestFileGitHubHidesAsBinaryIsReviewed(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	e := newEnv(t, reviewer)
 	settings := "import os\nAWS_KEY = \"AKIAZ7VRSQ5TJN2XMY4W\"\nos.system(input())\n"
 	p := pr(fixtureSHA, map[string]string{"README.md": "Hello\n"}, map[string]string{".gitattributes": "*.py -diff\n"})
