@@ -17,6 +17,7 @@ import (
 const openedHead = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 
 func TestDeliveryIDIsRequired(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	opened := githubtest.Payload(t, "pull_request/opened.payload.json")
 	tests := []struct {
@@ -56,6 +57,7 @@ func TestDeliveryIDIsRequired(t *testing.T) {
 // an operator redelivering by hand) is recorded as a duplicate and queues
 // nothing, even when the first review is long finished.
 func TestReplayUnderANewDeliveryID(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	opened := githubtest.Payload(t, "pull_request/opened.payload.json")
 	newHead := githubtest.SetFields(t, opened, map[string]any{"pull_request.head.sha": "2222222222222222222222222222222222222222"})
@@ -106,6 +108,7 @@ func TestReplayUnderANewDeliveryID(t *testing.T) {
 // TestReplayIsDeduplicatedUnderConcurrency: the same body sent at once
 // under ten delivery ids (to several replicas) queues one run.
 func TestReplayIsDeduplicatedUnderConcurrency(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	opened := githubtest.Payload(t, "pull_request/opened.payload.json")
 	done := make(chan int)
@@ -208,6 +211,7 @@ const (
 // answered that the review is queued, up to the per pull request limit;
 // the first command over the limit is answered once, the rest get nothing.
 func TestRerunFloodIsCoalescedAndRateLimited(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	alice := in.commandPR(2)
 	for i := range 100 {
@@ -234,6 +238,7 @@ func TestRerunFloodIsCoalescedAndRateLimited(t *testing.T) {
 
 // TestUserRateLimit: one user's commands count on every pull request.
 func TestUserRateLimit(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	alice := in.commandPR(2, 3, 4)
 	n := 0
@@ -276,6 +281,7 @@ func TestUserRateLimit(t *testing.T) {
 // running adds no run; one of another head, or while an automatic review
 // of the head is running, queues one.
 func TestRerunCoalescing(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	olderHead := githubtest.SetFields(t, githubtest.Payload(t, "pull_request/opened.payload.json"),
 		map[string]any{"pull_request.head.sha": "1111111111111111111111111111111111111111"})
 	type result struct {
@@ -342,6 +348,7 @@ func (in *intake) claim() {
 // TestReviewOfAClosedPullRequest: rerun and review on a closed pull
 // request are answered that it is closed, and review nothing.
 func TestReviewOfAClosedPullRequest(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	for _, command := range []string{"/mergeguard rerun", "/mergeguard review"} {
 		t.Run(command, func(t *testing.T) {
 			t.Parallel()
@@ -370,6 +377,7 @@ func TestReviewOfAClosedPullRequest(t *testing.T) {
 // TestCommandInAnHTMLComment: a command GitHub does not show (inside an
 // HTML comment) does nothing.
 func TestCommandInAnHTMLComment(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	alice := in.commandPR(2)
 	body := "Thanks!\n<!--\n/mergeguard rerun\n-->\n"

@@ -46,6 +46,7 @@ func (in *intake) commentOnPR(id string, number int, user githubtest.User, body 
 }
 
 func TestCommentCommands(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	writer := githubtest.User{Login: "alice", ID: 11, Type: "User"}
 	reader := githubtest.User{Login: "bob", ID: 12, Type: "User"}
 	stranger := githubtest.User{Login: "eve", ID: 13, Type: "User"}
@@ -144,6 +145,7 @@ func TestCommentCommands(t *testing.T) {
 }
 
 func TestCommentOnAnIssueIsIgnored(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	payload := githubtest.SetFields(t, githubtest.Payload(t, "issue_comment/created.with-installation.payload.json"),
 		map[string]any{"comment.body": "/mergeguard rerun"})
@@ -162,6 +164,7 @@ func TestCommentOnAnIssueIsIgnored(t *testing.T) {
 // commenter may write, the delivery is answered 500 and not recorded, so
 // GitHub's redelivery runs the command.
 func TestPermissionCheckFailureIsRetriable(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	in.gh.AddPR(githubtest.PR{Owner: "Codertocat", Repo: "Hello-World", Number: 2,
 		Base: map[string]string{"README.md": "Hello\n"}, Head: map[string]string{"README.md": "Hello World\n"}, Diff: smallDiff})
@@ -187,6 +190,7 @@ func TestPermissionCheckFailureIsRetriable(t *testing.T) {
 // TestHeadReadFailureIsRetriable: a rerun whose head GitHub cannot give is
 // answered 500 and not recorded, so GitHub's redelivery queues it.
 func TestHeadReadFailureIsRetriable(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	pr := in.gh.AddPR(githubtest.PR{Owner: "Codertocat", Repo: "Hello-World", Number: 2,
 		Base: map[string]string{"README.md": "Hello\n"}, Head: map[string]string{"README.md": "Hello World\n"}, Diff: smallDiff})

@@ -130,6 +130,7 @@ func (in *intake) runs() []store.Run {
 }
 
 func TestNewRefusesEmptySecret(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	log := zerolog.Nop()
 	_, err := webhook.New(webhook.Deps{Store: storetest.New(t), GitHub: webhook.NewGitHub(nil), Logger: &log})
 	if err == nil || !strings.Contains(err.Error(), "secret") {
@@ -138,6 +139,7 @@ func TestNewRefusesEmptySecret(t *testing.T) {
 }
 
 func TestRejectsUnsignedAndMalformedRequests(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	opened := githubtest.Payload(t, "pull_request/opened.payload.json")
 	tests := []struct {
@@ -207,6 +209,7 @@ func TestRejectsUnsignedAndMalformedRequests(t *testing.T) {
 }
 
 func TestRejectsOversizedPayload(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	huge := append([]byte(`{"action":"opened","padding":"`), bytes.Repeat([]byte("x"), webhook.MaxPayloadBytes)...)
 	huge = append(huge, `"}`...)
@@ -219,6 +222,7 @@ func TestRejectsOversizedPayload(t *testing.T) {
 }
 
 func TestMalformedPayloadIsRecorded(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	for _, event := range []string{"pull_request", "issue_comment", "installation", "installation_repositories"} {
 		id := "malformed-" + event
@@ -235,6 +239,7 @@ func TestMalformedPayloadIsRecorded(t *testing.T) {
 }
 
 func TestPullRequestEvents(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	const head = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 	tests := []struct {
 		file    string
@@ -295,6 +300,7 @@ func TestPullRequestEvents(t *testing.T) {
 }
 
 func TestClosedStopsTheRuns(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	opened := githubtest.Payload(t, "pull_request/opened.payload.json")
 	synced := githubtest.SetFields(t, githubtest.Payload(t, "pull_request/synchronize.payload.json"),
@@ -319,6 +325,7 @@ func TestClosedStopsTheRuns(t *testing.T) {
 }
 
 func TestRedeliveryIsANoOp(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	d := githubtest.Delivery{Event: "pull_request", ID: "same-id", Payload: githubtest.Payload(t, "pull_request/opened.payload.json")}
 	for i := range 5 {
@@ -335,6 +342,7 @@ func TestRedeliveryIsANoOp(t *testing.T) {
 }
 
 func TestInstallationEvents(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	type state struct {
 		Installations []string
@@ -437,6 +445,7 @@ func TestInstallationEvents(t *testing.T) {
 }
 
 func TestDeliveryWithoutInstallationIsIgnored(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
 	payload := githubtest.SetFields(t, githubtest.Payload(t, "pull_request/opened.payload.json"), map[string]any{"installation": nil})
 	if got := in.send(githubtest.Delivery{Event: "pull_request", ID: "repo-hook", Payload: payload}); got != http.StatusOK {
