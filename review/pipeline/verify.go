@@ -118,20 +118,15 @@ func (v *verifier) atLines(f review.Finding, reason string) review.Finding {
 // is there (outside the diff: unverified, anchored where it is) or it is a
 // hallucination.
 func (v *verifier) snippetInFile(ctx context.Context, f review.Finding, snippet []string) review.Finding {
-	rev := sideRevision(f.Side)
-	lines, err := v.read(ctx, f.FilePath, rev)
-	switch {
-	case errors.Is(err, review.ErrNotFound) && v.existsAt(f.FilePath, rev):
+	lines, judged, ok := v.citedFile(ctx, f,
 		// Only the diff of this file is known (a bare diff): the cited code
 		// is neither at the cited lines nor anywhere in what was reviewed.
-		return mark(f, review.FalsePositive, "the cited code is not in the file's diff (the rest of the file is not known)")
-	case errors.Is(err, review.ErrNotFound):
-		return mark(f, review.FalsePositive, fmt.Sprintf("%s does not exist at the %s revision", f.FilePath, rev))
-	case err != nil:
-		return mark(f, review.Unverified, "the cited code is not in the diff; the file could not be read to check it")
-	case f.LineStart > len(lines):
-		return mark(f, review.FalsePositive, fmt.Sprintf("line %d is past the end of %s (%d lines)", f.LineStart, f.FilePath, len(lines)))
+		mark(f, review.FalsePositive, "the cited code is not in the file's diff (the rest of the file is not known)"),
+		mark(f, review.Unverified, "the cited code is not in the diff; the file could not be read to check it"))
+	if !ok {
+		return judged
 	}
+	rev := sideRevision(f.Side)
 	m, ok := locateSnippet(lines, snippet, max(f.LineStart, 0), max(f.LineEnd, 0))
 	if !ok {
 		return mark(f, review.FalsePositive, fmt.Sprintf("the cited code is not in %s at the %s revision", f.FilePath, rev))
@@ -189,22 +184,38 @@ func sideRevision(s review.Side) review.Revision {
 // outsideDiff judges a finding without a snippet whose lines are not in the
 // diff, against the file's content at the cited side's revision.
 func (v *verifier) outsideDiff(ctx context.Context, f review.Finding) review.Finding {
+	lines, judged, ok := v.citedFile(ctx, f,
+		// The diff says the file is there: the source just cannot read it
+		// (a bare diff holds only the changed lines of a modified file).
+		mark(f, review.Unverified, "lines outside the diff; only the diff of this file is known"),
+		mark(f, review.Unverified, "lines outside the diff; the file could not be read to check them"))
+	if !ok {
+		return judged
+	}
+	f.LineEnd = min(f.LineEnd, len(lines))
+	return mark(f, review.Unverified, "the cited lines are outside the diff")
+}
+
+// citedFile reads the file a finding cites, at its side's revision, for the
+// checks of code outside the diff. When that cannot be done it returns the
+// finding judged instead (ok false): onlyDiff when the diff says the file
+// exists but only its diff is known, unreadable when reading failed, a
+// false positive when the file does not exist there or the cited line is
+// past its end.
+func (v *verifier) citedFile(ctx context.Context, f review.Finding, onlyDiff, unreadable review.Finding) (lines []string, judged review.Finding, ok bool) {
 	rev := sideRevision(f.Side)
 	lines, err := v.read(ctx, f.FilePath, rev)
 	switch {
 	case errors.Is(err, review.ErrNotFound) && v.existsAt(f.FilePath, rev):
-		// The diff says the file is there: the source just cannot read
-		// it (a bare diff holds only the changed lines of a modified file).
-		return mark(f, review.Unverified, "lines outside the diff; only the diff of this file is known")
+		return nil, onlyDiff, false
 	case errors.Is(err, review.ErrNotFound):
-		return mark(f, review.FalsePositive, fmt.Sprintf("%s does not exist at the %s revision", f.FilePath, rev))
+		return nil, mark(f, review.FalsePositive, fmt.Sprintf("%s does not exist at the %s revision", f.FilePath, rev)), false
 	case err != nil:
-		return mark(f, review.Unverified, "lines outside the diff; the file could not be read to check them")
+		return nil, unreadable, false
 	case f.LineStart > len(lines):
-		return mark(f, review.FalsePositive, fmt.Sprintf("line %d is past the end of %s (%d lines)", f.LineStart, f.FilePath, len(lines)))
+		return nil, mark(f, review.FalsePositive, fmt.Sprintf("line %d is past the end of %s (%d lines)", f.LineStart, f.FilePath, len(lines))), false
 	}
-	f.LineEnd = min(f.LineEnd, len(lines))
-	return mark(f, review.Unverified, "the cited lines are outside the diff")
+	return lines, review.Finding{}, true
 }
 
 // existsAt reports whether the diff says path exists at rev: everywhere
