@@ -1,0 +1,101 @@
+package review
+
+import "time"
+
+// FindingState is where a finding of a pull request stands in its ledger
+// (DESIGN.md section 8).
+type FindingState string
+
+// Finding states.
+const (
+	// FindingOpen: reported and not fixed; it counts towards the verdict.
+	FindingOpen FindingState = "open"
+	// FindingFixed: its cited code is gone from its lines at a later head.
+	FindingFixed FindingState = "fixed"
+	// FindingDismissed: a person resolved its thread, used a command or
+	// gave feedback; it is never posted again on that pull request.
+	FindingDismissed FindingState = "dismissed"
+	// FindingOutdated: its file left the pull request.
+	FindingOutdated FindingState = "outdated"
+)
+
+// How a finding was dismissed.
+const (
+	DismissedThreadResolved = "thread_resolved" // a person resolved its review thread
+	DismissedCommand        = "command"         // /mergeguard ignore
+	DismissedFeedback       = "feedback"        // a writer's reply or reaction
+)
+
+// LedgerEntry is one finding of a pull request's ledger: the finding as it
+// was last seen, and its life across the runs of that pull request. It is
+// MergeGuard's one ledger type, from the pipeline to the store, the API and
+// the publisher.
+type LedgerEntry struct {
+	// Finding is the finding as last reported (its Fingerprint is the
+	// ledger's key within the pull request).
+	Finding Finding      `json:"finding"`
+	State   FindingState `json:"state"`
+	// FirstSeenSHA and LastSeenSHA are the first and last heads the
+	// finding was reported or confirmed at.
+	FirstSeenSHA string `json:"first_seen_sha"`
+	LastSeenSHA  string `json:"last_seen_sha"`
+	// FixedSHA is the head at which the finding was found fixed.
+	FixedSHA string `json:"fixed_sha,omitempty"`
+	// StateBy is who changed the state last (a GitHub login, or
+	// "mergeguard"); StateHow says how (DismissedThreadResolved, ...).
+	StateBy  string `json:"state_by,omitempty"`
+	StateHow string `json:"state_how,omitempty"`
+	// CommentID is the GitHub review comment the finding was posted as;
+	// ThreadID the GraphQL node id of its review thread. Zero / "" when it
+	// was not posted inline.
+	CommentID int64     `json:"comment_id,omitempty"`
+	ThreadID  string    `json:"thread_id,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Blocking reports whether an open entry blocks the pull request at the
+// given severity threshold (findings at or above it block).
+func (e LedgerEntry) Blocking(threshold Severity) bool {
+	return e.State == FindingOpen && e.Finding.Severity.AtLeast(threshold)
+}
+
+// ReviewThread is a GitHub review thread as MergeGuard follows it.
+type ReviewThread struct {
+	// ID is the thread's GraphQL node id.
+	ID         string
+	Resolved   bool
+	ResolvedBy string
+	Outdated   bool
+	Path       string
+	// CommentID is the database id of the thread's first comment; Author
+	// its author's login.
+	CommentID int64
+	Author    string
+	// Fingerprint is the finding named by MergeGuard's marker in the
+	// first comment, "" when the thread is not MergeGuard's.
+	Fingerprint string
+}
+
+// CompareStatus is how one commit relates to another (GitHub's compare
+// API): the head is ahead of, behind, diverged from or identical to the
+// base.
+type CompareStatus string
+
+// Compare statuses.
+const (
+	CompareAhead     CompareStatus = "ahead"
+	CompareBehind    CompareStatus = "behind"
+	CompareDiverged  CompareStatus = "diverged"
+	CompareIdentical CompareStatus = "identical"
+)
+
+// Comparison is what changed from an earlier reviewed head to a newer one.
+type Comparison struct {
+	Status   CompareStatus
+	AheadBy  int
+	BehindBy int
+	// Diff is the unified diff from the earlier head to the newer one: its
+	// new side is the newer head, so its line numbers are the pull
+	// request diff's right-side numbers.
+	Diff string
+}
