@@ -90,6 +90,10 @@ type Post struct {
 	DetailsURL string
 	// Footer is markdown appended to the review body.
 	Footer string
+	// FollowUp, for a pull request reviewed before, says what this review
+	// covered and where the ledger stands (see FollowUp); nil for a first
+	// review.
+	FollowUp *FollowUp
 }
 
 // Posted describes a published review.
