@@ -37,15 +37,15 @@ type CheckRun struct {
 
 // CheckAnnotation is one annotation of a check run.
 type CheckAnnotation struct {
-	Path                   string `json:"path"`
-	StartLine              int    `json:"start_line"`
-	EndLine                int    `json:"end_line"`
-	StartColumn            *int   `json:"start_column"`
-	EndColumn              *int   `json:"end_column"`
-	AnnotationLevel        string `json:"annotation_level"`
-	Message                string `json:"message"`
-	Title                  string `json:"title"`
-	RawDetails             string `json:"raw_details"`
+	Path            string `json:"path"`
+	StartLine       int    `json:"start_line"`
+	EndLine         int    `json:"end_line"`
+	StartColumn     *int   `json:"start_column"`
+	EndColumn       *int   `json:"end_column"`
+	AnnotationLevel string `json:"annotation_level"`
+	Message         string `json:"message"`
+	Title           string `json:"title"`
+	RawDetails      string `json:"raw_details"`
 }
 
 // checkRequest is the body of checks/create and checks/update.

@@ -12,7 +12,7 @@ import (
 )
 
 const (
-	docReply       = "https://docs.github.com/rest/pulls/comments#create-a-reply-for-a-review-comment"
+	docReply        = "https://docs.github.com/rest/pulls/comments#create-a-reply-for-a-review-comment"
 	errReplyToReply = "Replies to replies are not supported: comment_id must be a top-level review comment"
 )
 
@@ -279,7 +279,9 @@ func connectionFirst(args map[string]any, name string) (int, map[string]any) {
 	return int(first), nil
 }
 
-func cursorOf(i int) string { return base64.StdEncoding.EncodeToString([]byte("cursor:v2:" + strconv.Itoa(i))) }
+func cursorOf(i int) string {
+	return base64.StdEncoding.EncodeToString([]byte("cursor:v2:" + strconv.Itoa(i)))
+}
 
 func indexOfCursor(c string) int {
 	b, err := base64.StdEncoding.DecodeString(c)
