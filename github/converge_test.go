@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -145,7 +146,7 @@ func TestCheckAnnotationsGitHubRefuses(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	fake, pr, repo := convergeRepo(t)
-	files := maps2(pr.Head)
+	files := maps.Clone(pr.Head)
 	files["pkg/p00/file.go"] = replaceLine(files["pkg/p00/file.go"], 20, "var v20 = fixed()")
 	files["internal/extra.go"] = "package internal\n"
 	second := fake.Push("acme", "widgets", 7, files, "fix")
@@ -181,14 +182,6 @@ func TestCompare(t *testing.T) {
 	if _, err := repo.Compare(t.Context(), strings.Repeat("0", 40), forced); !errors.Is(err, review.ErrNotFound) {
 		t.Errorf("unknown commit: %v, want review.ErrNotFound", err)
 	}
-}
-
-func maps2(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func TestThreadsResolveAndReply(t *testing.T) {

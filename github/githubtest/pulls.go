@@ -355,12 +355,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		rv.Comments = append(rv.Comments, c)
 	}
 	if rv.State != "PENDING" {
-		var started []*ReviewComment
-		for i := range rv.Comments {
-			started = append(started, &rv.Comments[i])
-		}
-		p.comments = append(p.comments, started...)
-		s.startThreadsLocked(p, started)
+		s.submitLocked(p, rv)
 	}
 	p.reviews = append(p.reviews, rv)
 	writeJSON(w, http.StatusOK, s.reviewJSON(rp, p, rv))

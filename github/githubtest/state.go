@@ -419,12 +419,7 @@ func (s *Server) AddReview(owner, repoName string, number int, rv Review) int64 
 		}
 	}
 	if rv.State != "PENDING" {
-		var started []*ReviewComment
-		for i := range rv.Comments {
-			started = append(started, &rv.Comments[i])
-		}
-		p.comments = append(p.comments, started...)
-		s.startThreadsLocked(p, started)
+		s.submitLocked(p, &rv)
 	}
 	p.reviews = append(p.reviews, &rv)
 	return rv.ID

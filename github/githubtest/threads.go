@@ -43,6 +43,17 @@ func nodeID(kind string, id int64) string {
 	return kind + "_kwDO" + base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(id, 36)))
 }
 
+// submitLocked lists the comments of a submitted review and files them in
+// threads.
+func (s *Server) submitLocked(p *pull, rv *Review) {
+	var submitted []*ReviewComment
+	for i := range rv.Comments {
+		submitted = append(submitted, &rv.Comments[i])
+	}
+	p.comments = append(p.comments, submitted...)
+	s.startThreadsLocked(p, submitted)
+}
+
 // startThreadsLocked files the comments of a submitted review: a reply
 // joins the thread of the comment it answers, any other comment starts a
 // thread.
