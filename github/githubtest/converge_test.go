@@ -410,3 +410,44 @@ func TestThreadsGoOutdated(t *testing.T) {
 		t.Errorf("threads on lines that left the diff are not outdated: %+v", th)
 	}
 }
+
+func TestThreadEventPayload(t *testing.T) {
+	fake, pr := smallPR(t)
+	ids := reviewed(t, fake, pr)
+	id := fake.ThreadOf("o", "r", 1, ids[0])
+	fake.ResolveThread("o", "r", 1, id, "alice")
+	var e struct {
+		Action      string `json:"action"`
+		PullRequest struct {
+			Number int `json:"number"`
+		} `json:"pull_request"`
+		Thread struct {
+			NodeID   string `json:"node_id"`
+			Comments []struct {
+				ID   int64  `json:"id"`
+				Body string `json:"body"`
+				User struct {
+					Login, Type string
+				} `json:"user"`
+			} `json:"comments"`
+		} `json:"thread"`
+		Repository struct {
+			FullName string `json:"full_name"`
+		} `json:"repository"`
+		Installation struct {
+			ID int64 `json:"id"`
+		} `json:"installation"`
+		Sender struct {
+			Login string `json:"login"`
+		} `json:"sender"`
+	}
+	if err := json.Unmarshal(fake.ThreadEvent("o", "r", 1, id, "resolved", "alice", 77), &e); err != nil {
+		t.Fatal(err)
+	}
+	c := e.Thread.Comments
+	if e.Action != "resolved" || e.PullRequest.Number != 1 || e.Thread.NodeID != id || len(c) != 1 || c[0].ID != ids[0] ||
+		c[0].User.Login != "mergeguard[bot]" || c[0].User.Type != "Bot" || !strings.HasSuffix(c[0].Body, "<!-- mergeguard:fp=fp-1 -->") ||
+		e.Repository.FullName != "o/r" || e.Installation.ID != 77 || e.Sender.Login != "alice" {
+		t.Errorf("payload = %+v", e)
+	}
+}

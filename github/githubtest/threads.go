@@ -430,3 +430,42 @@ func (s *Server) resolveData(field string, vars map[string]any) (map[string]any,
 	}
 	return map[string]any{field: nil}, []any{gqlError("NOT_FOUND", fmt.Sprintf("Could not resolve to a node with the global id of '%s'", id), field)}
 }
+
+// ThreadEvent returns the pull_request_review_thread payload GitHub sends
+// when a thread is resolved or unresolved (action), built from the real
+// example with the fake's pull request, thread, comments and sender; the
+// installation id is set when not 0. Pair it with ResolveThread to play
+// a person resolving a thread.
+func (s *Server) ThreadEvent(owner, repoName string, number int, threadID, action, sender string, installationID int64) []byte {
+	s.t.Helper()
+	s.mu.Lock()
+	rp := s.lookup(owner, repoName)
+	p := s.pullLocked(owner, repoName, number)
+	var fields map[string]any
+	if p != nil {
+		for _, t := range p.threads {
+			if t.id != threadID {
+				continue
+			}
+			comments := make([]any, 0, len(t.comments))
+			for _, c := range t.comments {
+				comments = append(comments, s.reviewCommentJSON(rp, p, c))
+			}
+			fields = map[string]any{
+				"action": action, "thread.node_id": t.id, "thread.comments": comments,
+				"pull_request.number": number, "pull_request.head.sha": p.pr.HeadSHA, "pull_request.base.sha": p.pr.BaseSHA,
+				"repository.name": rp.name, "repository.full_name": rp.owner + "/" + rp.name, "repository.owner.login": rp.owner,
+				"sender": s.userJSON(User{Login: sender, ID: 4242, Type: "User"}),
+			}
+		}
+	}
+	s.mu.Unlock()
+	if fields == nil {
+		s.t.Fatalf("githubtest: ThreadEvent: no thread %s on %s/%s#%d", threadID, owner, repoName, number)
+		return nil
+	}
+	if installationID != 0 {
+		fields["installation.id"] = installationID
+	}
+	return SetFields(s.t, Payload(s.t, "pull_request_review_thread/resolved.payload.json"), fields)
+}
