@@ -1,6 +1,7 @@
 package github
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -12,7 +13,17 @@ const (
 	CommandPause   = "pause"   // stop automatic reviews on the pull request
 	CommandResume  = "resume"  // restart automatic reviews
 	CommandUnknown = "unknown" // an unknown subcommand; answer with HelpText
+
+	// The commands of a pull request's life (DESIGN.md section 8).
+	CommandFullReview = "full-review" // full review of the current head, never incremental
+	CommandAsk        = "ask"         // answer the question in Text
+	CommandIgnore     = "ignore"      // in a MergeGuard thread: dismiss its finding
+	CommandLearn      = "learn"       // in a MergeGuard thread: activate the proposed learning
+	CommandDescribe   = "describe"    // describe the pull request
 )
+
+// flagFull asks rerun or review for a full review.
+const flagFull = "--full"
 
 // commandPrefix starts a command line.
 const commandPrefix = "/mergeguard"
@@ -25,6 +36,12 @@ type Command struct {
 	Args []string
 	// Raw is the subcommand as written (for an unknown one, to quote it).
 	Raw string
+	// Full is set when a full review is forced: full-review, or rerun or
+	// review with --full.
+	Full bool
+	// Text is the question of ask: what follows the subcommand, the rest
+	// of its line and the lines after it, trimmed; "" for other commands.
+	Text string
 }
 
 // HelpText is the reply to /mergeguard help and to unknown commands.
@@ -33,6 +50,11 @@ const HelpText = "MergeGuard commands (people with write access to the repositor
 	"|---|---|\n" +
 	"| `/mergeguard review` | review the current head of this pull request |\n" +
 	"| `/mergeguard rerun` | same as `review` |\n" +
+	"| `/mergeguard full-review` | review the whole pull request again, not only the commits since the last review (also `rerun --full`) |\n" +
+	"| `/mergeguard ask <question>` | ask MergeGuard about this pull request |\n" +
+	"| `/mergeguard ignore` | in a MergeGuard thread: dismiss its finding on this pull request |\n" +
+	"| `/mergeguard learn` | in a MergeGuard thread: keep the lesson MergeGuard proposed for later reviews |\n" +
+	"| `/mergeguard describe` | describe this pull request |\n" +
 	"| `/mergeguard pause` | stop automatic reviews on this pull request |\n" +
 	"| `/mergeguard resume` | restart automatic reviews on this pull request |\n" +
 	"| `/mergeguard help` | show this help |\n\n" +
@@ -49,7 +71,9 @@ const HelpText = "MergeGuard commands (people with write access to the repositor
 func ParseCommand(body string) (Command, bool) {
 	fence := ""
 	inComment := false
+	next := 0 // where the line after the current one starts
 	for line := range strings.Lines(body) {
+		next += len(line)
 		if fence == "" {
 			line, inComment = visible(line, inComment)
 		}
@@ -74,14 +98,31 @@ func ParseCommand(body string) (Command, bool) {
 		if len(words) == 1 {
 			return Command{Name: CommandHelp}, true
 		}
-		c := Command{Name: CommandUnknown, Raw: words[1], Args: words[2:]}
-		switch sub := strings.ToLower(words[1]); sub {
-		case CommandRerun, CommandReview, CommandHelp, CommandPause, CommandResume:
-			c.Name = sub
-		}
-		return c, true
+		return newCommand(words[1:], trimmed, body[next:]), true
 	}
 	return Command{}, false
+}
+
+// newCommand is the command of words (the subcommand and its arguments),
+// on a line whose visible text is line, followed by rest.
+func newCommand(words []string, line, rest string) Command {
+	c := Command{Name: CommandUnknown, Raw: words[0], Args: words[1:]}
+	switch sub := strings.ToLower(words[0]); sub {
+	case CommandRerun, CommandReview:
+		c.Name, c.Full = sub, slices.ContainsFunc(c.Args, func(a string) bool { return strings.EqualFold(a, flagFull) })
+	case CommandFullReview:
+		c.Name, c.Full = sub, true
+	case CommandHelp, CommandPause, CommandResume, CommandAsk, CommandIgnore, CommandLearn, CommandDescribe:
+		c.Name = sub
+	}
+	if c.Name == CommandAsk {
+		// The text after the subcommand, as written on its line.
+		after := strings.TrimSpace(line)
+		after = strings.TrimSpace(after[len(strings.Fields(after)[0]):])
+		after = strings.TrimSpace(after[len(words[0]):])
+		c.Text = strings.TrimSpace(after + "\n" + rest)
+	}
+	return c
 }
 
 // fenceOf returns the fence a line opens or closes (three or more

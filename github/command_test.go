@@ -52,6 +52,20 @@ func TestParseCommand(t *testing.T) {
 		{"two comments on a line", "<!-- a --> x <!-- b\n/mergeguard pause\n-->", Command{}, false},
 		{"fence inside an HTML comment", "<!--\n```\n-->\n/mergeguard rerun", Command{Name: CommandRerun, Raw: "rerun"}, true},
 		{"HTML comment inside a fence is code", "```\n<!--\n```\n/mergeguard rerun", Command{Name: CommandRerun, Raw: "rerun"}, true},
+		{"full-review", "/mergeguard full-review", Command{Name: CommandFullReview, Raw: "full-review", Full: true}, true},
+		{"full-review any case", "/MergeGuard Full-Review", Command{Name: CommandFullReview, Raw: "Full-Review", Full: true}, true},
+		{"rerun --full", "/mergeguard rerun --full", Command{Name: CommandRerun, Raw: "rerun", Args: []string{"--full"}, Full: true}, true},
+		{"review --FULL", "/mergeguard review --FULL", Command{Name: CommandReview, Raw: "review", Args: []string{"--FULL"}, Full: true}, true},
+		{"rerun --fuller is not full", "/mergeguard rerun --fuller", Command{Name: CommandRerun, Raw: "rerun", Args: []string{"--fuller"}}, true},
+		{"--full on another command", "/mergeguard pause --full", Command{Name: CommandPause, Raw: "pause", Args: []string{"--full"}}, true},
+		{"ignore", "/mergeguard ignore", Command{Name: CommandIgnore, Raw: "ignore"}, true},
+		{"learn", "Good catch.\n/mergeguard learn", Command{Name: CommandLearn, Raw: "learn"}, true},
+		{"describe", "/mergeguard describe", Command{Name: CommandDescribe, Raw: "describe"}, true},
+		{"ask", "/mergeguard ask why is  this safe?", Command{Name: CommandAsk, Raw: "ask", Args: []string{"why", "is", "this", "safe?"}, Text: "why is  this safe?"}, true},
+		{"ask over lines", "/mergeguard Ask what does\nthis loop do?\r\n", Command{Name: CommandAsk, Raw: "Ask", Args: []string{"what", "does"}, Text: "what does\nthis loop do?"}, true},
+		{"ask without a question", "/mergeguard ask", Command{Name: CommandAsk, Raw: "ask"}, true},
+		{"ask after a hidden comment", "<!-- x --> /mergeguard ask why?", Command{Name: CommandAsk, Raw: "ask", Args: []string{"why?"}, Text: "why?"}, true},
+		{"quoted full-review", "> /mergeguard full-review", Command{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

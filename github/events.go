@@ -92,3 +92,78 @@ type InstallationRepositoriesEvent struct {
 	RepositoriesAdded   []Repository `json:"repositories_added"`
 	RepositoriesRemoved []Repository `json:"repositories_removed"`
 }
+
+// CheckRunEvent is a check_run delivery: a check run created, completed,
+// rerequested (the "Re-run" button) or an action requested.
+type CheckRunEvent struct {
+	Action   string `json:"action"`
+	CheckRun struct {
+		ID         int64  `json:"id"`
+		Name       string `json:"name"`
+		HeadSHA    string `json:"head_sha"`
+		ExternalID string `json:"external_id"`
+		Status     string `json:"status"`
+		Conclusion string `json:"conclusion"`
+		App        struct {
+			ID   int64  `json:"id"`
+			Slug string `json:"slug"`
+		} `json:"app"`
+		// PullRequests are the open pull requests whose head is HeadSHA
+		// (empty for pushes from forks).
+		PullRequests []struct {
+			Number int `json:"number"`
+			Head   struct {
+				SHA string `json:"sha"`
+			} `json:"head"`
+		} `json:"pull_requests"`
+	} `json:"check_run"`
+	Repository   Repository   `json:"repository"`
+	Installation Installation `json:"installation"`
+	Sender       Account      `json:"sender"`
+}
+
+// ReviewComment is a pull-request review comment of a payload.
+type ReviewComment struct {
+	ID int64 `json:"id"`
+	// InReplyToID is the thread's first comment, 0 for a first comment.
+	InReplyToID int64   `json:"in_reply_to_id"`
+	ReviewID    int64   `json:"pull_request_review_id"`
+	Body        string  `json:"body"`
+	User        Account `json:"user"`
+	Path        string  `json:"path"`
+	Line        int     `json:"line"`
+	CommitID    string  `json:"commit_id"`
+}
+
+// PullRequestReviewThreadEvent is a pull_request_review_thread delivery: a
+// review thread resolved or unresolved.
+type PullRequestReviewThreadEvent struct {
+	Action      string `json:"action"`
+	PullRequest struct {
+		Number int `json:"number"`
+	} `json:"pull_request"`
+	Thread struct {
+		// NodeID is the thread's GraphQL id (ReviewThread.ID).
+		NodeID   string          `json:"node_id"`
+		Comments []ReviewComment `json:"comments"`
+	} `json:"thread"`
+	Repository   Repository   `json:"repository"`
+	Installation Installation `json:"installation"`
+	Sender       Account      `json:"sender"`
+}
+
+// PullRequestReviewCommentEvent is a pull_request_review_comment delivery:
+// a review comment created, edited or deleted.
+type PullRequestReviewCommentEvent struct {
+	Action      string        `json:"action"`
+	Comment     ReviewComment `json:"comment"`
+	PullRequest struct {
+		Number int `json:"number"`
+		Head   struct {
+			SHA string `json:"sha"`
+		} `json:"head"`
+	} `json:"pull_request"`
+	Repository   Repository   `json:"repository"`
+	Installation Installation `json:"installation"`
+	Sender       Account      `json:"sender"`
+}

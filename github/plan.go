@@ -55,18 +55,24 @@ type reviewPlan struct {
 }
 
 // planReview places every finding of post: a duplicate when earlier (the
-// bot's earlier inline comments by fingerprint) holds its fingerprint or
-// it repeats one of this run, inline when the index accepts one of its
+// bot's earlier inline comments by fingerprint) holds its fingerprint, when
+// post.FollowUp lists it as still open or dismissed, or when it repeats
+// one of this run, inline when the index accepts one of its
 // lines and fewer than maxInline comments are planned, in the body
 // otherwise.
 func planReview(post Post, earlier map[string]int64, maxInline int) *reviewPlan {
 	pl := &reviewPlan{event: eventFor(post.Verdict.Verdict), maxInline: maxInline, text: newTextPolicy(post.PullURL)}
 	seen := map[string]bool{}
+	suppressed := post.FollowUp.suppressed()
 	inline := 0
 	for _, f := range sortedFindings(post.Findings) {
 		it := &planned{finding: f, fp: f.Fingerprint}
 		pl.items = append(pl.items, it)
-		if id, ok := earlier[it.fp]; ok {
+		id, ok := earlier[it.fp]
+		if prior, held := suppressed[it.fp]; held && !ok {
+			id, ok = prior, true
+		}
+		if ok {
 			it.where, it.earlier = review.PlacedDuplicate, id
 			continue
 		}
@@ -135,19 +141,22 @@ func (pl *reviewPlan) request(post Post) *gh.PullRequestReviewRequest {
 	return req
 }
 
-// sortedFindings orders findings most important first: severity, then
-// verified before the rest, then file and line.
+// sortedFindings orders findings most important first (findingOrder).
 func sortedFindings(fs []review.Finding) []review.Finding {
 	out := slices.Clone(fs)
-	slices.SortStableFunc(out, func(a, b review.Finding) int {
-		return cmp.Or(
-			cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
-			cmp.Compare(b.VerificationStatus.Rank(), a.VerificationStatus.Rank()),
-			strings.Compare(a.FilePath, b.FilePath),
-			cmp.Compare(a.LineStart, b.LineStart),
-		)
-	})
+	slices.SortStableFunc(out, findingOrder)
 	return out
+}
+
+// findingOrder orders findings by severity, then verified before the
+// rest, then file and line.
+func findingOrder(a, b review.Finding) int {
+	return cmp.Or(
+		cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
+		cmp.Compare(b.VerificationStatus.Rank(), a.VerificationStatus.Rank()),
+		strings.Compare(a.FilePath, b.FilePath),
+		cmp.Compare(a.LineStart, b.LineStart),
+	)
 }
 
 func sideOf(f review.Finding) review.Side {

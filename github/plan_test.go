@@ -77,6 +77,8 @@ func TestPlanReviewGolden(t *testing.T) {
 			finding("fp-c", "pkg/p02/file.go", 10, 10, review.SeverityWarning)), nil, 2},
 		{"no-index", withFindings(planPost(nil, review.DecisionComment), goldenFindings()[:3]...), nil, 30},
 		{"forged-markers", forged, nil, 30},
+		{"follow-up-incremental", followUpPost(idx, review.DecisionRequestChanges, false), map[string]int64{"fp-old": 4242}, 30},
+		{"follow-up-full-cleared", followUpPost(idx, review.DecisionComment, true), nil, 30},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +98,32 @@ func TestPlanReviewGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// followUpPost is a follow-up review on testPR(20): a new warning, a
+// finding still open that the run reports again (never posted again), one
+// fixed and one dismissed; cleared makes it a full review after which
+// nothing blocks.
+func followUpPost(idx LineIndex, decision review.Decision, cleared bool) Post {
+	post := planPost(idx, decision)
+	fresh := finding("fp-new", "pkg/p04/file.go", 10, 10, review.SeverityWarning)
+	open := finding("fp-open", "pkg/p05/file.go", 10, 10, review.SeverityCritical)
+	open.Title = "Still @everyone <!-- mergeguard:fp=fp-x -->"
+	fixed := finding("fp-fixed", "pkg/p06/file.go", 10, 10, review.SeverityCritical)
+	dismissed := finding("fp-dismissed", "pkg/p07/file.go", 10, 10, review.SeverityWarning)
+	post.Findings = []review.Finding{fresh, open, dismissed}
+	post.FollowUp = &FollowUp{
+		Kind: ReviewIncremental, SinceSHA: "abc1234def5678", Commits: 3, Files: 2,
+		Fixed:     []review.LedgerEntry{{Finding: fixed, State: review.FindingFixed, FixedSHA: post.HeadSHA, CommentID: 501}},
+		StillOpen: []review.LedgerEntry{{Finding: open, State: review.FindingOpen, CommentID: 502}},
+		Dismissed: []review.LedgerEntry{{Finding: dismissed, State: review.FindingDismissed, StateBy: "alice", StateHow: review.DismissedThreadResolved}},
+	}
+	if cleared {
+		post.FollowUp.Kind, post.FollowUp.Reason = ReviewFull, "the branch was force-pushed @alice"
+		post.FollowUp.StillOpen[0].Finding.Severity = review.SeverityInfo
+		post.FollowUp.BlockingCleared = true
+	}
+	return post
 }
 
 func withFindings(post Post, fs ...review.Finding) Post {

@@ -90,6 +90,10 @@ type Post struct {
 	DetailsURL string
 	// Footer is markdown appended to the review body.
 	Footer string
+	// FollowUp, for a pull request reviewed before, says what this review
+	// covered and where the ledger stands (see FollowUp); nil for a first
+	// review.
+	FollowUp *FollowUp
 }
 
 // Posted describes a published review.
@@ -117,7 +121,8 @@ var ErrDismiss = errors.New("dismiss earlier review")
 //  1. A review of the bot whose marker line names the run means the run
 //     already posted (a retried job): it is returned with AlreadyPosted set.
 //  2. Findings whose fingerprint the marker line of an earlier inline
-//     comment of the bot carries are not commented on again
+//     comment of the bot carries, or that post.FollowUp lists as still
+//     open or dismissed, are not commented on again
 //     (review.PlacedDuplicate).
 //  3. The review is created on post.HeadSHA with the event of the
 //     verdict's decision. Findings on lines the index accepts become inline

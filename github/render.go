@@ -231,6 +231,7 @@ func reviewBody(post Post, pl *reviewPlan) string {
 	if s := pl.text.block(v.Summary, maxSummary); s != "" {
 		b.WriteString("\n" + s + "\n")
 	}
+	writeFollowUp(&b, post, pl)
 	writeFindingTable(&b, pl)
 	writeRecommendations(&b, pl.text, v.Recommendations)
 	if pl.capped > 0 {
@@ -407,4 +408,142 @@ func writeUsage(b *strings.Builder, v review.Verdict) {
 	}
 	fmt.Fprintf(b, "\n<sub>Tokens: %d in, %d out · cost $%.4f · %d LLM calls, %d tool calls · %.1f s</sub>\n",
 		st.InputTokens, st.OutputTokens, st.TotalCost, st.LLMCalls, st.ToolCalls, float64(v.ReviewDurationMS)/1000)
+}
+
+// Kinds of review, for FollowUp.Kind.
+const (
+	ReviewFull        = "full"
+	ReviewIncremental = "incremental"
+)
+
+// FollowUp describes a review of a pull request MergeGuard reviewed
+// before: what this review covered and where the pull request's ledger
+// stands. The review body then reads like a reviewer's follow-up.
+type FollowUp struct {
+	// Kind is ReviewFull or ReviewIncremental; Reason says why a review
+	// was full ("the branch was force-pushed", ...).
+	Kind   string
+	Reason string
+	// SinceSHA is the head reviewed last; Commits and Files are how many
+	// commits since it and how many files they touched (incremental).
+	SinceSHA       string
+	Commits, Files int
+	// Fixed are the findings found fixed by this review.
+	Fixed []review.LedgerEntry
+	// StillOpen are earlier findings still open at this head, linked to
+	// their comments; Dismissed are findings people dismissed. Neither is
+	// ever posted again, even when Post.Findings repeats them.
+	StillOpen []review.LedgerEntry
+	Dismissed []review.LedgerEntry
+	// BlockingCleared says the last blocking finding was fixed or
+	// dismissed by the time of this review.
+	BlockingCleared bool
+}
+
+// suppressed returns the fingerprints a follow-up forbids posting, with
+// their earlier comment (0 when they were not posted inline).
+func (fu *FollowUp) suppressed() map[string]int64 {
+	if fu == nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for _, list := range [][]review.LedgerEntry{fu.StillOpen, fu.Dismissed} {
+		for _, e := range list {
+			if e.Finding.Fingerprint != "" {
+				out[e.Finding.Fingerprint] = e.CommentID
+			}
+		}
+	}
+	return out
+}
+
+// writeFollowUp writes what the review covered, the findings fixed since
+// the last review and those still open.
+func writeFollowUp(b *strings.Builder, post Post, pl *reviewPlan) {
+	fu := post.FollowUp
+	if fu == nil {
+		return
+	}
+	b.WriteString("\n")
+	switch fu.Kind {
+	case ReviewIncremental:
+		fmt.Fprintf(b, "**Incremental review** of %s since %s, %s.\n", plural(fu.Commits, "commit"), codeText(shortSHA(fu.SinceSHA)), plural(fu.Files, "file"))
+	default:
+		b.WriteString("**Full review**")
+		if r := pl.text.inline(fu.Reason, maxNote); r != "" {
+			b.WriteString(": " + r)
+		}
+		b.WriteString(".\n")
+	}
+	fresh := 0
+	for _, it := range pl.items {
+		if it.where != review.PlacedDuplicate {
+			fresh++
+		}
+	}
+	fmt.Fprintf(b, "\nNew findings: %d · fixed since last time: %d · still open: %d\n", fresh, len(fu.Fixed), len(fu.StillOpen))
+	if fu.BlockingCleared && pl.event != EventRequestChanges {
+		b.WriteString("\n✅ The last blocking finding is gone: MergeGuard no longer requests changes on this pull request.\n")
+	}
+	writeEntryList(b, pl.text, "Fixed since last time", fu.Fixed, post.PullURL, entryFixedLine)
+	writeEntryList(b, pl.text, "Still open", fu.StillOpen, post.PullURL, entryOpenLine)
+}
+
+// writeEntryList writes a titled list of ledger entries, at most
+// maxListed of them, each rendered by line.
+func writeEntryList(b *strings.Builder, tp textPolicy, heading string, entries []review.LedgerEntry, pullURL string, line func(textPolicy, review.LedgerEntry, string) string) {
+	if len(entries) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n**%s**\n\n", heading)
+	for _, e := range sortedEntries(entries)[:min(len(entries), maxListed)] {
+		b.WriteString("- " + line(tp, e, pullURL) + "\n")
+	}
+	if n := len(entries) - maxListed; n > 0 {
+		fmt.Fprintf(b, "- …and %d more\n", n)
+	}
+}
+
+// sortedEntries orders entries as sortedFindings orders findings.
+func sortedEntries(entries []review.LedgerEntry) []review.LedgerEntry {
+	out := slices.Clone(entries)
+	slices.SortStableFunc(out, func(a, b review.LedgerEntry) int { return findingOrder(a.Finding, b.Finding) })
+	return out
+}
+
+// entryHead renders an entry's severity, title and place.
+func entryHead(tp textPolicy, e review.LedgerEntry) string {
+	f := e.Finding
+	where := "(no file)"
+	if f.FilePath != "" {
+		where = codeText(f.FilePath) + " " + lineRange(f)
+	}
+	return fmt.Sprintf("%s — **%s** (%s)", badge(f.Severity), title(tp, f), where)
+}
+
+// commentLink is the address of a review comment of the pull request.
+func commentLink(pullURL string, id int64) string {
+	if pullURL == "" || id <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s#discussion_r%d", pullURL, id)
+}
+
+func entryOpenLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
+	s := entryHead(tp, e)
+	if link := commentLink(pullURL, e.CommentID); link != "" {
+		s += " · [thread](" + link + ")"
+	}
+	return s
+}
+
+func entryFixedLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
+	s := entryHead(tp, e)
+	if e.FixedSHA != "" {
+		s += " — fixed in " + codeText(shortSHA(e.FixedSHA))
+	}
+	if link := commentLink(pullURL, e.CommentID); link != "" {
+		s += " · [thread](" + link + ")"
+	}
+	return s
 }

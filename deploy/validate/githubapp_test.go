@@ -50,13 +50,15 @@ func checkManifest(m appManifest) error {
 		"pull_requests": "write", // read diffs, post reviews
 		"contents":      "read",  // files at a SHA, .mergeguard.yml
 		"issues":        "write", // comment commands: replies and reactions
+		"checks":        "write", // the MergeGuard check run and its annotations
 		"metadata":      "read",  // mandatory
 	}
 	if diff := cmp.Diff(wantPermissions, m.DefaultPermissions); diff != "" {
 		errs = append(errs, fmt.Errorf("default_permissions (-want +got):\n%s", diff))
 	}
 	// installation and installation_repositories are always sent to Apps.
-	if diff := cmp.Diff([]string{"pull_request", "issue_comment"}, m.DefaultEvents); diff != "" {
+	wantEvents := []string{"pull_request", "issue_comment", "pull_request_review_comment", "pull_request_review_thread", "check_run"}
+	if diff := cmp.Diff(wantEvents, m.DefaultEvents); diff != "" {
 		errs = append(errs, fmt.Errorf("default_events (-want +got):\n%s", diff))
 	}
 	if m.Name == "" {
@@ -118,6 +120,14 @@ func TestGitHubAppManifestRejects(t *testing.T) {
 		"missing event": {
 			"  - issue_comment\n", "",
 			`"issue_comment"`,
+		},
+		"missing check_run": {
+			"  - check_run\n", "",
+			`"check_run"`,
+		},
+		"checks read only": {
+			"  checks: write", "  checks: read",
+			`"checks"`,
 		},
 		"misspelt field": {
 			"default_events:", "default_event:",

@@ -9,11 +9,17 @@ import (
 	"unicode"
 )
 
-// graphql answers the one GraphQL query MergeGuard makes, blame:
+// graphql answers the GraphQL MergeGuard sends: blame,
 //
 //	repository(owner, name) { object(expression|oid) { ... on Commit {
 //	  blame(path) { ranges { startingLine endingLine age commit { ... } } } } } }
 //
+// a pull request's review threads (threads.go),
+//
+//	repository(owner, name) { pullRequest(number) {
+//	  reviewThreads(first, after) { nodes { ... comments(first) { ... } } pageInfo { ... } } } }
+//
+// and the mutations resolveReviewThread and unresolveReviewThread.
 // It builds the full answer and keeps only the fields the query selects,
 // as GitHub does (githubv4 rejects fields it did not ask for).
 func (s *Server) graphql(w http.ResponseWriter, r *http.Request) {
@@ -26,14 +32,36 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sel, err := parseSelection(req.Query)
-	if err != nil || !strings.Contains(req.Query, "blame(") {
+	var data map[string]any
+	var errs []any
+	switch {
+	case err != nil:
+	case mutationRE.MatchString(req.Query) && strings.Contains(req.Query, "unresolveReviewThread("):
+		data, errs = s.resolveData("unresolveReviewThread", req.Variables)
+	case mutationRE.MatchString(req.Query) && strings.Contains(req.Query, "resolveReviewThread("):
+		data, errs = s.resolveData("resolveReviewThread", req.Variables)
+	case mutationRE.MatchString(req.Query):
+		err = fmt.Errorf("unsupported mutation")
+	case strings.Contains(req.Query, "reviewThreads("):
+		data, errs = s.threadsData(req.Query, req.Variables)
+	case strings.Contains(req.Query, "blame("):
+		var gqlErr string
+		if data, gqlErr = s.blameData(req.Variables); gqlErr != "" {
+			errs = []any{map[string]any{"type": "NOT_FOUND", "message": gqlErr}}
+		}
+	default:
+		err = fmt.Errorf("unsupported query")
+	}
+	if err != nil {
 		writeJSON(w, http.StatusOK, map[string]any{"errors": []any{map[string]any{"message": fmt.Sprintf("githubtest: unsupported query: %v", err)}}})
 		return
 	}
-	data, gqlErr := s.blameData(req.Variables)
-	out := map[string]any{"data": prune(data, sel)}
-	if gqlErr != "" {
-		out["errors"] = []any{map[string]any{"type": "NOT_FOUND", "message": gqlErr}}
+	out := map[string]any{"data": nil}
+	if data != nil {
+		out["data"] = prune(data, sel)
+	}
+	if len(errs) > 0 {
+		out["errors"] = errs
 	}
 	writeJSON(w, http.StatusOK, out)
 }

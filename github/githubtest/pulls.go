@@ -162,24 +162,25 @@ func (s *Server) pullFiles(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	files := p.files[:min(len(p.files), MaxListedFiles)]
-	out := make([]map[string]any, 0, len(files))
-	for _, f := range files {
-		m := s.example("diff-entry-items.json")
-		m["sha"], m["filename"], m["status"] = f.sha, f.path, f.status
-		m["additions"], m["deletions"], m["changes"] = f.additions, f.deletions, f.additions+f.deletions
-		m["blob_url"] = fmt.Sprintf("https://github.com/%s/%s/blob/%s/%s", rp.owner, rp.name, p.pr.HeadSHA, f.path)
-		m["raw_url"] = fmt.Sprintf("https://github.com/%s/%s/raw/%s/%s", rp.owner, rp.name, p.pr.HeadSHA, f.path)
-		m["contents_url"] = fmt.Sprintf("%srepos/%s/%s/contents/%s?ref=%s", s.URL(), rp.owner, rp.name, f.path, p.pr.HeadSHA)
-		delete(m, "patch")
-		if f.hasPatch {
-			m["patch"] = f.patch
-		}
-		if f.previous != "" {
-			m["previous_filename"] = f.previous
-		}
-		out = append(out, m)
+	paginate(w, r, jsonOf(files, func(f fileEntry) map[string]any { return s.fileJSON(rp, p.pr.HeadSHA, f) }))
+}
+
+// fileJSON renders one changed file as pulls/list-files and compare do.
+func (s *Server) fileJSON(rp *repo, headSHA string, f fileEntry) map[string]any {
+	m := s.example("diff-entry-items.json")
+	m["sha"], m["filename"], m["status"] = f.sha, f.path, f.status
+	m["additions"], m["deletions"], m["changes"] = f.additions, f.deletions, f.additions+f.deletions
+	m["blob_url"] = fmt.Sprintf("https://github.com/%s/%s/blob/%s/%s", rp.owner, rp.name, headSHA, f.path)
+	m["raw_url"] = fmt.Sprintf("https://github.com/%s/%s/raw/%s/%s", rp.owner, rp.name, headSHA, f.path)
+	m["contents_url"] = fmt.Sprintf("%srepos/%s/%s/contents/%s?ref=%s", s.URL(), rp.owner, rp.name, f.path, headSHA)
+	delete(m, "patch")
+	if f.hasPatch {
+		m["patch"] = f.patch
 	}
-	paginate(w, r, out)
+	if f.previous != "" {
+		m["previous_filename"] = f.previous
+	}
+	return m
 }
 
 // maxListedCommits is how many commits pulls/list-commits returns at most.
@@ -238,6 +239,10 @@ func (s *Server) reviewCommentJSON(rp *repo, p *pull, c *ReviewComment) map[stri
 		m["start_line"], m["original_start_line"], m["start_side"] = c.StartLine, c.StartLine, c.StartSide
 	}
 	delete(m, "in_reply_to_id")
+	if c.InReplyTo != 0 {
+		m["in_reply_to_id"] = c.InReplyTo
+	}
+	m["node_id"] = nodeID("PRRC", c.ID)
 	m["diff_hunk"] = diffHunk(p.parsed, c.Path, c.Side, c.Line)
 	m["url"] = fmt.Sprintf("%srepos/%s/%s/pulls/comments/%d", s.URL(), rp.owner, rp.name, c.ID)
 	m["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d#discussion_r%d", rp.owner, rp.name, p.pr.Number, c.ID)
@@ -350,9 +355,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		rv.Comments = append(rv.Comments, c)
 	}
 	if rv.State != "PENDING" {
-		for i := range rv.Comments {
-			p.comments = append(p.comments, &rv.Comments[i])
-		}
+		s.submitLocked(p, rv)
 	}
 	p.reviews = append(p.reviews, rv)
 	writeJSON(w, http.StatusOK, s.reviewJSON(rp, p, rv))

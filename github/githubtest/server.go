@@ -59,6 +59,12 @@ const (
 	RouteCreateReaction     = "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
 	RoutePermission         = "GET /repos/{owner}/{repo}/collaborators/{username}/permission"
 	RouteGraphQL            = "POST /graphql"
+	RouteCompare            = "GET /repos/{owner}/{repo}/compare/{basehead...}"
+	RouteCreateCheck        = "POST /repos/{owner}/{repo}/check-runs"
+	RouteUpdateCheck        = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"
+	RouteGetCheck           = "GET /repos/{owner}/{repo}/check-runs/{check_run_id}"
+	RouteListChecks         = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
+	RouteReplyComment       = "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"
 	// RouteCodeload is where tarball requests redirect to, like
 	// codeload.github.com; it is not part of the REST API.
 	RouteCodeload = "GET /_codeload/{owner}/{repo}/legacy.tar.gz/{sha}"
@@ -190,6 +196,12 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 		RouteCreateReaction:     s.createReaction,
 		RoutePermission:         s.permission,
 		RouteGraphQL:            s.graphql,
+		RouteCompare:            s.compare,
+		RouteCreateCheck:        s.createCheck,
+		RouteUpdateCheck:        s.updateCheck,
+		RouteGetCheck:           s.getCheck,
+		RouteListChecks:         s.listChecks,
+		RouteReplyComment:       s.replyComment,
 	}
 }
 
@@ -498,6 +510,18 @@ func writeUnprocessable(w http.ResponseWriter, doc string, errs ...string) {
 // at most 100) and page query parameters, and a Link header with next,
 // last, first and prev relations.
 func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) {
+	start, end := pageBounds(w, r, len(items))
+	out := items[start:end]
+	if out == nil {
+		out = []T{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// pageBounds returns the bounds of the page a request asks for in a list
+// of n items (per_page, default 30, at most 100; page) and sets the Link
+// header with next, last, first and prev relations.
+func pageBounds(w http.ResponseWriter, r *http.Request, n int) (start, end int) {
 	perPage, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
 	if perPage <= 0 {
 		perPage = 30
@@ -505,7 +529,7 @@ func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) {
 	perPage = min(perPage, 100)
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	page = max(page, 1)
-	last := max((len(items)+perPage-1)/perPage, 1)
+	last := max((n+perPage-1)/perPage, 1)
 	link := func(p int, rel string) string {
 		u := *r.URL
 		u.Scheme, u.Host = "http", r.Host
@@ -525,13 +549,8 @@ func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) {
 	if len(links) > 0 {
 		w.Header().Set("Link", strings.Join(links, ", "))
 	}
-	start := min((page-1)*perPage, len(items))
-	end := min(start+perPage, len(items))
-	out := items[start:end]
-	if out == nil {
-		out = []T{}
-	}
-	writeJSON(w, http.StatusOK, out)
+	start = min((page-1)*perPage, n)
+	return start, min(start+perPage, n)
 }
 
 // loadExamples decodes GitHub's OpenAPI response examples in

@@ -92,6 +92,9 @@ type ReviewComment struct {
 	StartLine int
 	StartSide string
 	CommitID  string
+	// InReplyTo is the first comment of the thread a reply joins; 0 for
+	// a comment that starts a thread.
+	InReplyTo int64
 }
 
 // IssueComment is a comment on a pull request's conversation.
@@ -119,6 +122,7 @@ type repo struct {
 	owner, name   string
 	id            int64
 	commits       map[string]map[string]string // commit sha → path → blob sha
+	parents       map[string][]string          // commit sha → its parents (history.go)
 	treeDirs      map[string]treeDir           // tree sha → commit and directory
 	blobs         map[string]string            // blob sha → content
 	pulls         map[int]*pull
@@ -126,6 +130,7 @@ type repo struct {
 	issueComments map[int][]*IssueComment
 	reactions     []*Reaction
 	blame         map[string][]BlameRange // sha + "\x00" + path
+	checkRuns     []*CheckRun
 }
 
 type treeDir struct {
@@ -139,6 +144,7 @@ type pull struct {
 	diffLines int
 	reviews   []*Review
 	comments  []*ReviewComment // of submitted reviews and seeded ones
+	threads   []*thread        // started by the comments (threads.go)
 	parsed    *diff.Diff
 }
 
@@ -160,6 +166,7 @@ func (s *Server) repoLocked(owner, name string) *repo {
 		r = &repo{
 			owner: owner, name: name, id: s.id(),
 			commits:       make(map[string]map[string]string),
+			parents:       make(map[string][]string),
 			treeDirs:      make(map[string]treeDir),
 			blobs:         make(map[string]string),
 			pulls:         make(map[int]*pull),
@@ -252,13 +259,9 @@ func (s *Server) AddPR(pr PR) PR {
 	if pr.HeadRef == "" {
 		pr.HeadRef = "feature"
 	}
-	parsed, err := diff.ParseString(pr.Diff)
-	if err != nil {
+	p := &pull{pr: pr}
+	if err := p.setDiff(pr.Diff); err != nil {
 		s.t.Fatalf("githubtest: AddPR %s/%s#%d: %v", pr.Owner, pr.Repo, pr.Number, err)
-	}
-	sections := splitSections(pr.Diff)
-	if len(sections) != len(parsed.Files) {
-		s.t.Fatalf("githubtest: AddPR %s/%s#%d: %d diff --git sections for %d files (use git-style diffs)", pr.Owner, pr.Repo, pr.Number, len(sections), len(parsed.Files))
 	}
 
 	s.mu.Lock()
@@ -289,35 +292,18 @@ func (s *Server) AddPR(pr PR) PR {
 		}
 	}
 
-	p := &pull{pr: pr, id: s.id(), parsed: parsed}
-	missing := make(map[string]bool)
-	for _, m := range pr.MissingPatches {
-		missing[m] = true
+	// The history: the base, then each commit on the one before.
+	parent := pr.BaseSHA
+	for _, c := range pr.Commits {
+		if _, known := r.parents[c.SHA]; !known && c.SHA != parent {
+			r.parents[c.SHA] = []string{parent}
+		}
+		parent = c.SHA
 	}
-	for i, f := range parsed.Files {
-		e := fileEntry{
-			path:      f.Path(),
-			status:    fileStatus(f),
-			additions: f.Additions,
-			deletions: f.Deletions,
-		}
-		if f.Status == diff.Renamed || f.Status == diff.Copied {
-			e.previous = f.OldPath
-		}
-		switch content, ok := pr.Head[e.path]; {
-		case ok:
-			e.sha = BlobSHA(content)
-		case f.Status == diff.Deleted:
-			e.sha = BlobSHA(pr.Base[e.path])
-		default:
-			e.sha = hashOf("blob", e.path)
-		}
-		if patch, ok := patchOf(sections[i]); ok && !f.Binary && !missing[e.path] {
-			e.patch, e.hasPatch = patch, true
-			p.diffLines += strings.Count(patch, "\n") + 1
-		}
-		p.files = append(p.files, e)
+	if _, known := r.parents[pr.HeadSHA]; !known && pr.HeadSHA != parent {
+		r.parents[pr.HeadSHA] = []string{parent}
 	}
+	p.pr, p.id = pr, s.id()
 	r.pulls[pr.Number] = p
 	return pr
 }
@@ -385,6 +371,7 @@ func (s *Server) SetHeadSHA(owner, repoName string, number int, sha string) {
 	}
 	p := r.pulls[number]
 	r.commits[sha] = r.commits[p.pr.HeadSHA]
+	r.parents[sha] = []string{p.pr.HeadSHA}
 	p.pr.HeadSHA = sha
 	p.pr.Commits = append(p.pr.Commits, Commit{SHA: sha, Message: "push", Author: p.pr.User.Login, Date: time.Date(2024, 3, 2, 0, 0, 0, 0, time.UTC)})
 }
@@ -430,9 +417,9 @@ func (s *Server) AddReview(owner, repoName string, number int, rv Review) int64 
 		if c.CommitID == "" {
 			c.CommitID = rv.CommitID
 		}
-		if rv.State != "PENDING" {
-			p.comments = append(p.comments, c)
-		}
+	}
+	if rv.State != "PENDING" {
+		s.submitLocked(p, &rv)
 	}
 	p.reviews = append(p.reviews, &rv)
 	return rv.ID
