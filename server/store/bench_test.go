@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/mergeguard/mergeguard/review"
 
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/store/storetest"
@@ -49,4 +52,45 @@ func BenchmarkRecordDelivery(b *testing.B) {
 			}
 		})
 	})
+}
+
+// BenchmarkFinishRunLedger measures what the finding ledger adds to
+// recording a pull request run with 50 findings: the same FinishRun
+// without and with its 50 ledger entries (issue 13's goal: under 5 ms).
+func BenchmarkFinishRunLedger(b *testing.B) {
+	s := storetest.New(b)
+	findings := make([]review.Finding, 50)
+	entries := make([]review.LedgerEntry, 50)
+	for i := range findings {
+		findings[i] = review.Finding{FilePath: fmt.Sprintf("pkg/f%d.go", i%20), LineStart: i + 1, LineEnd: i + 3,
+			Side: review.SideRight, Severity: review.SeverityWarning, Category: review.CategoryBug,
+			Title: "unchecked error", Description: "the error of Close is dropped", VerificationStatus: review.Verified,
+			Confidence: 0.8, CodeSnippet: "defer f.Close()", Fingerprint: fmt.Sprintf("fp-%02d", i)}
+		entries[i] = review.LedgerEntry{Finding: findings[i], State: review.FindingOpen, FirstSeenSHA: "h", LastSeenSHA: "h"}
+	}
+	verdict := &review.Verdict{Verdict: review.DecisionComment, Files: []review.FileReview{{FilePath: "pkg", Findings: findings}}}
+	var pr atomic.Int64
+	for _, withLedger := range []bool{false, true} {
+		b.Run(fmt.Sprintf("ledger=%t", withLedger), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				run := prRun("o/bench", int(pr.Add(1)), "h")
+				if _, err := s.EnqueueRun(b.Context(), run); err != nil {
+					b.Fatal(err)
+				}
+				claimed, err := s.ClaimRun(b.Context(), "w", time.Minute)
+				if err != nil || claimed == nil {
+					b.Fatalf("ClaimRun = %v, %v", claimed, err)
+				}
+				res := store.Result{Status: store.StatusSucceeded, Verdict: verdict}
+				if withLedger {
+					res.Ledger = entries
+				}
+				b.StartTimer()
+				if err := s.FinishRun(b.Context(), claimed.ID, "w", res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -222,6 +222,24 @@ type Result struct {
 	// Posted is the review the run posted (after ClaimPost), nil when it
 	// posted none.
 	Posted *Posting
+	// Review says what a pull request run reviewed; zero for other runs.
+	Review ReviewScope
+	// Ledger are the entries of the pull request's finding ledger the run
+	// added or changed; they are written in the transaction that records
+	// the run.
+	Ledger []review.LedgerEntry
+}
+
+// ReviewScope is what a pull request run reviewed: the whole pull request
+// or the commits since an earlier reviewed head, and why.
+type ReviewScope struct {
+	// Kind is "full" or "incremental"; Reason says why a review was full.
+	Kind   string `json:"kind"`
+	Reason string `json:"reason,omitempty"`
+	// SinceSHA is the head an incremental review started from.
+	SinceSHA string `json:"since_sha,omitempty"`
+	// ConfigDigest identifies the repository configuration reviewed with.
+	ConfigDigest string `json:"config_digest,omitempty"`
 }
 
 const (
@@ -230,9 +248,11 @@ const (
 		    verdict = $6, summary = $7, confidence = $8, stats = $9, result = $10,
 		    model = $11, input_tokens = $12, output_tokens = $13, total_cost = $14,
 		    duration_ms = COALESCE($15, (extract(epoch FROM now() - started_at) * 1000)::bigint),
+		    review_kind = $16, kind_reason = $17, since_sha = $18, config_digest = $19,
 		    lease_expires_at = NULL,
 		    finished_at = now()
-		WHERE id = $1 AND status = 'running' AND locked_by = $2`
+		WHERE id = $1 AND status = 'running' AND locked_by = $2
+		RETURNING COALESCE(repository, ''), COALESCE(pr_number, 0)`
 
 	insertFinding = `INSERT INTO findings
 		(run_id, file_path, line_start, line_end, side, severity, category, title, description,
@@ -273,16 +293,25 @@ func (s *Store) FinishRun(ctx context.Context, runID, workerID string, res Resul
 		duration = &ms
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, finishRun, runID, workerID, res.Status, res.Reason, res.Error,
+		var (
+			repo   string
+			number int
+		)
+		sc := res.Review
+		err := tx.QueryRow(ctx, finishRun, runID, workerID, res.Status, res.Reason, res.Error,
 			decision, summary, confidence, stats, res.Verdict,
-			res.Model, res.Cost.InputTokens, res.Cost.OutputTokens, res.Cost.TotalCost, duration)
+			res.Model, res.Cost.InputTokens, res.Cost.OutputTokens, res.Cost.TotalCost, duration,
+			sc.Kind, sc.Reason, sc.SinceSHA, sc.ConfigDigest).Scan(&repo, &number)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrLeaseLost
+		}
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return ErrLeaseLost
-		}
 		if err := insertResults(ctx, tx, runID, findings, res.Agents); err != nil {
+			return err
+		}
+		if err := writeLedger(ctx, tx, runID, repo, number, res.Ledger); err != nil {
 			return err
 		}
 		if res.Posted != nil {

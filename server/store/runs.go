@@ -121,6 +121,13 @@ type Run struct {
 	StartedAt      *time.Time      `db:"started_at"`
 	FinishedAt     *time.Time      `db:"finished_at"`
 	DurationMS     int64           `db:"duration_ms"`
+	// ReviewKind, KindReason, SinceSHA and ConfigDigest are the run's
+	// ReviewScope; CheckRunID its check run, 0 before it has one.
+	ReviewKind   string `db:"review_kind"`
+	KindReason   string `db:"kind_reason"`
+	SinceSHA     string `db:"since_sha"`
+	ConfigDigest string `db:"config_digest"`
+	CheckRunID   int64  `db:"check_run_id"`
 }
 
 // runColumns selects a review_runs row as a Run.
@@ -133,7 +140,8 @@ const runColumns = `
 	cancel_requested, COALESCE(verdict, '') AS verdict, summary, COALESCE(confidence, 0) AS confidence,
 	result, error, model, input_tokens, output_tokens, total_cost, event_seq,
 	post_started_at, COALESCE(posted_review_id, 0) AS posted_review_id, posted_at,
-	created_at, started_at, finished_at, COALESCE(duration_ms, 0) AS duration_ms`
+	created_at, started_at, finished_at, COALESCE(duration_ms, 0) AS duration_ms,
+	review_kind, kind_reason, since_sha, config_digest, COALESCE(check_run_id, 0) AS check_run_id`
 
 // insertArgs are the values of insertRun's parameters, with defaults
 // applied.

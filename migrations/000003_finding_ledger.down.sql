@@ -1,0 +1,9 @@
+ALTER TABLE review_runs
+    DROP COLUMN review_kind,
+    DROP COLUMN kind_reason,
+    DROP COLUMN since_sha,
+    DROP COLUMN config_digest,
+    DROP COLUMN check_run_id;
+DROP TABLE pr_finding_history;
+DROP TABLE pr_findings;
+DROP FUNCTION pr_findings_history();

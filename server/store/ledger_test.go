@@ -1,0 +1,209 @@
+package store_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+var ledgerVolatile = cmpopts.IgnoreFields(review.LedgerEntry{}, "UpdatedAt")
+
+func entry(fp, file string, line int, sev review.Severity, state review.FindingState, sha string) review.LedgerEntry {
+	return review.LedgerEntry{
+		Finding: review.Finding{FilePath: file, LineStart: line, LineEnd: line, Side: review.SideRight, Severity: sev,
+			Category: review.CategoryBug, Title: "t " + fp, VerificationStatus: review.Verified, Confidence: 0.9,
+			CodeSnippet: "x()", Fingerprint: fp},
+		State: state, FirstSeenSHA: sha, LastSeenSHA: sha,
+	}
+}
+
+// finishWithLedger runs one pull request run to its end with the given
+// ledger entries.
+func finishWithLedger(t *testing.T, s *store.Store, head string, entries []review.LedgerEntry) string {
+	t.Helper()
+	run := enqueue(t, s, prRun("o/r", 1, head))
+	claim(t, s, "w")
+	err := s.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Ledger: entries,
+		Review: store.ReviewScope{Kind: "full", Reason: "first review", ConfigDigest: "cfg"}})
+	if err != nil {
+		t.Fatalf("FinishRun: %v", err)
+	}
+	return run.ID
+}
+
+func ledger(t *testing.T, s *store.Store) []review.LedgerEntry {
+	t.Helper()
+	got, err := s.Ledger(t.Context(), "o/r", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestLedgerFollowsRuns: entries are written with the run, keep their
+// first head, and a dismissal is never undone by a run.
+func TestLedgerFollowsRuns(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	a := entry("fp-a", "a.go", 10, review.SeverityCritical, review.FindingOpen, "h1")
+	a.CommentID = 501
+	b := entry("fp-b", "b.go", 3, review.SeverityWarning, review.FindingOpen, "h1")
+	first := finishWithLedger(t, s, "h1", []review.LedgerEntry{a, b})
+	if diff := cmp.Diff([]review.LedgerEntry{a, b}, ledger(t, s), ledgerVolatile); diff != "" {
+		t.Errorf("ledger after the first run (-want +got):\n%s", diff)
+	}
+	if r := getRun(t, s, first); r.ReviewKind != "full" || r.KindReason != "first review" || r.ConfigDigest != "cfg" {
+		t.Errorf("run scope = %q %q %q, want full, first review, cfg", r.ReviewKind, r.KindReason, r.ConfigDigest)
+	}
+
+	// A person resolves b's thread; then the next run fixes a and says b is
+	// still open: b stays dismissed.
+	b.ThreadID = "T_b"
+	if _, err := s.ApplyThread(t.Context(), "o/r", 1, store.ThreadChange{ThreadID: "T_b"}); err != nil {
+		t.Fatal(err)
+	}
+	b.CommentID = 502
+	finishWithLedger(t, s, "h1", []review.LedgerEntry{b}) // records the comment id
+	changed, err := s.ApplyThread(t.Context(), "o/r", 1, store.ThreadChange{ThreadID: "T_b", CommentID: 502, Resolved: true, By: "alice"})
+	if err != nil || !changed {
+		t.Fatalf("ApplyThread(resolved) = %t, %v; want a change", changed, err)
+	}
+	a2 := a
+	a2.State, a2.FixedSHA, a2.LastSeenSHA, a2.StateBy = review.FindingFixed, "h2", "h2", "mergeguard"
+	b2 := b
+	b2.LastSeenSHA = "h2"
+	second := finishWithLedger(t, s, "h2", []review.LedgerEntry{a2, b2})
+
+	b.State, b.StateBy, b.StateHow, b.ThreadID = review.FindingDismissed, "alice", review.DismissedThreadResolved, "T_b"
+	if diff := cmp.Diff([]review.LedgerEntry{a2, b}, ledger(t, s), ledgerVolatile); diff != "" {
+		t.Errorf("ledger after the second run (-want +got):\n%s", diff)
+	}
+
+	history, err := s.LedgerHistory(t.Context(), "o/r", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range history {
+		got = append(got, fmt.Sprintf("%s %s %s %s %s", c.Fingerprint, c.State, c.SHA, c.By, c.How))
+	}
+	want := []string{
+		"fp-a open h1  ",
+		"fp-b open h1  ",
+		"fp-b dismissed h1 alice thread_resolved",
+		"fp-a fixed h2 mergeguard ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	if history[len(history)-1].RunID != second {
+		t.Errorf("fixed by run %q, want %q", history[len(history)-1].RunID, second)
+	}
+}
+
+// TestApplyThread: which thread changes move which entries.
+func TestApplyThread(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	open := entry("fp-open", "a.go", 1, review.SeverityCritical, review.FindingOpen, "h1")
+	open.CommentID = 11
+	fixed := entry("fp-fixed", "a.go", 5, review.SeverityWarning, review.FindingFixed, "h1")
+	fixed.FixedSHA, fixed.CommentID, fixed.ThreadID = "h1", 12, "T_fixed"
+	finishWithLedger(t, s, "h1", []review.LedgerEntry{open, fixed})
+
+	steps := []struct {
+		name        string
+		change      store.ThreadChange
+		wantChanged bool
+		wantState   review.FindingState
+		fp          string
+	}{
+		{"unknown thread", store.ThreadChange{ThreadID: "T_x", CommentID: 99, Resolved: true, By: "bob"}, false, "", ""},
+		{"learn the thread id by comment", store.ThreadChange{ThreadID: "T_open", CommentID: 11}, false, review.FindingOpen, "fp-open"},
+		{"resolved by a person", store.ThreadChange{ThreadID: "T_open", Resolved: true, By: "bob"}, true, review.FindingDismissed, "fp-open"},
+		{"resolved again", store.ThreadChange{ThreadID: "T_open", Resolved: true, By: "carol"}, false, review.FindingDismissed, "fp-open"},
+		{"unresolved", store.ThreadChange{ThreadID: "T_open", By: "bob"}, true, review.FindingOpen, "fp-open"},
+		{"a fixed entry's thread unresolved", store.ThreadChange{ThreadID: "T_fixed", By: "bob"}, false, review.FindingFixed, "fp-fixed"},
+	}
+	for _, st := range steps {
+		changed, err := s.ApplyThread(t.Context(), "o/r", 1, st.change)
+		if err != nil || changed != st.wantChanged {
+			t.Errorf("%s: ApplyThread = %t, %v; want %t", st.name, changed, err, st.wantChanged)
+		}
+		for _, e := range ledger(t, s) {
+			if e.Finding.Fingerprint == st.fp && e.State != st.wantState {
+				t.Errorf("%s: %s is %s, want %s", st.name, st.fp, e.State, st.wantState)
+			}
+			if st.name == "learn the thread id by comment" && e.Finding.Fingerprint == "fp-open" && e.ThreadID != "T_open" {
+				t.Errorf("%s: thread id %q, want T_open", st.name, e.ThreadID)
+			}
+		}
+	}
+}
+
+// TestLedgerRejectsBadEntries: the schema's rules roll the whole finish
+// back.
+func TestLedgerRejectsBadEntries(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	bad := entry("fp", "a.go", 1, review.SeverityCritical, review.FindingFixed, "h1") // fixed without a sha
+	run := enqueue(t, s, prRun("o/r", 1, "h1"))
+	claim(t, s, "w")
+	err := s.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Ledger: []review.LedgerEntry{bad}})
+	if err == nil {
+		t.Fatal("FinishRun with a fixed entry without its sha succeeded")
+	}
+	if got := getRun(t, s, run.ID); got.Status != store.StatusRunning {
+		t.Errorf("run is %s after a refused finish, want running", got.Status)
+	}
+	if got := ledger(t, s); len(got) != 0 {
+		t.Errorf("ledger = %v, want empty", got)
+	}
+	// A run of a diff has no ledger.
+	dr := enqueue(t, s, diffRun())
+	if got := claim(t, s, "w2"); got == nil || got.ID != dr.ID {
+		t.Fatalf("claimed %v, want the diff run", got)
+	}
+	ok := entry("fp", "a.go", 1, review.SeverityCritical, review.FindingOpen, "h1")
+	err = s.FinishRun(t.Context(), dr.ID, "w2", store.Result{Status: store.StatusSucceeded, Ledger: []review.LedgerEntry{ok}})
+	if err == nil || !strings.Contains(err.Error(), "not of a pull request") {
+		t.Errorf("FinishRun of a diff run with ledger entries = %v, want a refusal", err)
+	}
+}
+
+// TestLastReview: the newest succeeded or failed run of the pull request.
+func TestLastReview(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	if _, err := s.LastReview(t.Context(), "o/r", 1, ""); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("LastReview of a new pull request = %v, want ErrNotFound", err)
+	}
+	first := finishWithLedger(t, s, "h1", nil)
+	skipped := enqueue(t, s, prRun("o/r", 1, "h2"))
+	claim(t, s, "w")
+	if err := s.FinishRun(t.Context(), skipped.ID, "w", store.Result{Status: store.StatusSkipped, Reason: "paused"}); err != nil {
+		t.Fatal(err)
+	}
+	current := enqueue(t, s, prRun("o/r", 1, "h3"))
+	got, err := s.LastReview(t.Context(), "o/r", 1, current.ID)
+	if err != nil || got.ID != first || got.HeadSHA != "h1" {
+		t.Errorf("LastReview = %s at %s, %v; want %s at h1", got.ID, got.HeadSHA, err, first)
+	}
+	claim(t, s, "w")
+	if err := s.SetRunCheck(t.Context(), current.ID, "w", 77); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetRunCheck(t.Context(), current.ID, "other", 78); !errors.Is(err, store.ErrLeaseLost) {
+		t.Errorf("SetRunCheck by another worker = %v, want ErrLeaseLost", err)
+	}
+	if r := getRun(t, s, current.ID); r.CheckRunID != 77 {
+		t.Errorf("check run id %d, want 77", r.CheckRunID)
+	}
+}
