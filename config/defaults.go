@@ -104,5 +104,7 @@ func DefaultRepo() Repo {
 		BlockingSeverity:  "critical",
 		MaxFiles:          300,
 		Language:          "en",
+		Incremental:       true,
+		Check:             Check{BlockingConclusion: "failure"},
 	}
 }

@@ -49,7 +49,22 @@ type Repo struct {
 	MaxFiles int `yaml:"max_files" json:"max_files"`
 	// Language is the natural language of review comments, e.g. "en".
 	Language string `yaml:"language" json:"language"`
+	// Incremental reviews, on a push that adds commits to a reviewed head,
+	// only what those commits changed (DESIGN.md section 8).
+	Incremental bool `yaml:"incremental" json:"incremental"`
+	// Check configures MergeGuard's check run.
+	Check Check `yaml:"check" json:"check"`
 }
+
+// Check configures the MergeGuard check run of each reviewed head.
+type Check struct {
+	// BlockingConclusion is the check's conclusion while a blocking
+	// finding is open: failure, neutral or action_required.
+	BlockingConclusion string `yaml:"blocking_conclusion" json:"blocking_conclusion"`
+}
+
+// BlockingConclusions are the values check.blocking_conclusion takes.
+func BlockingConclusions() []string { return []string{"failure", "neutral", "action_required"} }
 
 // AutoReview gates automatic reviews.
 type AutoReview struct {
@@ -105,6 +120,7 @@ func ParseRepoOver(base Repo, data []byte) (Repo, error) {
 func (r Repo) check(report func(path, msg string)) {
 	oneOf(report, "severity_threshold", r.SeverityThreshold, SeverityNames())
 	oneOf(report, "blocking_severity", r.BlockingSeverity, SeverityNames())
+	oneOf(report, "check.blocking_conclusion", r.Check.BlockingConclusion, BlockingConclusions())
 	for i, a := range r.FocusAreas {
 		oneOf(report, fmt.Sprintf("focus_areas[%d]", i), a, CategoryNames())
 	}

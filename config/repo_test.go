@@ -53,6 +53,9 @@ allow_approve: true
 blocking_severity: warning
 max_files: 0
 language: de
+incremental: false
+check:
+  blocking_conclusion: neutral
 `,
 			want: func(r *config.Repo) {
 				*r = config.Repo{
@@ -75,6 +78,7 @@ language: de
 					BlockingSeverity:  "warning",
 					MaxFiles:          0,
 					Language:          "de",
+					Check:             config.Check{BlockingConclusion: "neutral"},
 				}
 			},
 		},

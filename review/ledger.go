@@ -54,9 +54,10 @@ type LedgerEntry struct {
 }
 
 // Blocking reports whether an open entry blocks the pull request at the
-// given severity threshold (findings at or above it block).
+// given severity threshold: a verified finding at or above it, as the
+// verdict counts them.
 func (e LedgerEntry) Blocking(threshold Severity) bool {
-	return e.State == FindingOpen && e.Finding.Severity.AtLeast(threshold)
+	return e.State == FindingOpen && e.Finding.Severity.AtLeast(threshold) && e.Finding.VerificationStatus == Verified
 }
 
 // ReviewThread is a GitHub review thread as MergeGuard follows it.

@@ -10,13 +10,16 @@ type Options struct {
 	FocusAreas        []Category `json:"focus_areas,omitempty"`
 	SeverityThreshold Severity   `json:"severity_threshold,omitempty"`
 	IncludeStyle      bool       `json:"include_style,omitempty"`
+	// Full forces a full review of a pull request, never an incremental
+	// one (/mergeguard full-review, rerun --full); other runs ignore it.
+	Full bool `json:"full,omitempty"`
 }
 
 // Normalize checks the option values, accepting names in any case, and
 // returns them in canonical form (lower case). Its error names the first
 // bad value by its key ("focus_areas: ...").
 func (o Options) Normalize() (Options, error) {
-	out := Options{IncludeStyle: o.IncludeStyle}
+	out := Options{IncludeStyle: o.IncludeStyle, Full: o.Full}
 	for _, f := range o.FocusAreas {
 		c, err := ParseCategory(string(f))
 		if err != nil {
