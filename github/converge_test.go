@@ -286,7 +286,7 @@ func TestPublishNeverRepostsStillOpen(t *testing.T) {
 	dismissed := finding("fp-gone", "pkg/p01/file.go", 10, 10, review.SeverityWarning)
 	post := fx.post("run-2", open, dismissed, finding("fp-new", "pkg/p02/file.go", 10, 10, review.SeverityInfo))
 	post.Verdict.Verdict = review.DecisionRequestChanges
-	post.FollowUp = &FollowUp{Kind: ReviewIncremental, SinceSHA: pr.BaseSHA, Commits: 1, Files: 1,
+	post.FollowUp = &FollowUp{Scope: review.Scope{Kind: review.ScopeIncremental, SinceSHA: pr.BaseSHA, Commits: 1, Files: 1},
 		StillOpen: []review.LedgerEntry{{Finding: open, State: review.FindingOpen}},
 		Dismissed: []review.LedgerEntry{{Finding: dismissed, State: review.FindingDismissed}}}
 	posted, err := repo.Publish(t.Context(), post)

@@ -113,13 +113,13 @@ func followUpPost(idx LineIndex, decision review.Decision, cleared bool) Post {
 	dismissed := finding("fp-dismissed", "pkg/p07/file.go", 10, 10, review.SeverityWarning)
 	post.Findings = []review.Finding{fresh, open, dismissed}
 	post.FollowUp = &FollowUp{
-		Kind: ReviewIncremental, SinceSHA: "abc1234def5678", Commits: 3, Files: 2,
+		Scope:     review.Scope{Kind: review.ScopeIncremental, SinceSHA: "abc1234def5678", Commits: 3, Files: 2},
 		Fixed:     []review.LedgerEntry{{Finding: fixed, State: review.FindingFixed, FixedSHA: post.HeadSHA, CommentID: 501}},
 		StillOpen: []review.LedgerEntry{{Finding: open, State: review.FindingOpen, CommentID: 502}},
 		Dismissed: []review.LedgerEntry{{Finding: dismissed, State: review.FindingDismissed, StateBy: "alice", StateHow: review.DismissedThreadResolved}},
 	}
 	if cleared {
-		post.FollowUp.Kind, post.FollowUp.Reason = ReviewFull, "the branch was force-pushed @alice"
+		post.FollowUp.Scope = review.Scope{Kind: review.ScopeFull, Reason: "the branch was force-pushed @alice"}
 		post.FollowUp.StillOpen[0].Finding.Severity = review.SeverityInfo
 		post.FollowUp.BlockingCleared = true
 	}

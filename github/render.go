@@ -410,24 +410,12 @@ func writeUsage(b *strings.Builder, v review.Verdict) {
 		st.InputTokens, st.OutputTokens, st.TotalCost, st.LLMCalls, st.ToolCalls, float64(v.ReviewDurationMS)/1000)
 }
 
-// Kinds of review, for FollowUp.Kind.
-const (
-	ReviewFull        = "full"
-	ReviewIncremental = "incremental"
-)
-
 // FollowUp describes a review of a pull request MergeGuard reviewed
 // before: what this review covered and where the pull request's ledger
 // stands. The review body then reads like a reviewer's follow-up.
 type FollowUp struct {
-	// Kind is ReviewFull or ReviewIncremental; Reason says why a review
-	// was full ("the branch was force-pushed", ...).
-	Kind   string
-	Reason string
-	// SinceSHA is the head reviewed last; Commits and Files are how many
-	// commits since it and how many files they touched (incremental).
-	SinceSHA       string
-	Commits, Files int
+	// Scope is what this review covered.
+	Scope review.Scope
 	// Fixed are the findings found fixed by this review.
 	Fixed []review.LedgerEntry
 	// StillOpen are earlier findings still open at this head, linked to
@@ -465,12 +453,13 @@ func writeFollowUp(b *strings.Builder, post Post, pl *reviewPlan) {
 		return
 	}
 	b.WriteString("\n")
-	switch fu.Kind {
-	case ReviewIncremental:
-		fmt.Fprintf(b, "**Incremental review** of %s since %s, %s.\n", plural(fu.Commits, "commit"), codeText(shortSHA(fu.SinceSHA)), plural(fu.Files, "file"))
+	sc := fu.Scope
+	switch sc.Kind {
+	case review.ScopeIncremental:
+		fmt.Fprintf(b, "**Incremental review** of %s since %s, %s.\n", plural(sc.Commits, "commit"), codeText(shortSHA(sc.SinceSHA)), plural(sc.Files, "file"))
 	default:
 		b.WriteString("**Full review**")
-		if r := pl.text.inline(fu.Reason, maxNote); r != "" {
+		if r := pl.text.inline(sc.Reason, maxNote); r != "" {
 			b.WriteString(": " + r)
 		}
 		b.WriteString(".\n")

@@ -60,6 +60,31 @@ func (e LedgerEntry) Blocking(threshold Severity) bool {
 	return e.State == FindingOpen && e.Finding.Severity.AtLeast(threshold) && e.Finding.VerificationStatus == Verified
 }
 
+// Kinds of review of a pull request, for Scope.Kind.
+const (
+	ScopeFull        = "full"
+	ScopeIncremental = "incremental"
+)
+
+// Scope is what a review of a pull request covered: the whole pull request
+// or only what the commits since an earlier reviewed head changed, and why.
+// It is MergeGuard's one scope type, from the pipeline to the store, the
+// API and the review body.
+type Scope struct {
+	// Kind is ScopeFull or ScopeIncremental; Reason says why a review was
+	// full ("the branch was force-pushed", ...).
+	Kind   string `json:"kind"`
+	Reason string `json:"reason,omitempty"`
+	// SinceSHA is the head reviewed last; Commits and Files are how many
+	// commits since it and how many files they touched (incremental).
+	SinceSHA string `json:"since_sha,omitempty"`
+	Commits  int    `json:"commits,omitempty"`
+	Files    int    `json:"files,omitempty"`
+	// ConfigDigest identifies the repository configuration reviewed with:
+	// a review under another configuration is never incremental.
+	ConfigDigest string `json:"config_digest,omitempty"`
+}
+
 // ReviewThread is a GitHub review thread as MergeGuard follows it.
 type ReviewThread struct {
 	// ID is the thread's GraphQL node id.

@@ -31,7 +31,7 @@ func finishWithLedger(t *testing.T, s *store.Store, head string, entries []revie
 	run := enqueue(t, s, prRun("o/r", 1, head))
 	claim(t, s, "w")
 	err := s.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Ledger: entries,
-		Review: store.ReviewScope{Kind: "full", Reason: "first review", ConfigDigest: "cfg"}})
+		Scope: review.Scope{Kind: review.ScopeFull, Reason: "first review", ConfigDigest: "cfg"}})
 	if err != nil {
 		t.Fatalf("FinishRun: %v", err)
 	}

@@ -222,24 +222,12 @@ type Result struct {
 	// Posted is the review the run posted (after ClaimPost), nil when it
 	// posted none.
 	Posted *Posting
-	// Review says what a pull request run reviewed; zero for other runs.
-	Review ReviewScope
+	// Scope says what a pull request run reviewed; zero for other runs.
+	Scope review.Scope
 	// Ledger are the entries of the pull request's finding ledger the run
 	// added or changed; they are written in the transaction that records
 	// the run.
 	Ledger []review.LedgerEntry
-}
-
-// ReviewScope is what a pull request run reviewed: the whole pull request
-// or the commits since an earlier reviewed head, and why.
-type ReviewScope struct {
-	// Kind is "full" or "incremental"; Reason says why a review was full.
-	Kind   string `json:"kind"`
-	Reason string `json:"reason,omitempty"`
-	// SinceSHA is the head an incremental review started from.
-	SinceSHA string `json:"since_sha,omitempty"`
-	// ConfigDigest identifies the repository configuration reviewed with.
-	ConfigDigest string `json:"config_digest,omitempty"`
 }
 
 const (
@@ -297,7 +285,7 @@ func (s *Store) FinishRun(ctx context.Context, runID, workerID string, res Resul
 			repo   string
 			number int
 		)
-		sc := res.Review
+		sc := res.Scope
 		err := tx.QueryRow(ctx, finishRun, runID, workerID, res.Status, res.Reason, res.Error,
 			decision, summary, confidence, stats, res.Verdict,
 			res.Model, res.Cost.InputTokens, res.Cost.OutputTokens, res.Cost.TotalCost, duration,
