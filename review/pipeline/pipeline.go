@@ -140,6 +140,10 @@ type Request struct {
 	// may use; 0 means no cap. A review that runs out is skipped, with
 	// Result.Notice saying so.
 	MaxTokens int
+	// History is what earlier reviews of the pull request left (its
+	// ledger, and what changed since the last reviewed head); nil for a
+	// review without history: the API's and the CLI's.
+	History *History
 }
 
 // Result is a finished (or skipped) review.
@@ -157,6 +161,12 @@ type Result struct {
 	Index  *diff.Index
 	Change review.Change
 	Cost   review.CostInfo
+	// Scope is what the review covered (full or incremental, and why).
+	Scope review.Scope
+	// Ledger is what the review did to the pull request's finding ledger
+	// (zero without Request.History). The verdict counts its open
+	// findings, earlier ones included.
+	Ledger Ledger
 }
 
 // Run reviews the change of req.Source. It returns an error when the
@@ -221,6 +231,9 @@ type run struct {
 	// token budget when it has one; nil without an LLM.
 	llm    ChatClient
 	budget *tokenBudget
+	// known are the pull request's open findings on the files under
+	// review, shown to the model so that it does not report them again.
+	known map[string][]review.Finding
 }
 
 // memoCounter remembers the count of every text it was asked about: the
@@ -296,18 +309,37 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		return r.skipped(change, fmt.Sprintf("%d files changed, more than max_files (%d)", len(d.Files), repo.MaxFiles)), nil
 	}
 	idx := diff.NewIndex(d)
+	sc, focus, since := scope(r.req.History, repo, d)
+	r.known = knownFindings(r.req.History, focus)
 
-	pl, prompts, notes := r.planStage(ctx, change, d)
+	pl, prompts, notes := r.planStage(ctx, change, focus)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
-	rv := r.reviewStage(ctx, change, d, pl, prompts)
+	rv := r.reviewStage(ctx, change, focus, pl, prompts)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("review: %w", err)
 	}
 	vf := r.verifyStage(ctx, d, idx, rv.findings)
-	res := r.report(ctx, change, d, idx, pl, rv, vf, notes)
+	c := r.carry(ctx, r.req.History, change.HeadSHA, d, since, touchedFiles(focus, since), vf.reported)
+	vf.reported, vf.notes = c.reported, append(vf.notes, c.notes...)
+	res := r.report(ctx, change, focus, idx, pl, rv, vf, notes, c.counted)
+	res.Scope, res.Ledger = sc, c.ledger
 	return res, nil
+}
+
+// touchedFiles are the files whose open findings a review checks: those the
+// new commits changed (incremental) or every file of the pull request.
+func touchedFiles(focus, since *diff.Diff) map[string]bool {
+	d := focus
+	if since != nil {
+		d = since
+	}
+	out := make(map[string]bool, len(d.Files))
+	for _, f := range d.Files {
+		out[f.Path()] = true
+	}
+	return out
 }
 
 // skipped is the result of a review that did not run.

@@ -12,7 +12,10 @@ import (
 
 // report runs the reporter: the deterministic verdict policy, the per-file
 // view, stats, summary, recommendations and notes.
-func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, idx *diff.Index, pl plan, rv reviewed, vf verifiedSet, notes []string) *Result {
+//
+// counted are the findings the verdict counts: vf.reported and, for a pull
+// request reviewed before, its earlier findings still open.
+func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, idx *diff.Index, pl plan, rv reviewed, vf verifiedSet, notes []string, counted []review.Finding) *Result {
 	const name = "reporter"
 	r.emit(ctx, review.EventAgentStarted, review.StageReporter, name, map[string]any{"findings": len(vf.reported)})
 	deps := r.p.d
@@ -69,7 +72,7 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 	}
 	notes = append(notes, vf.notes...)
 
-	v.Verdict, v.Summary = decide(r.req.Repo.AllowApprove, blockingSeverity(r.req.Repo.BlockingSeverity), vf.reported, v.Degraded, llmReviewed, len(pl.reviewed))
+	v.Verdict, v.Summary = decide(r.req.Repo.AllowApprove, blockingSeverity(r.req.Repo.BlockingSeverity), counted, v.Degraded, llmReviewed, len(pl.reviewed))
 	v.Summary = summary(v, len(pl.reviewed)) + " " + v.Summary
 	v.Confidence = confidence(deps.LLM != nil, rv)
 	v.Recommendations = recommendations(vf.reported, pl, v.Degraded, deps.LLM == nil)

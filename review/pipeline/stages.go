@@ -95,7 +95,10 @@ func (r *run) overhead(change review.Change, pr prompts) int {
 	c := r.counter
 	input := deps.ContextTokens - deps.MaxOutputTokens
 	n := c.Count(systemMessage(pr.conventions, "", r.req.Repo.Language)) + maxPathInstrTokens
-	n += c.Count(userMessage(change, chunk{n: 999}, 999, c))
+	n += c.Count(userMessage(change, chunk{n: 999}, 999, c, nil))
+	if len(r.known) > 0 {
+		n += maxKnownTokens + 40 // the list and its framing
+	}
 	n += messageOverheadTokens + retryReserve + input/50 // 2% for tokenizer drift
 	if deps.ResponseFormat == agent.FormatJSONSchema {
 		n += c.Count(agent.OutputSchema)
@@ -212,7 +215,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 		Name:   name,
 		Stage:  review.StageReviewer,
 		System: systemMessage(pr.conventions, pathInstructions(r.req.Repo, c.paths(), r.counter), r.req.Repo.Language),
-		User:   userMessage(change, c, total, r.counter),
+		User:   userMessage(change, c, total, r.counter, r.known),
 		Tools:  pr.tools,
 		Emit: func(t review.EventType, data map[string]any) {
 			data["chunk"] = c.n

@@ -1,0 +1,256 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
+)
+
+// This file carries a pull request's finding ledger over to the new head:
+// which earlier findings are fixed, still open or gone with their file, and
+// which of this review's findings people dismissed before.
+
+// StateByMergeGuard is StateBy of the entries MergeGuard itself moved.
+const StateByMergeGuard = "mergeguard"
+
+// nearLines is how far from its expected place a finding's cited code may
+// have moved and still be the same code.
+const nearLines = 10
+
+// Ledger is what a review did to the pull request's finding ledger.
+type Ledger struct {
+	// Changed are the entries to store: this review's new findings, the
+	// open entries seen at the new head, and those it found fixed or gone.
+	Changed []review.LedgerEntry
+	// Fixed are the entries found fixed at the new head.
+	Fixed []review.LedgerEntry
+	// StillOpen are the earlier findings still open at the new head;
+	// Dismissed the entries people dismissed. Neither is posted again.
+	StillOpen []review.LedgerEntry
+	Dismissed []review.LedgerEntry
+	// Open are every open entry after this review, new ones included.
+	Open []review.LedgerEntry
+	// BlockingCleared says the ledger had a blocking finding open before
+	// this review and has none now.
+	BlockingCleared bool
+}
+
+// carried is the outcome of carrying a ledger over to a new head.
+type carried struct {
+	ledger Ledger
+	// reported are this review's findings without those people dismissed
+	// before; counted are the findings the verdict counts (reported and the
+	// earlier ones still open).
+	reported, counted []review.Finding
+	notes             []string
+}
+
+// carry moves the ledger of h to head. touched says which files the review
+// looked at (every file of an incremental review's since-diff, every file
+// of the pull request for a full one); since is the since-diff of an
+// incremental review, nil for a full one; d is the pull request's diff.
+func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff.Diff, touched map[string]bool, reported []review.Finding) carried {
+	out := carried{reported: reported, counted: reported}
+	if h == nil {
+		return out
+	}
+	blocking := blockingSeverity(r.req.Repo.BlockingSeverity)
+	byFP := make(map[string]review.LedgerEntry, len(h.Ledger))
+	blockedBefore := false
+	for _, e := range h.Ledger {
+		byFP[e.Finding.Fingerprint] = e
+		blockedBefore = blockedBefore || e.Blocking(blocking)
+	}
+	out.reported, out.notes = withoutDismissed(reported, byFP)
+	seen := make(map[string]bool, len(out.reported))
+	for _, f := range out.reported {
+		seen[f.Fingerprint] = true
+		e, ok := byFP[f.Fingerprint]
+		earlier := ok && e.State == review.FindingOpen
+		if !earlier {
+			e = review.LedgerEntry{FirstSeenSHA: head, CommentID: e.CommentID, ThreadID: e.ThreadID}
+		}
+		e.Finding, e.State, e.LastSeenSHA, e.FixedSHA, e.StateBy, e.StateHow = f, review.FindingOpen, head, "", "", ""
+		if earlier {
+			out.ledger.StillOpen = append(out.ledger.StillOpen, e)
+		}
+		out.ledger.Changed = append(out.ledger.Changed, e)
+		out.ledger.Open = append(out.ledger.Open, e)
+	}
+	inPR := make(map[string]bool, len(d.Files))
+	for _, f := range d.Files {
+		inPR[f.Path()] = true
+	}
+	files := newFileReader(r.req.Source)
+	for _, e := range h.Ledger {
+		switch {
+		case e.State == review.FindingDismissed:
+			out.ledger.Dismissed = append(out.ledger.Dismissed, e)
+			continue
+		case e.State != review.FindingOpen || seen[e.Finding.Fingerprint]:
+			continue
+		}
+		e.LastSeenSHA = head
+		switch {
+		case !inPR[e.Finding.FilePath]:
+			e.State, e.StateBy = review.FindingOutdated, StateByMergeGuard
+		case touched[e.Finding.FilePath] && r.gone(ctx, files, e.Finding, since):
+			e.State, e.FixedSHA, e.StateBy = review.FindingFixed, head, StateByMergeGuard
+			out.ledger.Fixed = append(out.ledger.Fixed, e)
+		default:
+			out.ledger.StillOpen = append(out.ledger.StillOpen, e)
+			out.ledger.Open = append(out.ledger.Open, e)
+			out.counted = append(out.counted, e.Finding)
+		}
+		out.ledger.Changed = append(out.ledger.Changed, e)
+	}
+	blockedAfter := false
+	for _, e := range out.ledger.Open {
+		blockedAfter = blockedAfter || e.Blocking(blocking)
+	}
+	out.ledger.BlockingCleared = blockedBefore && !blockedAfter
+	return out
+}
+
+// withoutDismissed drops the findings people dismissed earlier on the pull
+// request: they are never reported, posted or counted again there.
+func withoutDismissed(fs []review.Finding, byFP map[string]review.LedgerEntry) ([]review.Finding, []string) {
+	kept := make([]review.Finding, 0, len(fs))
+	for _, f := range fs {
+		if e, ok := byFP[f.Fingerprint]; ok && e.State == review.FindingDismissed {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if n := len(fs) - len(kept); n > 0 {
+		return kept, []string{fmt.Sprintf("%d finding(s) people dismissed earlier on this pull request were not reported again.", n)}
+	}
+	return kept, nil
+}
+
+// gone reports whether a finding's cited code is no longer at (or near)
+// its lines at the new head: the finding is fixed. A finding on removed
+// lines, or whose code cannot be checked, is gone only when the new commits
+// changed its lines; a file that cannot be read keeps its findings open.
+func (r *run) gone(ctx context.Context, files *fileReader, f review.Finding, since *diff.Diff) bool {
+	snippet := codeLines(f.CodeSnippet)
+	sinceFile := fileOf(since, f.FilePath)
+	if f.Side == review.SideLeft || len(snippet) == 0 || f.VerificationStatus != review.Verified {
+		return sinceFile != nil && touchesOld(sinceFile, f.LineStart, f.LineEnd)
+	}
+	content, err := files.read(ctx, f.FilePath)
+	if err != nil {
+		return errors.Is(err, review.ErrNotFound)
+	}
+	expected := f.LineStart
+	if sinceFile != nil {
+		expected = mapLine(sinceFile, f.LineStart)
+	}
+	return !foundNear(codeLines(string(content)), snippet, expected)
+}
+
+// codeLines splits code into lines compared without their indentation and
+// trailing space; blank lines are dropped.
+func codeLines(s string) []string {
+	var out []string
+	for line := range strings.Lines(s) {
+		if t := strings.TrimSpace(line); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// foundNear reports whether snippet's lines appear in order among the
+// non-blank lines of a file near line expected (1-based, counted over all
+// lines: the distance is approximate when blank lines intervene).
+func foundNear(file, snippet []string, expected int) bool {
+	lo, hi := max(expected-1-nearLines, 0), min(expected-1+nearLines, len(file)-len(snippet))
+	for start := lo; start <= hi; start++ {
+		match := true
+		for i, s := range snippet {
+			if file[start+i] != s {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// fileOf returns the file of d at path, nil when d is nil or has none.
+func fileOf(d *diff.Diff, path string) *diff.File {
+	if d == nil {
+		return nil
+	}
+	for _, f := range d.Files {
+		if f.Path() == path {
+			return f
+		}
+	}
+	return nil
+}
+
+// touchesOld reports whether a hunk of f changes old-side lines start..end.
+func touchesOld(f *diff.File, start, end int) bool {
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == diff.Delete && l.OldLine >= start && l.OldLine <= end {
+				return true
+			}
+		}
+		if h.OldLines == 0 && h.OldStart >= start && h.OldStart < end {
+			return true // lines inserted inside the range
+		}
+	}
+	return false
+}
+
+// mapLine maps a line of f's old side to where it stands on the new side.
+func mapLine(f *diff.File, old int) int {
+	shift := 0
+	for _, h := range f.Hunks {
+		if old < h.OldStart {
+			break
+		}
+		if old < h.OldStart+h.OldLines {
+			for _, l := range h.Lines {
+				if l.OldLine == old && l.NewLine > 0 {
+					return l.NewLine
+				}
+			}
+			return h.NewStart
+		}
+		shift = h.NewStart + h.NewLines - (h.OldStart + h.OldLines)
+	}
+	return old + shift
+}
+
+// fileReader reads head files once each for one review.
+type fileReader struct {
+	src   review.Source
+	cache map[string][]byte
+}
+
+func newFileReader(src review.Source) *fileReader {
+	return &fileReader{src: src, cache: map[string][]byte{}}
+}
+
+func (fr *fileReader) read(ctx context.Context, path string) ([]byte, error) {
+	if b, ok := fr.cache[path]; ok {
+		return b, nil
+	}
+	b, err := fr.src.ReadFile(ctx, path, review.Head)
+	if err != nil {
+		return nil, err
+	}
+	fr.cache[path] = b
+	return b, nil
+}
