@@ -66,6 +66,7 @@ func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff
 		blockedBefore = blockedBefore || e.Blocking(blocking)
 	}
 	out.reported, out.notes = withoutDismissed(reported, byFP)
+	out.counted = append([]review.Finding{}, out.reported...)
 	seen := make(map[string]bool, len(out.reported))
 	for _, f := range out.reported {
 		seen[f.Fingerprint] = true
