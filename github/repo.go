@@ -93,6 +93,11 @@ type Repo struct {
 // FullName is "owner/name".
 func (r *Repo) FullName() string { return r.owner + "/" + r.name }
 
+// PullURL is the web address of pull request number.
+func (r *Repo) PullURL(number int) string {
+	return fmt.Sprintf("%s%s/%s/pull/%d", r.webURL, r.owner, r.name, number)
+}
+
 // Login is the App's bot account.
 func (r *Repo) Login() string { return r.login }
 
@@ -127,7 +132,7 @@ func (r *Repo) Head(ctx context.Context, number int) (review.PullHead, error) {
 // Publisher.Publish); post's Owner, Repo and PullURL are this repository's.
 func (r *Repo) Publish(ctx context.Context, post Post) (Posted, error) {
 	post.Owner, post.Repo = r.owner, r.name
-	post.PullURL = fmt.Sprintf("%s%s/%s/pull/%d", r.webURL, r.owner, r.name, post.Number)
+	post.PullURL = r.PullURL(post.Number)
 	r.mu.Lock()
 	src := r.sources[post.Number]
 	r.mu.Unlock()

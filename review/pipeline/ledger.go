@@ -32,8 +32,10 @@ type Ledger struct {
 	// Dismissed the entries people dismissed. Neither is posted again.
 	StillOpen []review.LedgerEntry
 	Dismissed []review.LedgerEntry
-	// Open are every open entry after this review, new ones included.
+	// Open are every open entry after this review, new ones included;
+	// All is the whole ledger after it.
 	Open []review.LedgerEntry
+	All  []review.LedgerEntry
 	// BlockingCleared says the ledger had a blocking finding open before
 	// this review and has none now.
 	BlockingCleared bool
@@ -114,7 +116,25 @@ func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff
 		blockedAfter = blockedAfter || e.Blocking(blocking)
 	}
 	out.ledger.BlockingCleared = blockedBefore && !blockedAfter
+	out.ledger.All = merged(h.Ledger, out.ledger.Changed)
 	return out
+}
+
+// merged is the ledger before with the changed entries in their place.
+func merged(before, changed []review.LedgerEntry) []review.LedgerEntry {
+	at := make(map[string]int, len(before))
+	all := append([]review.LedgerEntry{}, before...)
+	for i, e := range all {
+		at[e.Finding.Fingerprint] = i
+	}
+	for _, e := range changed {
+		if i, ok := at[e.Finding.Fingerprint]; ok {
+			all[i] = e
+			continue
+		}
+		all = append(all, e)
+	}
+	return all
 }
 
 // withoutDismissed drops the findings people dismissed earlier on the pull

@@ -163,6 +163,9 @@ type Result struct {
 	Cost   review.CostInfo
 	// Scope is what the review covered (full or incremental, and why).
 	Scope review.Scope
+	// Config is the repository configuration the review used (.mergeguard.yml
+	// over Request.Repo).
+	Config config.Repo
 	// Ledger is what the review did to the pull request's finding ledger
 	// (zero without Request.History). The verdict counts its open
 	// findings, earlier ones included.
@@ -324,7 +327,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	c := r.carry(ctx, r.req.History, change.HeadSHA, d, since, touchedFiles(focus, since), vf.reported)
 	vf.reported, vf.notes = c.reported, append(vf.notes, c.notes...)
 	res := r.report(ctx, change, focus, idx, pl, rv, vf, notes, c.counted)
-	res.Scope, res.Ledger = sc, c.ledger
+	res.Scope, res.Ledger, res.Config = sc, c.ledger, repo
 	return res, nil
 }
 

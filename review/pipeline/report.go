@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/lang"
@@ -88,6 +89,10 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 		Verdict: v, Findings: all, Index: idx, Change: change, Cost: cost,
 	}
 }
+
+// BlockingSeverity is the severity from which a repository's verified
+// findings block its pull requests (blocking_severity).
+func BlockingSeverity(repo config.Repo) review.Severity { return blockingSeverity(repo.BlockingSeverity) }
 
 // blockingSeverity parses the repository's blocking_severity, critical by
 // default.

@@ -23,12 +23,16 @@ type Store interface {
 	RetryRun(ctx context.Context, runID, workerID string, after time.Duration, errMsg string) error
 	ReleaseRun(ctx context.Context, runID, workerID string) error
 	SetRunHead(ctx context.Context, runID, workerID string, head review.PullHead) error
+	SetRunCheck(ctx context.Context, runID, workerID string, checkRunID int64) error
 	FinishRun(ctx context.Context, runID, workerID string, res store.Result) error
 	ClaimPost(ctx context.Context, runID, workerID string) (alreadyStarted bool, err error)
 	AppendEvent(ctx context.Context, runID string, e review.Event) (seq int, err error)
 	Listen(ctx context.Context, channel string, fn func(payload string))
 	Paused(ctx context.Context, repo string, number int) (bool, error)
 	InstallationUsageSince(ctx context.Context, installationID int64, since time.Time) (tokens int, cost float64, err error)
+	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
+	ApplyThread(ctx context.Context, repo string, number int, t store.ThreadChange) (changed bool, err error)
+	LastReview(ctx context.Context, repo string, number int, except string) (store.Run, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -50,6 +54,17 @@ type Repo interface {
 	Head(ctx context.Context, number int) (review.PullHead, error)
 	Publish(ctx context.Context, post github.Post) (github.Posted, error)
 	Comment(ctx context.Context, number int, body string) (int64, error)
+	// Login is the App's bot account; PullURL a pull request's web page.
+	Login() string
+	PullURL(number int) string
+	// The life of a pull request: what changed since a reviewed head,
+	// review threads, check runs.
+	Compare(ctx context.Context, base, head string) (review.Comparison, error)
+	Threads(ctx context.Context, number int) ([]review.ReviewThread, error)
+	ResolveThread(ctx context.Context, threadID string) error
+	Reply(ctx context.Context, number int, commentID int64, body string) (int64, error)
+	CreateCheck(ctx context.Context, c github.Check) (int64, error)
+	UpdateCheck(ctx context.Context, id int64, c github.Check) error
 }
 
 var _ Repo = (*github.Repo)(nil)

@@ -277,6 +277,23 @@ func (e *env) describeRuns() string {
 // reviews returns the reviews posted on the pull request.
 func (e *env) reviews() []githubtest.Review { return e.gh.Reviews(owner, repoName, prNumber) }
 
+// checks waits until the repository has check runs and all are completed
+// (a run completes its check after its end is recorded), and returns them.
+func (e *env) checks() []githubtest.CheckRun {
+	e.t.Helper()
+	var out []githubtest.CheckRun
+	e.waitFor("completed check runs", func() bool {
+		out = e.gh.CheckRuns(owner, repoName)
+		for _, c := range out {
+			if c.Status != "completed" {
+				return false
+			}
+		}
+		return len(out) > 0
+	})
+	return out
+}
+
 // botComments waits for n comments of the bot on the pull request's
 // conversation (a run's notice follows its recorded end) and returns them.
 func (e *env) botComments(n int) []githubtest.IssueComment {

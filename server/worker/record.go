@@ -83,6 +83,7 @@ func (p *Pool) finish(ctx context.Context, j *job, out outcome) {
 		e = e.Str("reason", out.result.Reason)
 	}
 	e.Msg("run finished")
+	p.completeCheck(ctx, j, out)
 	if out.notice != "" && run.Mode == store.ModePR {
 		p.comment(ctx, j, out.notice)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +36,9 @@ type outcome struct {
 	result store.Result
 	// notice is a comment for the pull request explaining a skip.
 	notice string
+	// check is the completed check run of a posted review; nil gives the
+	// check of the result's status.
+	check *github.Check
 }
 
 func skipped(reason string) outcome {
@@ -101,7 +103,12 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	req.ReadRepoFile, req.Automatic = true, j.run.Trigger == store.TriggerWebhook
+	p.startCheck(ctx, j, repo)
+	h, err := p.loadHistory(ctx, j, repo, req.Options)
+	if err != nil {
+		return outcome{}, err
+	}
+	req.ReadRepoFile, req.Automatic, req.History = true, j.run.Trigger == store.TriggerWebhook, h.pipeline
 	res, out, err := p.runPipeline(ctx, req)
 	var moved headMovedError
 	if errors.As(err, &moved) {
@@ -110,7 +117,8 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	if err != nil || out.result.Status != store.StatusSucceeded {
 		return out, err
 	}
-	return p.publish(ctx, j, repo, res, out)
+	out.result.Scope = res.Scope
+	return p.publish(ctx, j, repo, res, out, h)
 }
 
 // gate makes the checks that need only the database, before any GitHub
@@ -162,7 +170,7 @@ func (s headSource) Change(ctx context.Context) (review.Change, error) {
 }
 
 // publish posts the review once, unless the head moved during the review.
-func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Result, out outcome) (outcome, error) {
+func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Result, out outcome, h history) (outcome, error) {
 	run := j.run
 	head, err := repo.Head(ctx, run.PRNumber)
 	if err != nil {
@@ -188,9 +196,9 @@ func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Res
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
 	defer cancel()
 	post := github.Post{Number: run.PRNumber, HeadSHA: res.Change.HeadSHA, RunID: run.ID, Verdict: res.Verdict,
-		Findings: res.Verdict.Findings(), Index: res.Index} // false positives are stored, not posted
-	if p.deps.PublicURL != "" {
-		post.DetailsURL = strings.TrimRight(p.deps.PublicURL, "/") + "/reviews/" + run.ID
+		Findings: res.Verdict.Findings(), Index: res.Index, DetailsURL: p.detailsURL(run.ID)} // false positives are stored, not posted
+	if h.followUp {
+		post.FollowUp = followUp(res)
 	}
 	posted, err := repo.Publish(pctx, post)
 	switch {
@@ -201,6 +209,9 @@ func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Res
 		return outcome{}, err
 	}
 	out.result.Posted = &store.Posting{ReviewID: posted.ReviewID, Placements: placements(j, post.Findings, posted)}
+	out.result.Ledger = withPlacements(res.Ledger.Changed, posted.Placements)
+	p.resolveFixed(pctx, j, repo, res.Ledger.Fixed, h.resolved)
+	out.check = reviewedCheck(res, repo.PullURL(run.PRNumber))
 	return out, nil
 }
 

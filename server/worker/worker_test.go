@@ -457,8 +457,12 @@ func TestSkippedRuns(t *testing.T) {
 			if n := e.llm.Calls(); n != 0 {
 				t.Errorf("%d LLM calls, want 0", n)
 			}
-			if n, by := apiCalls(e.gh); tt.before && n != 0 {
-				t.Errorf("%d GitHub API calls, want 0: %v", n, by)
+			if n, by := apiCalls(e.gh); tt.before && (n != 1 || by[githubtest.RouteCreateCheck] != 1) {
+				t.Errorf("%d GitHub API calls, want the completed check only: %v", n, by)
+			}
+			checks := e.checks()
+			if len(checks) != 1 || checks[0].Conclusion != "neutral" || !strings.Contains(checks[0].Summary, tt.reason) {
+				t.Errorf("check runs %+v, want one neutral naming %q", checks, tt.reason)
 			}
 		})
 	}
@@ -490,8 +494,8 @@ func TestBudgets(t *testing.T) {
 			t.Errorf("%d LLM calls, want 0", n)
 		}
 		_, by := apiCalls(e.gh)
-		if diff := cmp.Diff(map[string]int{githubtest.RouteCreateIssueComment: 1}, by); diff != "" {
-			t.Errorf("GitHub API calls: the skip notice only (-want +got):\n%s", diff)
+		if diff := cmp.Diff(map[string]int{githubtest.RouteCreateIssueComment: 1, githubtest.RouteCreateCheck: 1}, by); diff != "" {
+			t.Errorf("GitHub API calls: the skip notice and the neutral check only (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("review's token budget used up", func(t *testing.T) {
@@ -626,13 +630,13 @@ func apiCalls(gh *githubtest.Server) (int, map[string]int) {
 	return n, by
 }
 
-// TestAPICallsPerReview counts the GitHub API calls of the review of a
-// 20-file pull request, from the webhook to the posted review: 8 (the pull
-// request, its diff, the base tree for .mergeguard.yml and conventions, the
-// head re-read before posting, and Publish's reviews, comments, create and
-// created comments), plus one per head file a tool reads (the contents
-// API, no head tree) and one per convention file the base holds (its
-// blob).
+// TestAPICallsPerReview counts the GitHub API calls of the first review of
+// a 20-file pull request, from the webhook to the posted review: 10 (the
+// pull request, its diff, the base tree for .mergeguard.yml and
+// conventions, the head re-read before posting, Publish's reviews,
+// comments, create and created comments, and the check run created and
+// completed), plus one per head file a tool reads (the contents API, no
+// head tree) and one per convention file the base holds (its blob).
 func TestAPICallsPerReview(t *testing.T) {
 	t.Parallel() // each test has its own database and fakes
 	tests := []struct {
@@ -668,7 +672,7 @@ func TestAPICallsPerReview(t *testing.T) {
 			}
 			n, by := apiCalls(e.gh)
 			t.Logf("%d API calls: %v", n, by)
-			if limit := 8 + len(tt.reads) + len(tt.base); n > limit {
+			if limit := 10 + len(tt.reads) + len(tt.base); n > limit {
 				t.Errorf("%d API calls, want at most %d: %v", n, limit, by)
 			}
 		})

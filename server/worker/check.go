@@ -1,0 +1,96 @@
+package worker
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// This file is the MergeGuard check run of each reviewed head: in progress
+// while a run works, completed with the run, whatever its end.
+
+// startCheck marks the run's head in progress on its check run, once per
+// run (a retried attempt goes on with the same check). It is best effort:
+// an installation that has not granted checks: write is reviewed all the
+// same.
+func (p *Pool) startCheck(ctx context.Context, j *job, repo Repo) {
+	run := j.run
+	if run.CheckRunID != 0 || run.HeadSHA == "" {
+		return
+	}
+	id, err := repo.CreateCheck(ctx, github.Check{HeadSHA: run.HeadSHA, Status: github.CheckInProgress,
+		DetailsURL: p.detailsURL(run.ID), ExternalID: run.ID,
+		Title: "Reviewing", Summary: "MergeGuard is reviewing this head; the details link follows the review live."})
+	if err != nil && !errors.Is(err, github.ErrAnnotationsRejected) {
+		p.deps.Metrics.PostFailure("check_run")
+		j.log.Warn().Err(err).Msg("create the check run")
+		return
+	}
+	if err := p.deps.Store.SetRunCheck(ctx, run.ID, j.workerID, id); err != nil {
+		j.log.Warn().Err(err).Msg("record the check run")
+	}
+	run.CheckRunID = id
+}
+
+// reviewedCheck is the completed check of a posted review: success, or
+// the repository's blocking conclusion while a blocking finding is open,
+// with the ledger's counts and its open findings as annotations.
+func reviewedCheck(res *pipeline.Result, pullURL string) *github.Check {
+	blocking := pipeline.BlockingSeverity(res.Config)
+	c := &github.Check{Conclusion: github.ConclusionSuccess}
+	for _, e := range res.Ledger.Open {
+		if e.Blocking(blocking) {
+			c.Conclusion = res.Config.Check.BlockingConclusion
+			break
+		}
+	}
+	c.Title, c.Summary = github.CheckSummary(res.Ledger.All, blocking, pullURL)
+	c.Annotations = github.LedgerAnnotations(res.Ledger.Open, blocking, pullURL)
+	return c
+}
+
+// endedCheck is the completed check of a run that posted no review.
+func endedCheck(res store.Result) *github.Check {
+	switch res.Status {
+	case store.StatusSkipped:
+		return &github.Check{Conclusion: github.ConclusionNeutral, Title: "Review skipped", Summary: "MergeGuard did not review this head: " + res.Reason + "."}
+	case store.StatusSuperseded:
+		return &github.Check{Conclusion: github.ConclusionCancelled, Title: "Superseded", Summary: "MergeGuard stopped reviewing this head: " + res.Reason + "."}
+	case store.StatusSucceeded:
+		return &github.Check{Conclusion: github.ConclusionNeutral, Title: "Reviewed", Summary: "MergeGuard reviewed this head."}
+	}
+	return &github.Check{Conclusion: github.ConclusionFailure, Title: "Review failed",
+		Summary: "MergeGuard could not complete the review of this head. The details link shows what happened; comment `/mergeguard rerun` to try again."}
+}
+
+// completeCheck completes the run's check run with how the run ended,
+// creating it when the run ended before starting it (a skipped run). It is
+// best effort: the run is already recorded.
+func (p *Pool) completeCheck(ctx context.Context, j *job, out outcome) {
+	run := j.run
+	if run.Mode != store.ModePR || run.HeadSHA == "" || p.deps.GitHub == nil {
+		return
+	}
+	repo, err := p.deps.GitHub.Repo(run.InstallationID, run.Repository)
+	if err != nil {
+		j.log.Warn().Err(err).Msg("complete the check run")
+		return
+	}
+	c := out.check
+	if c == nil {
+		c = endedCheck(out.result)
+	}
+	c.HeadSHA, c.Status, c.DetailsURL, c.ExternalID = run.HeadSHA, github.CheckCompleted, p.detailsURL(run.ID), run.ID
+	if run.CheckRunID == 0 {
+		_, err = repo.CreateCheck(ctx, *c)
+	} else {
+		err = repo.UpdateCheck(ctx, run.CheckRunID, *c)
+	}
+	if err != nil {
+		p.deps.Metrics.PostFailure("check_run")
+		j.log.Warn().Err(err).Str("conclusion", c.Conclusion).Msg("complete the check run")
+	}
+}

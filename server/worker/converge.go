@@ -1,0 +1,184 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// This file is what makes a pull request's reviews converge (DESIGN.md
+// section 8): the history a review starts from (the ledger, healed from
+// GitHub's thread states, and what changed since the last reviewed head),
+// and what follows a posted review (fixed findings' threads resolved).
+
+// Reasons for a full review.
+const (
+	reasonFirst      = "first review of this pull request"
+	reasonAsked      = "a full review was asked for"
+	reasonFailed     = "the previous review did not complete"
+	reasonNoLedger   = "the previous review was made before MergeGuard kept a finding ledger"
+	reasonSameHead   = "this head was reviewed before; it is reviewed again whole"
+	reasonBaseMoved  = "the base branch moved since the last review"
+	reasonRewritten  = "the branch was force-pushed or rebased since the last review"
+	reasonCompareErr = "the commits since the last review could not be compared"
+)
+
+// history is what a pull request run starts from.
+type history struct {
+	pipeline *pipeline.History
+	// followUp is set when the pull request was reviewed before: the
+	// review body then reads as a follow-up.
+	followUp bool
+	// resolved are the review threads GitHub holds resolved.
+	resolved map[string]bool
+}
+
+// loadHistory reads the pull request's ledger, applies what people did to
+// MergeGuard's threads since (a missed delivery heals here), and finds out
+// whether the new head only adds commits to the last reviewed one.
+func (p *Pool) loadHistory(ctx context.Context, j *job, repo Repo, opts review.Options) (history, error) {
+	run := j.run
+	ledger, resolved, err := p.healedLedger(ctx, j, repo)
+	if err != nil {
+		return history{}, err
+	}
+	h := history{pipeline: &pipeline.History{Ledger: ledger}, resolved: resolved}
+	last, err := p.deps.Store.LastReview(ctx, run.Repository, run.PRNumber, run.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		h.pipeline.FullReason = reasonFirst
+		return h, nil
+	case err != nil:
+		return history{}, err
+	}
+	h.followUp = true
+	since, reason, err := p.since(ctx, j, repo, last, opts)
+	h.pipeline.Since, h.pipeline.FullReason = since, reason
+	return h, err
+}
+
+// healedLedger reads the ledger and records on it the thread states GitHub
+// holds (best effort: without them the ledger is as the deliveries left
+// it). It returns the ledger and the resolved threads.
+func (p *Pool) healedLedger(ctx context.Context, j *job, repo Repo) ([]review.LedgerEntry, map[string]bool, error) {
+	run := j.run
+	ledger, err := p.deps.Store.Ledger(ctx, run.Repository, run.PRNumber)
+	if err != nil || len(ledger) == 0 {
+		return ledger, nil, err
+	}
+	threads, err := repo.Threads(ctx, run.PRNumber)
+	if err != nil {
+		j.log.Warn().Err(err).Msg("read review threads; the ledger keeps the states deliveries gave it")
+		return ledger, nil, nil
+	}
+	resolved := map[string]bool{}
+	changed := false
+	for _, t := range threads {
+		resolved[t.ID] = t.Resolved
+		if t.Fingerprint == "" || (t.Resolved && t.ResolvedBy == repo.Login()) {
+			continue // not MergeGuard's, or resolved by MergeGuard as fixed
+		}
+		c, err := p.deps.Store.ApplyThread(ctx, run.Repository, run.PRNumber,
+			store.ThreadChange{ThreadID: t.ID, CommentID: t.CommentID, Resolved: t.Resolved, By: t.ResolvedBy})
+		if err != nil {
+			return nil, nil, err
+		}
+		changed = changed || c
+	}
+	if changed {
+		j.log.Info().Msg("review threads resolved or unresolved since the last review were applied to the ledger")
+	}
+	// Read back: states changed, thread ids were learned.
+	ledger, err = p.deps.Store.Ledger(ctx, run.Repository, run.PRNumber)
+	return ledger, resolved, err
+}
+
+// since is what changed from the last review's head to the run's, when an
+// incremental review can start from it; otherwise the reason for a full
+// review.
+func (p *Pool) since(ctx context.Context, j *job, repo Repo, last store.Run, opts review.Options) (*pipeline.Since, string, error) {
+	run := j.run
+	switch {
+	case opts.Full:
+		return nil, reasonAsked, nil
+	case last.Status != store.StatusSucceeded:
+		return nil, reasonFailed, nil
+	case last.ReviewKind == "":
+		return nil, reasonNoLedger, nil
+	case last.HeadSHA == run.HeadSHA:
+		return nil, reasonSameHead, nil
+	case last.BaseSHA != run.BaseSHA:
+		return nil, reasonBaseMoved, nil
+	}
+	cmp, err := repo.Compare(ctx, last.HeadSHA, run.HeadSHA)
+	switch {
+	case errors.Is(err, review.ErrNotFound):
+		return nil, reasonRewritten, nil
+	case err != nil:
+		if _, ok := github.Transient(err); ok {
+			return nil, "", err
+		}
+		j.log.Warn().Err(err).Msg("compare with the last reviewed head")
+		return nil, reasonCompareErr, nil
+	case cmp.Status == review.CompareIdentical:
+		return nil, reasonSameHead, nil
+	case cmp.Status != review.CompareAhead:
+		return nil, reasonRewritten, nil
+	}
+	return &pipeline.Since{SHA: last.HeadSHA, Commits: cmp.AheadBy, Diff: cmp.Diff, ConfigDigest: last.ConfigDigest}, "", nil
+}
+
+// followUp is the follow-up part of the review body.
+func followUp(res *pipeline.Result) *github.FollowUp {
+	l := res.Ledger
+	return &github.FollowUp{Scope: res.Scope, Fixed: l.Fixed, StillOpen: l.StillOpen, Dismissed: l.Dismissed,
+		BlockingCleared: l.BlockingCleared}
+}
+
+// withPlacements records on the ledger entries where their findings were
+// posted.
+func withPlacements(entries []review.LedgerEntry, placed map[string]review.Placement) []review.LedgerEntry {
+	out := make([]review.LedgerEntry, len(entries))
+	for i, e := range entries {
+		if pl, ok := placed[e.Finding.Fingerprint]; ok && pl.CommentID != 0 {
+			e.CommentID = pl.CommentID
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// resolveFixed resolves the review threads of the findings a review found
+// fixed, each with one reply naming the commit. It is best effort: a
+// failure is logged, the ledger already says fixed. A thread already
+// resolved (an earlier attempt of the run) gets no second reply.
+func (p *Pool) resolveFixed(ctx context.Context, j *job, repo Repo, fixed []review.LedgerEntry, resolved map[string]bool) {
+	for _, e := range fixed {
+		if e.ThreadID == "" || resolved[e.ThreadID] {
+			continue
+		}
+		if e.CommentID != 0 {
+			if _, err := repo.Reply(ctx, j.run.PRNumber, e.CommentID, fmt.Sprintf("Fixed in %s.", short(e.FixedSHA))); err != nil {
+				j.log.Warn().Err(err).Str("fingerprint", e.Finding.Fingerprint).Msg("reply in a fixed finding's thread")
+			}
+		}
+		if err := repo.ResolveThread(ctx, e.ThreadID); err != nil {
+			p.deps.Metrics.PostFailure("resolve_thread")
+			j.log.Warn().Err(err).Str("fingerprint", e.Finding.Fingerprint).Msg("resolve a fixed finding's thread")
+		}
+	}
+}
+
+// detailsURL is the run's page in the web UI, "" without a public URL.
+func (p *Pool) detailsURL(runID string) string {
+	if p.deps.PublicURL == "" {
+		return ""
+	}
+	return strings.TrimRight(p.deps.PublicURL, "/") + "/reviews/" + runID
+}
