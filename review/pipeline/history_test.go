@@ -235,8 +235,8 @@ func TestCarry(t *testing.T) {
 				Category: review.CategoryBug, Title: fp, VerificationStatus: review.Verified, CodeSnippet: snippet, Fingerprint: fp}}
 	}
 	ledger := []review.LedgerEntry{
-		entry("fixed", prPath(3), 30, line(3, 30, false), review.SeverityCritical, review.FindingOpen),      // its line was rewritten
-		entry("kept", prPath(3), 20, line(3, 20, false), review.SeverityWarning, review.FindingOpen),        // untouched line of a touched file
+		entry("fixed", prPath(3), 30, line(3, 30, false), review.SeverityCritical, review.FindingOpen),     // its line was rewritten
+		entry("kept", prPath(3), 20, line(3, 20, false), review.SeverityWarning, review.FindingOpen),       // untouched line of a touched file
 		entry("untouched", prPath(5), 30, line(5, 30, false), review.SeverityCritical, review.FindingOpen), // a file the push left alone
 		entry("gone-file", "pkg/old.go", 3, "x()", review.SeverityWarning, review.FindingOpen),             // left the pull request
 		entry("dismissed", prPath(7), 31, line(7, 31, true), review.SeverityCritical, review.FindingDismissed),

@@ -92,7 +92,9 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 
 // BlockingSeverity is the severity from which a repository's verified
 // findings block its pull requests (blocking_severity).
-func BlockingSeverity(repo config.Repo) review.Severity { return blockingSeverity(repo.BlockingSeverity) }
+func BlockingSeverity(repo config.Repo) review.Severity {
+	return blockingSeverity(repo.BlockingSeverity)
+}
 
 // blockingSeverity parses the repository's blocking_severity, critical by
 // default.
