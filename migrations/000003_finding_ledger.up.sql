@@ -56,7 +56,10 @@ BEGIN
         INSERT INTO pr_finding_history (repository, pr_number, fingerprint, state, sha, by_login, how, run_id)
         VALUES (NEW.repository, NEW.pr_number, NEW.fingerprint, NEW.state,
                 CASE WHEN NEW.state = 'fixed' THEN NEW.fixed_sha ELSE NEW.last_seen_sha END,
-                NEW.state_by, NEW.state_how, NEW.last_run_id);
+                NEW.state_by, NEW.state_how,
+                -- the run that made the change: none when a person did
+                CASE WHEN TG_OP = 'INSERT' OR NEW.last_run_id IS DISTINCT FROM OLD.last_run_id
+                     THEN NEW.last_run_id END);
     END IF;
     RETURN NEW;
 END;

@@ -207,3 +207,28 @@ func TestLastReview(t *testing.T) {
 		t.Errorf("check run id %d, want 77", r.CheckRunID)
 	}
 }
+
+// TestHistoryNamesTheRunOnlyForItsChanges: a person's dismissal is not
+// attributed to the run that last wrote the entry.
+func TestHistoryNamesTheRunOnlyForItsChanges(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	e := entry("fp", "a.go", 1, review.SeverityCritical, review.FindingOpen, "h1")
+	e.ThreadID = "T"
+	run := finishWithLedger(t, s, "h1", []review.LedgerEntry{e})
+	if _, err := s.ApplyThread(t.Context(), "o/r", 1, store.ThreadChange{ThreadID: "T", Resolved: true, By: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	history, err := s.LedgerHistory(t.Context(), "o/r", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range history {
+		got = append(got, fmt.Sprintf("%s by %q run %q", c.State, c.By, c.RunID))
+	}
+	want := []string{fmt.Sprintf("open by \"\" run %q", run), `dismissed by "alice" run ""`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+}
