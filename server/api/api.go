@@ -1,6 +1,7 @@
-// Package api serves MergeGuard's review API (DESIGN.md section 6):
-// submitting a diff or a pull request for review, reading the verdict, and
-// following the pipeline live as Server-Sent Events.
+// Package api serves MergeGuard's review API (DESIGN.md sections 6 and 8):
+// submitting a diff or a pull request for review, reading the verdict,
+// following the pipeline live as Server-Sent Events, and reading a pull
+// request's runs and finding ledger.
 package api
 
 import (
@@ -35,6 +36,9 @@ type Store interface {
 	EnqueueRun(ctx context.Context, r store.NewRun) (store.Run, error)
 	GetRun(ctx context.Context, id string) (store.Run, error)
 	Events(ctx context.Context, runID string, afterSeq, limit int) ([]store.StoredEvent, error)
+	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
+	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
+	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
 }
 
 // PullRequests resolves a pull request to review through the GitHub App.
@@ -115,6 +119,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("POST /api/review", a.guard(a.create))
 	mux.Handle("GET /api/review/{id}", a.guard(a.get))
 	mux.Handle("GET /api/review/{id}/stream", a.guard(a.stream))
+	mux.Handle("GET /api/pulls/{owner}/{name}/{number}", a.guard(a.pull))
 }
 
 // guard refuses cross-site state-changing requests (403), requests
@@ -343,7 +348,8 @@ func withSlash(s string) string {
 	return s + "/"
 }
 
-// statusResponse is the answer for a run without a verdict (yet).
+// statusResponse is the answer for a run without a verdict (yet), and a
+// run in the list of a pull request's runs.
 type statusResponse struct {
 	ReviewID     string       `json:"review_id"`
 	Status       store.Status `json:"status"`
@@ -353,6 +359,25 @@ type statusResponse struct {
 	StartedAt    *time.Time   `json:"started_at,omitempty"`
 	FinishedAt   *time.Time   `json:"finished_at,omitempty"`
 	StreamURL    string       `json:"stream_url"`
+	// HeadSHA and Verdict are the head a pull request run reviewed and the
+	// verdict it reached; ReviewKind, KindReason and SinceSHA its scope
+	// (full or incremental, why full, from which head).
+	HeadSHA    string          `json:"head_sha,omitempty"`
+	Verdict    review.Decision `json:"verdict,omitempty"`
+	ReviewKind string          `json:"review_kind,omitempty"`
+	KindReason string          `json:"kind_reason,omitempty"`
+	SinceSHA   string          `json:"since_sha,omitempty"`
+}
+
+// summary is run as a statusResponse, its error redacted.
+func (a *API) summary(run store.Run) statusResponse {
+	return statusResponse{
+		ReviewID: run.ID, Status: run.Status, StatusReason: run.StatusReason, Error: a.redact.text(run.Error),
+		CreatedAt: run.CreatedAt, StartedAt: run.StartedAt, FinishedAt: run.FinishedAt,
+		StreamURL: "/api/review/" + run.ID + "/stream",
+		HeadSHA:   run.HeadSHA, Verdict: run.Verdict,
+		ReviewKind: run.ReviewKind, KindReason: run.KindReason, SinceSHA: run.SinceSHA,
+	}
 }
 
 // verdictResponse is the ReviewVerdict of a finished run, with the run's id
@@ -378,11 +403,7 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, verdictResponse{ReviewID: run.ID, Status: run.Status, Verdict: run.Result})
 		return
 	}
-	writeJSON(w, http.StatusOK, statusResponse{
-		ReviewID: run.ID, Status: run.Status, StatusReason: run.StatusReason, Error: a.redact.text(run.Error),
-		CreatedAt: run.CreatedAt, StartedAt: run.StartedAt, FinishedAt: run.FinishedAt,
-		StreamURL: "/api/review/" + run.ID + "/stream",
-	})
+	writeJSON(w, http.StatusOK, a.summary(run))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

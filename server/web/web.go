@@ -11,7 +11,6 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,10 +24,13 @@ import (
 //go:embed templates/*.html static/*
 var assets embed.FS
 
-// Runs is what the UI reads from the database.
+// Runs is what the UI reads from the database: runs, and the finding
+// ledger of pull requests.
 type Runs interface {
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	GetRun(ctx context.Context, id string) (store.Run, error)
+	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
+	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
 }
 
 // Deps are the UI's collaborators.
@@ -54,7 +56,7 @@ func New(d Deps) (*UI, error) {
 	}
 	funcs := template.FuncMap{"short": short}
 	ui := &UI{d: d, pages: make(map[string]*template.Template)}
-	for _, name := range []string{"index", "review", "new", "unauthorized"} {
+	for _, name := range []string{"index", "review", "new", "pull", "notfound", "unauthorized"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse template %s: %w", name, err)
@@ -71,6 +73,7 @@ func (u *UI) Register(mux *http.ServeMux) {
 	mux.Handle("GET /{$}", u.guard(u.index))
 	mux.Handle("GET /new", u.guard(u.newReview))
 	mux.Handle("GET /reviews/{id}", u.guard(u.review))
+	mux.Handle("GET /repos/{owner}/{name}/pulls/{number}", u.guard(u.pull))
 }
 
 // guard refuses cross-site state-changing requests (403), requests
@@ -101,23 +104,32 @@ type RunView struct {
 	ID, Mode, Trigger, Status, Verdict string
 	Repository, HeadSHA, PRURL         string
 	PRNumber                           int
-	Critical, Warning, Info, Style     int
-	Tokens                             int
-	Duration                           string
-	Created                            time.Time
+	// PRPage is the UI's page of the run's pull request, "" for other runs.
+	PRPage string
+	// Kind, KindReason and SinceSHA are a pull request run's scope: full
+	// or incremental, why full, from which head.
+	Kind, KindReason, SinceSHA     string
+	Findings                       int
+	Critical, Warning, Info, Style int
+	Tokens                         int
+	Duration                       string
+	Created                        time.Time
 }
 
 func (u *UI) view(r store.Run) RunView {
 	v := RunView{
 		ID: r.ID, Mode: string(r.Mode), Trigger: string(r.Trigger), Status: string(r.Status), Verdict: string(r.Verdict),
 		Repository: r.Repository, HeadSHA: r.HeadSHA, PRNumber: r.PRNumber,
+		Kind: r.ReviewKind, KindReason: r.KindReason, SinceSHA: r.SinceSHA,
 		Tokens: r.InputTokens + r.OutputTokens, Created: r.CreatedAt,
 	}
 	if r.Repository != "" && r.PRNumber > 0 {
-		v.PRURL = strings.TrimSuffix(u.d.GitHubURL, "/") + "/" + r.Repository + "/pull/" + strconv.Itoa(r.PRNumber)
+		v.PRURL = u.githubPull(r.Repository, r.PRNumber)
+		v.PRPage = pullPage(r.Repository, r.PRNumber)
 	}
 	if r.Result != nil {
 		s := r.Result.Stats
+		v.Findings = s.FindingsTotal
 		v.Critical, v.Warning, v.Info, v.Style = s.Critical, s.Warning, s.Info, s.Style
 	}
 	if r.DurationMS > 0 {
@@ -153,7 +165,7 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 func (u *UI) review(w http.ResponseWriter, r *http.Request) {
 	run, err := u.d.Runs.GetRun(r.Context(), r.PathValue("id"))
 	if errors.Is(err, store.ErrNotFound) {
-		http.NotFound(w, r)
+		u.notFound(w, r, "There is no review with that id.")
 		return
 	}
 	if err != nil {
@@ -198,6 +210,11 @@ func (u *UI) renderStatus(w http.ResponseWriter, r *http.Request, status int, pa
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'")
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(b.String())) // the client went away; nothing to do
+}
+
+// notFound answers the 404 page, saying msg.
+func (u *UI) notFound(w http.ResponseWriter, r *http.Request, msg string) {
+	u.renderStatus(w, r, http.StatusNotFound, "notfound", map[string]any{"Title": "Not found", "Message": msg})
 }
 
 func (u *UI) fail(w http.ResponseWriter, err error, what string) {

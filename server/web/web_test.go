@@ -19,8 +19,15 @@ import (
 
 func newServer(t *testing.T, token string) (*httptest.Server, *store.Store) {
 	t.Helper()
+	return newServerWith(t, Deps{Access: access.Policy{Token: token}})
+}
+
+// newServerWith serves the UI with d over a new store (d.Runs).
+func newServerWith(t *testing.T, d Deps) (*httptest.Server, *store.Store) {
+	t.Helper()
 	st := storetest.New(t)
-	ui, err := New(Deps{Runs: st, Access: access.Policy{Token: token}, Logger: zerolog.Nop()})
+	d.Runs, d.Logger = st, zerolog.Nop()
+	ui, err := New(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,121 @@
+package api
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// MaxPullRuns caps the runs GET /api/pulls/{owner}/{name}/{number} lists.
+const MaxPullRuns = 100
+
+// pullResponse is a pull request's runs, newest first, and its finding
+// ledger (DESIGN.md section 8).
+type pullResponse struct {
+	Repository string           `json:"repository"`
+	Number     int              `json:"number"`
+	Runs       []statusResponse `json:"runs"`
+	Findings   []ledgerFinding  `json:"findings"`
+}
+
+// ledgerFinding is a ledger entry with the states it went through, oldest
+// first.
+type ledgerFinding struct {
+	review.LedgerEntry
+	History []store.LedgerChange `json:"history"`
+}
+
+func (a *API) pull(w http.ResponseWriter, r *http.Request) {
+	repo, number, err := ParsePullPath(r.PathValue("owner"), r.PathValue("name"), r.PathValue("number"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ctx := r.Context()
+	runs, err := a.d.Store.ListRuns(ctx, store.RunFilter{Repository: repo, PRNumber: number, Limit: MaxPullRuns})
+	if err != nil {
+		a.failPull(w, err, repo, number)
+		return
+	}
+	entries, err := a.d.Store.Ledger(ctx, repo, number)
+	if err != nil {
+		a.failPull(w, err, repo, number)
+		return
+	}
+	if len(runs) == 0 && len(entries) == 0 {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("MergeGuard has no runs and no findings for %s#%d", repo, number))
+		return
+	}
+	changes, err := a.d.Store.LedgerHistory(ctx, repo, number)
+	if err != nil {
+		a.failPull(w, err, repo, number)
+		return
+	}
+	out := pullResponse{Repository: repo, Number: number,
+		Runs: make([]statusResponse, len(runs)), Findings: make([]ledgerFinding, len(entries))}
+	for i, run := range runs {
+		out.Runs[i] = a.summary(run)
+	}
+	history := HistoryByFingerprint(changes)
+	for i, e := range entries {
+		h := history[e.Finding.Fingerprint]
+		if h == nil {
+			h = []store.LedgerChange{}
+		}
+		out.Findings[i] = ledgerFinding{LedgerEntry: e, History: h}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *API) failPull(w http.ResponseWriter, err error, repo string, number int) {
+	a.d.Logger.Error().Err(err).Str("repository", repo).Int("pr_number", number).Msg("read pull request")
+	writeError(w, http.StatusInternalServerError, "could not read the pull request's runs and findings")
+}
+
+// HistoryByFingerprint groups a pull request's ledger changes by entry,
+// keeping their order.
+func HistoryByFingerprint(changes []store.LedgerChange) map[string][]store.LedgerChange {
+	m := make(map[string][]store.LedgerChange)
+	for _, c := range changes {
+		m[c.Fingerprint] = append(m[c.Fingerprint], c)
+	}
+	return m
+}
+
+// ParsePullPath checks the owner, name and number of a pull request named
+// in a path (/api/pulls/{owner}/{name}/{number}, the UI's
+// /repos/{owner}/{name}/pulls/{number}) and returns its repository,
+// "owner/name", and number. Owner and name are what GitHub allows: 1 to 100
+// letters, digits, '-', '_' and '.', not "." or "..". The number is a
+// positive integer of at most 2^31-1, in decimal digits.
+func ParsePullPath(owner, name, number string) (repo string, n int, err error) {
+	for _, part := range []struct{ what, v string }{{"owner", owner}, {"repository name", name}} {
+		if !repoPart(part.v) {
+			return "", 0, fmt.Errorf("%q is not a GitHub %s", part.v, part.what)
+		}
+	}
+	n, err = strconv.Atoi(number)
+	if err != nil || n <= 0 || n > math.MaxInt32 || strings.TrimLeft(number, "0123456789") != "" {
+		return "", 0, fmt.Errorf("%q is not a pull request number", number)
+	}
+	return owner + "/" + name, n, nil
+}
+
+// repoPart reports whether s can be a GitHub owner or repository name.
+func repoPart(s string) bool {
+	if s == "" || len(s) > 100 || s == "." || s == ".." {
+		return false
+	}
+	for _, c := range s {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

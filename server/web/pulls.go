@@ -1,0 +1,79 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/server/api"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// FindingView is a ledger entry as the pull request page shows it, with the
+// states it went through, oldest first.
+type FindingView struct {
+	review.LedgerEntry
+	History []store.LedgerChange
+}
+
+// pullPage is the UI's page of pull request number of repo (owner/name).
+func pullPage(repo string, number int) string {
+	return "/repos/" + repo + "/pulls/" + strconv.Itoa(number)
+}
+
+// githubPull is the pull request's address on GitHub.
+func (u *UI) githubPull(repo string, number int) string {
+	return strings.TrimSuffix(u.d.GitHubURL, "/") + "/" + repo + "/pull/" + strconv.Itoa(number)
+}
+
+// pull is a pull request's page: its runs and its finding ledger.
+func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
+	repo, number, err := api.ParsePullPath(r.PathValue("owner"), r.PathValue("name"), r.PathValue("number"))
+	if err != nil {
+		u.notFound(w, r, "That is not a pull request: "+err.Error()+".")
+		return
+	}
+	ctx := r.Context()
+	runs, err := u.d.Runs.ListRuns(ctx, store.RunFilter{Repository: repo, PRNumber: number, Limit: api.MaxPullRuns})
+	if err != nil {
+		u.fail(w, err, "list runs of a pull request")
+		return
+	}
+	entries, err := u.d.Runs.Ledger(ctx, repo, number)
+	if err != nil {
+		u.fail(w, err, "read a pull request's ledger")
+		return
+	}
+	if len(runs) == 0 && len(entries) == 0 {
+		u.notFound(w, r, fmt.Sprintf("MergeGuard has no runs and no findings for %s#%d.", repo, number))
+		return
+	}
+	changes, err := u.d.Runs.LedgerHistory(ctx, repo, number)
+	if err != nil {
+		u.fail(w, err, "read a pull request's ledger history")
+		return
+	}
+	views := make([]RunView, len(runs))
+	for i, run := range runs {
+		views[i] = u.view(run)
+	}
+	history := api.HistoryByFingerprint(changes)
+	findings := make([]FindingView, len(entries))
+	counts := make(map[review.FindingState]int)
+	for i, e := range entries {
+		findings[i] = FindingView{LedgerEntry: e, History: history[e.Finding.Fingerprint]}
+		counts[e.State]++
+	}
+	u.render(w, r, "pull", map[string]any{
+		"Title":      fmt.Sprintf("%s#%d", repo, number),
+		"Repository": repo,
+		"Number":     number,
+		"PRURL":      u.githubPull(repo, number),
+		"Runs":       views,
+		"Findings":   findings,
+		"Counts":     counts,
+		"States":     []review.FindingState{review.FindingOpen, review.FindingFixed, review.FindingDismissed, review.FindingOutdated},
+	})
+}
