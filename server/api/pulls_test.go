@@ -109,7 +109,7 @@ const wantPull = `{
      "history": [
        {"fingerprint": "fp-b", "state": "open", "sha": "h1", "run_id": "RUN1", "at": "<time>"},
        {"fingerprint": "fp-b", "state": "dismissed", "sha": "h1", "by": "alice", "how": "thread_resolved",
-        "run_id": "RUN1", "at": "<time>"}
+        "at": "<time>"}
      ]}
   ]
 }`
@@ -125,7 +125,7 @@ func TestGetPull(t *testing.T) {
 	b.CommentID = 502
 	run1 := finishPRRun(t, f.store, 7, "h1", store.Result{Status: store.StatusSucceeded,
 		Verdict: &review.Verdict{Verdict: review.DecisionRequestChanges},
-		Review:  store.ReviewScope{Kind: "full", Reason: "first review of the pull request"},
+		Scope:   review.Scope{Kind: "full", Reason: "first review of the pull request"},
 		Ledger:  []review.LedgerEntry{a, b}})
 	changed, err := f.store.ApplyThread(ctx, "o/r", 7, store.ThreadChange{ThreadID: "T_b", CommentID: 502, Resolved: true, By: "alice"})
 	if err != nil || !changed {
@@ -134,7 +134,7 @@ func TestGetPull(t *testing.T) {
 	a.State, a.LastSeenSHA, a.FixedSHA, a.StateBy = review.FindingFixed, "h2", "h2", "mergeguard"
 	run2 := finishPRRun(t, f.store, 7, "h2", store.Result{Status: store.StatusSucceeded,
 		Verdict: &review.Verdict{Verdict: review.DecisionApprove},
-		Review:  store.ReviewScope{Kind: "incremental", SinceSHA: "h1"},
+		Scope:   review.Scope{Kind: "incremental", SinceSHA: "h1"},
 		Ledger:  []review.LedgerEntry{a}})
 	run3 := finishPRRun(t, f.store, 7, "h3", store.Result{Status: store.StatusFailed,
 		Error: `llm: Post "http://10.1.2.3:8000/v1/chat/completions": dial tcp 10.1.2.3:8000: connection refused`})

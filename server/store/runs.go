@@ -122,7 +122,7 @@ type Run struct {
 	FinishedAt     *time.Time      `db:"finished_at"`
 	DurationMS     int64           `db:"duration_ms"`
 	// ReviewKind, KindReason, SinceSHA and ConfigDigest are the run's
-	// ReviewScope; CheckRunID its check run, 0 before it has one.
+	// review.Scope; CheckRunID its check run, 0 before it has one.
 	ReviewKind   string `db:"review_kind"`
 	KindReason   string `db:"kind_reason"`
 	SinceSHA     string `db:"since_sha"`

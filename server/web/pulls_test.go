@@ -46,7 +46,7 @@ func TestPullPage(t *testing.T) {
 	quiet.CommentID = 502
 	first := finishPRRun(t, st, 7, "aaaa1111bbbb", store.Result{Status: store.StatusSucceeded,
 		Verdict: &review.Verdict{Verdict: review.DecisionRequestChanges, Stats: review.Stats{FindingsTotal: 2}},
-		Review:  store.ReviewScope{Kind: "full", Reason: "first <b>review</b>"},
+		Scope:   review.Scope{Kind: "full", Reason: "first <b>review</b>"},
 		Ledger:  []review.LedgerEntry{hostile, quiet}})
 	if _, err := st.ApplyThread(t.Context(), "o/r", 7, store.ThreadChange{ThreadID: "T_b", CommentID: 502, Resolved: true, By: "alice"}); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestPullPage(t *testing.T) {
 	hostile.State, hostile.LastSeenSHA, hostile.FixedSHA, hostile.StateBy = review.FindingFixed, "cccc2222dddd", "cccc2222dddd", "mergeguard"
 	second := finishPRRun(t, st, 7, "cccc2222dddd", store.Result{Status: store.StatusSucceeded,
 		Verdict: &review.Verdict{Verdict: review.DecisionApprove},
-		Review:  store.ReviewScope{Kind: "incremental", SinceSHA: "aaaa1111bbbb"},
+		Scope:   review.Scope{Kind: "incremental", SinceSHA: "aaaa1111bbbb"},
 		Ledger:  []review.LedgerEntry{hostile}})
 
 	code, body := get(t, srv.URL+"/repos/o/r/pulls/7", nil, "")
