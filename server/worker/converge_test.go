@@ -192,3 +192,40 @@ func reviewStates(rv []githubtest.Review) []string {
 	}
 	return out
 }
+
+// TestAPICallsOfIncrementalReview counts the GitHub API calls of the
+// incremental review of a 20-file pull request after a push of one commit
+// changing 2 files: what the first review makes, plus the ledger's reads
+// (review threads, the comparison and its diff) and one head file read per
+// touched file with open findings.
+func TestAPICallsOfIncrementalReview(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, codeReviewer)
+	p := e.gh.AddPR(twentyFiles(nil))
+	e.start(e.store, e.options(), nil)
+	e.opened("d-1", fixtureSHA)
+	if run := e.waitDone(1)[0]; run.Status != store.StatusSucceeded {
+		t.Fatalf("first run %s (%s)", run.Status, run.Error)
+	}
+	e.checks()
+	e.gh.ResetCalls()
+	files := maps.Clone(p.Head)
+	files["store/users.go"] = usersFixedGo
+	files["pkg/f03.go"] += "\n// G03 returns 4.\nfunc G03() int { return 4 }\n"
+	head := e.gh.Push(owner, repoName, prNumber, files, "Fix the query; add G03")
+	e.synchronize("d-2", fixtureSHA, head, p.BaseSHA)
+	run := e.waitDone(2)[1]
+	if run.ReviewKind != review.ScopeIncremental {
+		t.Fatalf("second review %q (%s), want incremental", run.ReviewKind, run.KindReason)
+	}
+	e.checks()
+	n, by := apiCalls(e.gh)
+	t.Logf("incremental review: %d API calls: %v", n, by)
+	const limit = 17 // 10 of a first review, threads, compare ×2, one head read, reply, resolve, dismiss
+	if n > limit {
+		t.Errorf("%d API calls, want at most %d: %v", n, limit, by)
+	}
+	if by[githubtest.RouteCreateReview] != 1 {
+		t.Errorf("%d reviews created, want 1", by[githubtest.RouteCreateReview])
+	}
+}
