@@ -79,10 +79,15 @@ func (p *Pool) healedLedger(ctx context.Context, j *job, repo Repo) ([]review.Le
 	}
 	resolved := map[string]bool{}
 	changed := false
+	writers := newWriters(repo)
 	for _, t := range threads {
 		resolved[t.ID] = t.Resolved
 		if t.Fingerprint == "" || (t.Resolved && t.ResolvedBy == repo.Login()) {
 			continue // not MergeGuard's, or resolved by MergeGuard as fixed
+		}
+		if t.Resolved && dismisses(ledger, t) && !writers.can(ctx, j, t.ResolvedBy) {
+			j.log.Info().Str("thread", t.ID).Str("by", t.ResolvedBy).Msg("a thread resolved by someone without write access dismisses nothing")
+			continue
 		}
 		c, err := p.deps.Store.ApplyThread(ctx, run.Repository, run.PRNumber,
 			store.ThreadChange{ThreadID: t.ID, CommentID: t.CommentID, Resolved: t.Resolved, By: t.ResolvedBy})
@@ -97,6 +102,40 @@ func (p *Pool) healedLedger(ctx context.Context, j *job, repo Repo) ([]review.Le
 	// Read back: states changed, thread ids were learned.
 	ledger, err = p.deps.Store.Ledger(ctx, run.Repository, run.PRNumber)
 	return ledger, resolved, err
+}
+
+// dismisses reports whether resolving thread t would dismiss an open
+// ledger entry.
+func dismisses(ledger []review.LedgerEntry, t review.ReviewThread) bool {
+	for _, e := range ledger {
+		if e.State == review.FindingOpen && ((e.ThreadID != "" && e.ThreadID == t.ID) || (e.CommentID != 0 && e.CommentID == t.CommentID)) {
+			return true
+		}
+	}
+	return false
+}
+
+// writers answers, once per login, whether people may push to the
+// repository: only their resolutions dismiss findings (GitHub also lets a
+// pull request's author resolve threads).
+type writers struct {
+	repo  Repo
+	known map[string]bool
+}
+
+func newWriters(repo Repo) *writers { return &writers{repo: repo, known: map[string]bool{}} }
+
+func (w *writers) can(ctx context.Context, j *job, login string) bool {
+	if ok, seen := w.known[login]; seen {
+		return ok
+	}
+	ok, err := w.repo.CanWrite(ctx, login)
+	if err != nil {
+		j.log.Warn().Err(err).Str("login", login).Msg("check write access; the resolution dismisses nothing this time")
+		return false // asked again at the next review
+	}
+	w.known[login] = ok
+	return ok
 }
 
 // since is what changed from the last review's head to the run's, when an

@@ -138,10 +138,16 @@ func TestReviewsConverge(t *testing.T) {
 		t.Errorf("check of the second head: %+v, want success with the 2 open findings annotated", c[len(c)-1])
 	}
 
-	// A person resolves the division's thread; then a push touches nothing flagged.
+	// A writer resolves the division's thread, and the pull request's
+	// author, a reader, the cache's; then a push touches nothing flagged.
+	e.gh.SetPermission(owner, repoName, "alice", "write")
+	e.gh.SetPermission(owner, repoName, "mallory", "read")
 	for _, th := range e.gh.Threads(owner, repoName, prNumber) {
-		if strings.Contains(th.Comments[0].Body, divByZero.Title) {
+		switch {
+		case strings.Contains(th.Comments[0].Body, divByZero.Title):
 			e.gh.ResolveThread(owner, repoName, prNumber, th.ID, "alice")
+		case strings.Contains(th.Comments[0].Body, unboundedCache.Title):
+			e.gh.ResolveThread(owner, repoName, prNumber, th.ID, "mallory")
 		}
 	}
 	files["README.md"] = "Hello, world\n"
@@ -153,6 +159,9 @@ func TestReviewsConverge(t *testing.T) {
 	}
 	if got := e.ledger()[divByZero.Title]; got != review.FindingDismissed {
 		t.Errorf("the division after alice resolved its thread: %s, want dismissed", got)
+	}
+	if got := e.ledger()[unboundedCache.Title]; got != review.FindingOpen {
+		t.Errorf("the cache after a reader resolved its thread: %s, want open (readers dismiss nothing)", got)
 	}
 
 	// Force-push: a full review, and still nothing posted twice.

@@ -56,6 +56,8 @@ type Repo interface {
 	Comment(ctx context.Context, number int, body string) (int64, error)
 	// Login is the App's bot account; PullURL a pull request's web page.
 	Login() string
+	// CanWrite reports whether user may push to the repository.
+	CanWrite(ctx context.Context, user string) (bool, error)
 	PullURL(number int) string
 	// The life of a pull request: what changed since a reviewed head,
 	// review threads, check runs.
