@@ -114,7 +114,11 @@ type CheckRunEvent struct {
 			Number int `json:"number"`
 			Head   struct {
 				SHA string `json:"sha"`
+				Ref string `json:"ref"`
 			} `json:"head"`
+			Base struct {
+				SHA string `json:"sha"`
+			} `json:"base"`
 		} `json:"pull_requests"`
 	} `json:"check_run"`
 	Repository   Repository   `json:"repository"`

@@ -50,6 +50,8 @@ func newGitHubApp(ctx context.Context, cfg config.Config, st *store.Store, log *
 			Secret:            cfg.GitHub.App.WebhookSecret.Value(),
 			Store:             st,
 			GitHub:            webhook.NewGitHub(installations),
+			BotLogin:          installations.Login(),
+			AppID:             cfg.GitHub.App.IntegrationID,
 			MaxAttempts:       cfg.Workers.MaxAttempts,
 			BodyBytesInFlight: cfg.GitHub.WebhookBytesInFlight,
 			Metrics:           mx,

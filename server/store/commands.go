@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -41,6 +42,9 @@ type CommandResult struct {
 	// coalesced with (Coalesced).
 	Run       *Run
 	Coalesced bool
+	// Upgraded is true when the command asked for a full review and the
+	// queued run it coalesced with was not one: that run now is.
+	Upgraded bool
 }
 
 // Limit names a command rate limit.
@@ -70,7 +74,10 @@ const (
 //   - otherwise c.Pause is set, and c.Run is queued unless a run of its
 //     head is queued (any trigger; a queued automatic run becomes a
 //     requested one) or running on request, which it then returns
-//     (OutcomeCoalesced).
+//     (OutcomeCoalesced). A full review (c.Run.Options {"full": true})
+//     coalesces with a queued run, which becomes a full one (Upgraded),
+//     or with a running full one; a running run that is not full does not
+//     stand for it, so it is queued behind that run.
 //
 // Commands of a pull request and of a user are serialized by advisory
 // locks, so the limits hold across replicas.
@@ -159,32 +166,54 @@ const (
 	// selectActiveTwin finds a run of the head that a command need not
 	// repeat: queued (any trigger), or running on request and not asked to
 	// stop. A running automatic run may still end skipped by the
-	// repository's gates, which a requested review ignores.
+	// repository's gates, which a requested review ignores. When the
+	// command asks for a full review ($4), a running run stands for it
+	// only when it is a full one too: a queued run can still be made one.
 	selectActiveTwin = `SELECT ` + runColumns + ` FROM review_runs
 		WHERE repository = $1 AND pr_number = $2 AND head_sha = $3
-		  AND (status = 'queued' OR (status = 'running' AND trigger = 'command' AND NOT cancel_requested))
+		  AND (status = 'queued' OR (status = 'running' AND trigger = 'command' AND NOT cancel_requested
+		       AND (NOT $4 OR options @> '{"full": true}')))
 		ORDER BY status = 'running' DESC, created_at DESC LIMIT 1`
 
-	// requestRun makes a queued run a requested one.
-	requestRun = `UPDATE review_runs SET trigger = 'command', requested_by = $2
+	// requestRun makes a queued run a requested one (its requester is
+	// kept when it was one already), and a full review when $3 is true.
+	requestRun = `UPDATE review_runs SET trigger = 'command',
+		    requested_by = CASE WHEN trigger = 'command' THEN requested_by ELSE $2 END,
+		    options = CASE WHEN $3 THEN options || '{"full": true}' ELSE options END
 		WHERE id = $1 AND status = 'queued' RETURNING ` + runColumns
 )
+
+// fullReview reports whether run options ask for a full review: the
+// "full" key of review.Options.
+func fullReview(options json.RawMessage) bool {
+	var o struct {
+		Full bool `json:"full"`
+	}
+	return len(options) > 0 && json.Unmarshal(options, &o) == nil && o.Full
+}
 
 // commandRun queues the run a command asks for, or coalesces it with a run
 // of its head already queued or running, in tx, and records what was done
 // as d's outcome.
 func commandRun(ctx context.Context, tx pgx.Tx, d Delivery, r NewRun, res *CommandResult) error {
-	twin, err := queryRun(ctx, tx, selectActiveTwin, r.Repository, r.PRNumber, r.HeadSHA)
+	full := fullReview(r.Options)
+	twin, err := queryRun(ctx, tx, selectActiveTwin, r.Repository, r.PRNumber, r.HeadSHA, full)
 	switch {
 	case err == nil && r.HeadSHA != "":
-		if twin.Status == StatusQueued && twin.Trigger != TriggerCommand {
-			if twin, err = queryRun(ctx, tx, requestRun, twin.ID, r.RequestedBy); err != nil {
+		detail := "run " + twin.ID + " of head " + twin.HeadSHA + " already " + string(twin.Status)
+		// selectActiveTwin returns a running run only when it is full
+		// enough, so an upgrade is always of a queued run.
+		res.Upgraded = full && !fullReview(twin.Options)
+		if twin.Status == StatusQueued && (twin.Trigger != TriggerCommand || res.Upgraded) {
+			if twin, err = queryRun(ctx, tx, requestRun, twin.ID, r.RequestedBy, res.Upgraded); err != nil {
 				return err
 			}
 		}
+		if res.Upgraded {
+			detail += "; now a full review"
+		}
 		res.Run, res.Coalesced = &twin, true
-		_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeCoalesced,
-			"run "+twin.ID+" of head "+twin.HeadSHA+" already "+string(twin.Status))
+		_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeCoalesced, detail)
 		return err
 	case err != nil && !errors.Is(err, pgx.ErrNoRows):
 		return err

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -137,4 +138,82 @@ func TestReplayWindow(t *testing.T) {
 	if res, err := s.RecordDelivery(t.Context(), d("d3"), &run); err != nil || res.ReplayOf != "" || res.Run == nil {
 		t.Errorf("after the window: %+v, %v; want a run", res, err)
 	}
+}
+
+// TestRecordCommandFullReview: a full review is never coalesced away into
+// a review that is not full. A queued run becomes a full one; a running
+// run stands for a full review only when it is one; a full run stands for
+// any rerun.
+func TestRecordCommandFullReview(t *testing.T) {
+	t.Parallel()
+	full := json.RawMessage(`{"full": true}`)
+	type result struct {
+		Coalesced, Upgraded bool
+		// SameRun is true when the result's run is the earlier one.
+		SameRun bool
+		Full    bool
+		Trigger store.Trigger
+		By      string
+		Runs    int
+	}
+	tests := []struct {
+		name    string
+		earlier store.NewRun // by bob, queued (running when running is set)
+		running bool
+		asked   json.RawMessage // the options of alice's command
+		want    result
+	}{
+		{"full onto a queued automatic run", prRun("o/r", 1, "a"), false, full,
+			result{Coalesced: true, Upgraded: true, SameRun: true, Full: true, Trigger: store.TriggerCommand, By: "alice", Runs: 1}},
+		{"full onto a queued requested run", requested(prRun("o/r", 1, "a"), nil), false, full,
+			result{Coalesced: true, Upgraded: true, SameRun: true, Full: true, Trigger: store.TriggerCommand, By: "bob", Runs: 1}},
+		{"rerun onto a queued full run", requested(prRun("o/r", 1, "a"), full), false, nil,
+			result{Coalesced: true, SameRun: true, Full: true, Trigger: store.TriggerCommand, By: "bob", Runs: 1}},
+		{"full onto a running requested run", requested(prRun("o/r", 1, "a"), nil), true, full,
+			result{Full: true, Trigger: store.TriggerCommand, By: "alice", Runs: 2}},
+		{"full onto a running full run", requested(prRun("o/r", 1, "a"), full), true, full,
+			result{Coalesced: true, SameRun: true, Full: true, Trigger: store.TriggerCommand, By: "bob", Runs: 1}},
+		{"rerun onto a running requested run", requested(prRun("o/r", 1, "a"), nil), true, nil,
+			result{Coalesced: true, SameRun: true, Trigger: store.TriggerCommand, By: "bob", Runs: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, raw := newStore(t)
+			earlier := enqueue(t, s, tt.earlier)
+			if tt.running {
+				if r := claim(t, s, "w"); r == nil || r.ID != earlier.ID {
+					t.Fatalf("claimed %+v, want run %s", r, earlier.ID)
+				}
+			}
+			cmd := requested(prRun("o/r", 1, "a"), tt.asked)
+			cmd.RequestedBy = "alice"
+			res, err := s.RecordCommand(t.Context(), commandDelivery("c1"), store.Command{Name: "rerun", User: "alice", PRNumber: 1, Run: &cmd})
+			if err != nil || res.Run == nil {
+				t.Fatalf("RecordCommand: %+v, %v", res, err)
+			}
+			stored, err := s.GetRun(t.Context(), res.Run.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var opts struct{ Full bool }
+			if err := json.Unmarshal(stored.Options, &opts); err != nil {
+				t.Fatal(err)
+			}
+			var runs int
+			if err := raw.QueryRow(t.Context(), `SELECT count(*) FROM review_runs`).Scan(&runs); err != nil {
+				t.Fatal(err)
+			}
+			got := result{res.Coalesced, res.Upgraded, res.Run.ID == earlier.ID, opts.Full, stored.Trigger, stored.RequestedBy, runs}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// requested makes r a run requested by bob with the given options.
+func requested(r store.NewRun, options json.RawMessage) store.NewRun {
+	r.Trigger, r.RequestedBy, r.Options = store.TriggerCommand, "bob", options
+	return r
 }

@@ -121,6 +121,7 @@ type ack struct{ reaction, reply string }
 const (
 	closedReply   = "This pull request is closed: MergeGuard reviews open pull requests only."
 	coalescedText = "A review of head `%s` is already %s; this command adds nothing."
+	upgradedText  = "A review of head `%s` is already queued; it will now be a full review."
 	limitText     = "Too many MergeGuard commands %s: at most %d every %d minutes. " +
 		"This command and the next ones are ignored until the oldest is %d minutes old."
 )
@@ -162,7 +163,7 @@ func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd g
 	c := store.Command{Name: cmd.Name, User: user, PRNumber: number}
 	d.Sender = user
 	switch cmd.Name {
-	case github.CommandRerun, github.CommandReview:
+	case github.CommandRerun, github.CommandReview, github.CommandFullReview:
 		if closed {
 			d.Outcome, d.Detail = outcomeReplied, "pull request closed; nothing to review"
 			return c, ack{reply: closedReply}, nil
@@ -171,18 +172,7 @@ func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd g
 		if err != nil {
 			return c, ack{}, fmt.Errorf("read the head of %s#%d: %w", d.Repository, number, err)
 		}
-		c.Run = &store.NewRun{
-			Mode:           store.ModePR,
-			Trigger:        store.TriggerCommand,
-			InstallationID: d.InstallationID,
-			Repository:     d.Repository,
-			PRNumber:       number,
-			HeadSHA:        head.SHA,
-			BaseSHA:        head.BaseSHA,
-			Branch:         head.Branch,
-			RequestedBy:    user,
-			MaxAttempts:    h.maxAttempts,
-		}
+		c.Run = requestedRun(d, number, head, user, cmd.Full, h.maxAttempts)
 		return c, ack{reaction: github.ReactionSeen}, nil
 	case github.CommandPause, github.CommandResume:
 		paused := cmd.Name == github.CommandPause
@@ -197,6 +187,32 @@ func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd g
 		d.Outcome, d.Detail = outcomeReplied, "help for "+cmd.Name
 		return c, ack{reaction: github.ReactionOK, reply: github.HelpText}, nil
 	}
+}
+
+// fullReviewOptions are the options of a run that must be a full review,
+// never an incremental one: review.Options.Full.
+const fullReviewOptions = `{"full": true}`
+
+// requestedRun is the run a person asks for, by a command or the check's
+// Re-run button: a review of pull request number of d.Repository at head,
+// a full one when full is set.
+func requestedRun(d *store.Delivery, number int, head review.PullHead, user string, full bool, maxAttempts int) *store.NewRun {
+	r := &store.NewRun{
+		Mode:           store.ModePR,
+		Trigger:        store.TriggerCommand,
+		InstallationID: d.InstallationID,
+		Repository:     d.Repository,
+		PRNumber:       number,
+		HeadSHA:        head.SHA,
+		BaseSHA:        head.BaseSHA,
+		Branch:         head.Branch,
+		RequestedBy:    user,
+		MaxAttempts:    maxAttempts,
+	}
+	if full {
+		r.Options = json.RawMessage(fullReviewOptions)
+	}
+	return r
 }
 
 // recorded logs what RecordCommand did with a command, sets the delivery's
@@ -217,8 +233,11 @@ func recorded(ctx context.Context, log *zerolog.Logger, d store.Delivery, res st
 		return ack{reply: limitReply(res.Limit, d.Sender)}
 	case res.Coalesced:
 		setOutcome(ctx, store.OutcomeCoalesced)
-		log.Info().Str("run_id", res.Run.ID).Msg("a review of the head is already " + string(res.Run.Status))
+		log.Info().Str("run_id", res.Run.ID).Bool("upgraded", res.Upgraded).Msg("a review of the head is already " + string(res.Run.Status))
 		a.reply = fmt.Sprintf(coalescedText, shortSHA(res.Run.HeadSHA), res.Run.Status)
+		if res.Upgraded {
+			a.reply = fmt.Sprintf(upgradedText, shortSHA(res.Run.HeadSHA))
+		}
 		return a
 	case res.Run != nil:
 		setOutcome(ctx, "enqueued")

@@ -1,6 +1,8 @@
 package webhook_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -64,6 +66,8 @@ func TestCommentCommands(t *testing.T) {
 		// HeadReads counts the pull request reads (a rerun names the head
 		// it asks to review).
 		HeadReads int
+		// Full is set when the run queued is a forced full review.
+		Full bool
 	}
 	tests := []struct {
 		name string
@@ -73,6 +77,10 @@ func TestCommentCommands(t *testing.T) {
 	}{
 		{"rerun by a writer", writer, "/mergeguard rerun", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1}},
 		{"review by a writer", writer, "Looks odd.\n/mergeguard review\n", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1}},
+		{"full-review by a writer", writer, "/mergeguard full-review", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1, Full: true}},
+		{"rerun --full by a writer", writer, "/mergeguard rerun --full", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1, Full: true}},
+		{"review --FULL by a writer", writer, "/mergeguard review --FULL", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1, Full: true}},
+		{"full-review by a reader", reader, "/mergeguard full-review", result{Outcome: "ignored", PermissionChecks: 1}},
 		{"rerun by a reader", reader, "/mergeguard rerun", result{Outcome: "ignored", PermissionChecks: 1}},
 		{"rerun by a stranger", stranger, "/mergeguard rerun", result{Outcome: "ignored", PermissionChecks: 1}},
 		{"pause by a writer", writer, "/mergeguard pause", result{Outcome: "applied", Paused: true, Reactions: []string{"+1"}, PermissionChecks: 1,
@@ -116,6 +124,9 @@ func TestCommentCommands(t *testing.T) {
 			}
 			for _, c := range in.gh.IssueComments("Codertocat", "Hello-World", 2)[1:] {
 				got.Replies = append(got.Replies, c.Body)
+			}
+			for _, r := range in.runs() {
+				got.Full = fullOptions(t, r)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -211,4 +222,64 @@ func TestHeadReadFailureIsRetriable(t *testing.T) {
 	if runs := in.runs(); len(runs) != 1 || runs[0].HeadSHA != pr.HeadSHA {
 		t.Errorf("runs after the redelivery: %+v, want one run of head %s", runs, pr.HeadSHA)
 	}
+}
+
+// fullOptions reports whether run r is a forced full review: options
+// {"full": true}, review.Options.Full.
+func fullOptions(t *testing.T, r store.Run) bool {
+	t.Helper()
+	var o struct {
+		Full bool `json:"full"`
+	}
+	if err := json.Unmarshal(r.Options, &o); err != nil {
+		t.Fatalf("options of run %s: %v", r.ID, err)
+	}
+	return o.Full
+}
+
+// TestFullReviewIsNotCoalescedAway: a full review asked for while a rerun
+// of the head is queued makes that run a full review, and says so; a
+// second one adds nothing.
+func TestFullReviewIsNotCoalescedAway(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
+	in := newIntake(t)
+	pr := in.gh.AddPR(githubtest.PR{Owner: "Codertocat", Repo: "Hello-World", Number: 2,
+		Base: map[string]string{"README.md": "Hello\n"}, Head: map[string]string{"README.md": "Hello World\n"}, Diff: smallDiff})
+	alice := githubtest.User{Login: "alice", ID: 11, Type: "User"}
+	in.gh.SetPermission("Codertocat", "Hello-World", alice.Login, "write")
+	short := pr.HeadSHA[:7]
+	steps := []struct {
+		body, outcome string
+		full          bool
+		reply         string
+	}{
+		{"/mergeguard rerun", "queued", false, ""},
+		{"/mergeguard full-review", "coalesced", true, "A review of head `" + short + "` is already queued; it will now be a full review."},
+		{"/mergeguard rerun --full", "coalesced", true, "A review of head `" + short + "` is already queued; this command adds nothing."},
+		{"/mergeguard rerun", "coalesced", true, "A review of head `" + short + "` is already queued; this command adds nothing."},
+	}
+	for i, step := range steps {
+		id := fmt.Sprintf("c-%d", i)
+		if got := in.send(in.commentOn(id, alice, step.body)); got != http.StatusOK {
+			t.Fatalf("%s: status %d, want 200", step.body, got)
+		}
+		runs := in.runs()
+		if len(runs) != 1 {
+			t.Fatalf("%s: %d runs, want 1", step.body, len(runs))
+		}
+		got := []any{in.delivery(id).Outcome, fullOptions(t, runs[0]), lastReply(in)}
+		if diff := cmp.Diff([]any{step.outcome, step.full, step.reply}, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", step.body, diff)
+		}
+	}
+}
+
+// lastReply is the body of the last comment on Codertocat/Hello-World#2
+// when MergeGuard wrote it, "" otherwise.
+func lastReply(in *intake) string {
+	comments := in.gh.IssueComments("Codertocat", "Hello-World", 2)
+	if last := comments[len(comments)-1]; last.User.Type == "Bot" {
+		return last.Body
+	}
+	return ""
 }

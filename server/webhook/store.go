@@ -23,6 +23,10 @@ type Store interface {
 	// command out — or not, over a rate limit or when a review of the head
 	// is already queued or running — in one transaction.
 	RecordCommand(ctx context.Context, d store.Delivery, c store.Command) (store.CommandResult, error)
+	// ApplyThread records a review thread resolved or unresolved on the
+	// ledger entry of its first comment, and reports whether the entry's
+	// state changed.
+	ApplyThread(ctx context.Context, repo string, number int, t store.ThreadChange) (changed bool, err error)
 	UpsertInstallation(ctx context.Context, in store.Installation) error
 	SetInstallationSuspended(ctx context.Context, id int64, suspended bool) error
 	DeleteInstallation(ctx context.Context, id int64) error

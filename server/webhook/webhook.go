@@ -1,7 +1,9 @@
 // Package webhook is MergeGuard's GitHub webhook intake: it checks each
 // delivery's signature, records every delivery once and turns pull-request
-// events and comment commands into queued review runs, in one database
-// transaction per delivery. It never reviews anything itself: the workers of
+// events, comment commands and the Re-run button of MergeGuard's check
+// into queued review runs, in one database transaction per delivery, and
+// records MergeGuard's review threads resolved or unresolved on the
+// finding ledger. It never reviews anything itself: the workers of
 // server/worker take the queued runs.
 //
 // Handlers run synchronously in the request: GitHub gets its 2xx only once
@@ -43,6 +45,15 @@ type Deps struct {
 	Store Store
 	// GitHub answers comment commands (permission check, reaction, reply).
 	GitHub GitHub
+	// BotLogin is the App's bot account, "<slug>[bot]"
+	// (github.Installations.Login), by which MergeGuard's review threads and
+	// check runs are told from others'. Without it, review thread and
+	// check run deliveries are recorded as ignored.
+	BotLogin string
+	// AppID is the App's id (GITHUB_APP_INTEGRATION_ID); check runs whose
+	// app id is another are not MergeGuard's. 0 compares the app's slug
+	// only.
+	AppID int64
 	// MaxAttempts is how many times a queued run is tried; 0 means the
 	// store's default.
 	MaxAttempts int
@@ -89,10 +100,14 @@ func New(deps Deps) (*Handler, error) {
 	}
 	h := &Handler{secret: []byte(deps.Secret), handlers: map[string]eventHandler{},
 		bodies: semaphore.NewWeighted(deps.BodyBytesInFlight), metrics: deps.Metrics, logger: deps.Logger}
+	me := app{login: deps.BotLogin, id: deps.AppID}
 	for _, eh := range []eventHandler{
 		&pullRequestHandler{store: deps.Store, maxAttempts: deps.MaxAttempts},
 		&issueCommentHandler{store: deps.Store, github: deps.GitHub, maxAttempts: deps.MaxAttempts},
 		&installationHandler{store: deps.Store},
+		&reviewThreadHandler{store: deps.Store, github: deps.GitHub, app: me},
+		&checkRunHandler{store: deps.Store, github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
+		&reviewCommentHandler{store: deps.Store},
 	} {
 		for _, event := range eh.Handles() {
 			h.handlers[event] = eh
@@ -149,7 +164,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // subscribes to: the header of a rejected request is anyone's text.
 func eventLabel(event string) string {
 	switch event {
-	case "pull_request", "issue_comment", "installation", "installation_repositories", "ping":
+	case "pull_request", "issue_comment", "installation", "installation_repositories", "ping",
+		"pull_request_review_thread", "check_run", "pull_request_review_comment":
 		return event
 	}
 	return "other"

@@ -65,7 +65,8 @@ func newIntake(t testing.TB) *intake {
 	case *testing.B, *testing.F:
 		log = zerolog.Nop()
 	}
-	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, GitHub: webhook.NewGitHub(installations), Logger: &log})
+	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, GitHub: webhook.NewGitHub(installations),
+		BotLogin: installations.Login(), AppID: app.App.IntegrationID, Logger: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +119,16 @@ func (in *intake) delivery(id string) delivery {
 		in.t.Fatalf("delivery %s: %v", id, err)
 	}
 	return d
+}
+
+// detail is a recorded delivery's detail: what intake did with it.
+func (in *intake) detail(id string) string {
+	in.t.Helper()
+	var detail string
+	if err := in.raw.QueryRow(in.t.Context(), `SELECT detail FROM webhook_deliveries WHERE delivery_id = $1`, id).Scan(&detail); err != nil {
+		in.t.Fatalf("delivery %s: %v", id, err)
+	}
+	return detail
 }
 
 func (in *intake) runs() []store.Run {
@@ -224,7 +235,8 @@ func TestRejectsOversizedPayload(t *testing.T) {
 func TestMalformedPayloadIsRecorded(t *testing.T) {
 	t.Parallel() // each test has its own database and fakes
 	in := newIntake(t)
-	for _, event := range []string{"pull_request", "issue_comment", "installation", "installation_repositories"} {
+	for _, event := range []string{"pull_request", "issue_comment", "installation", "installation_repositories",
+		"pull_request_review_thread", "check_run", "pull_request_review_comment"} {
 		id := "malformed-" + event
 		if got := in.send(githubtest.Delivery{Event: event, ID: id, Payload: []byte(`{"action": "opened", `)}); got != http.StatusBadRequest {
 			t.Errorf("%s: status %d, want 400", event, got)
