@@ -189,10 +189,6 @@ func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd g
 	}
 }
 
-// fullReviewOptions are the options of a run that must be a full review,
-// never an incremental one: review.Options.Full.
-const fullReviewOptions = `{"full": true}`
-
 // requestedRun is the run a person asks for, by a command or the check's
 // Re-run button: a review of pull request number of d.Repository at head,
 // a full one when full is set.
@@ -210,7 +206,9 @@ func requestedRun(d *store.Delivery, number int, head review.PullHead, user stri
 		MaxAttempts:    maxAttempts,
 	}
 	if full {
-		r.Options = json.RawMessage(fullReviewOptions)
+		// The options of a run that must be a full review, never an
+		// incremental one (review.Options.Full); they always marshal.
+		r.Options, _ = json.Marshal(review.Options{Full: true})
 	}
 	return r
 }

@@ -49,7 +49,7 @@ func newThreadFixture(t *testing.T, author githubtest.User) threadFixture {
 		Confidence: 0.9, CodeSnippet: "Hello World", Fingerprint: "fp-1"},
 		State: review.FindingOpen, FirstSeenSHA: pr.HeadSHA, LastSeenSHA: pr.HeadSHA, CommentID: commentID}
 	err = in.store.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Ledger: []review.LedgerEntry{e},
-		Review: store.ReviewScope{Kind: "full", Reason: "first review"}})
+		Scope: review.Scope{Kind: review.ScopeFull, Reason: "first review"}})
 	if err != nil {
 		t.Fatal(err)
 	}
