@@ -167,6 +167,13 @@ func TestSynchronizeSupersedesTheRunningReview(t *testing.T) {
 	if len(rs) != 1 || rs[0].CommitID != headB {
 		t.Errorf("reviews %+v, want one review of head B", rs)
 	}
+	conclusions := map[string]string{}
+	for _, c := range e.checks() {
+		conclusions[c.HeadSHA] = c.Conclusion
+	}
+	if diff := cmp.Diff(map[string]string{headA: "cancelled", headB: "failure"}, conclusions); diff != "" {
+		t.Errorf("check conclusions by head (-want +got; the superseded head's check is cancelled):\n%s", diff)
+	}
 }
 
 // severable is a worker's connection to the database that the test can
