@@ -108,8 +108,10 @@ func (l *rateLimiter) gate(installationID int64) *writeGate {
 //   - Content-creating requests (POST, PUT, PATCH, DELETE) are never retried
 //     after a 5xx or a network failure, because GitHub may have done the
 //     work. They are retried only after a rate-limit answer that says when
-//     to come back, which means GitHub did not process them. They run one at
-//     a time per installation, MinWriteInterval apart.
+//     to come back, which means GitHub did not process them. Those that
+//     create content people are notified of run one at a time per
+//     installation, MinWriteInterval apart; check runs, which CI systems
+//     write by the hundred, are not spaced.
 //
 // Each attempt, reading its body included, is bounded by the client timeout.
 // A timed-out read is retried; a timed-out write is not.
@@ -120,7 +122,7 @@ type rateLimitTransport struct {
 
 func (t *rateLimitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	write := isWrite(req)
-	if write {
+	if write && createsContent(req) {
 		release, err := t.acquire(req)
 		if err != nil {
 			return nil, err
@@ -277,6 +279,13 @@ func isWrite(req *http.Request) bool {
 		return isGraphQLMutation(req)
 	}
 	return true
+}
+
+// createsContent reports whether a write creates content GitHub's
+// secondary rate limits for content creation count (reviews, comments,
+// reactions, dismissals): every write but those of the Checks API.
+func createsContent(req *http.Request) bool {
+	return !strings.Contains(req.URL.Path, "/check-runs")
 }
 
 func isGraphQLMutation(req *http.Request) bool {

@@ -311,6 +311,44 @@ func TestTransportSerialisesWritesPerInstallation(t *testing.T) {
 	}
 }
 
+// TestTransportDoesNotSpaceCheckRuns: check run writes (a create and an
+// update a review) run at once, without the content-creation spacing.
+func TestTransportDoesNotSpaceCheckRuns(t *testing.T) {
+	rec := &concurrency{inFlight: map[int64]int{}, peak: map[int64]int{}, release: make(chan struct{})}
+	w := &waits{}
+	p := testPolicy()
+	p.MinWriteInterval = time.Second
+	l := newRateLimiter(p, 0)
+	l.sleep = w.sleep
+	l.now = func() time.Time { return testNow }
+	rt := l.middleware(rec)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			method, path := http.MethodPost, "/repos/o/r/check-runs"
+			if i > 0 {
+				method, path = http.MethodPatch, "/repos/o/r/check-runs/"+strconv.Itoa(i)
+			}
+			req, _ := http.NewRequestWithContext(t.Context(), method, "http://github.invalid"+path, nil)
+			req.Header.Set("User-Agent", "mergeguard/test (installation: 1)")
+			resp, err := rt.RoundTrip(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+		})
+	}
+	for deadline := time.Now().Add(time.Second); rec.started.Load() < 3 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	close(rec.release)
+	wg.Wait()
+	if rec.peak[1] != 3 || len(w.list()) != 0 {
+		t.Errorf("check run writes: peak %d in flight, waits %v; want 3 at once, no waits", rec.peak[1], w.list())
+	}
+}
+
 func TestIsWrite(t *testing.T) {
 	tests := []struct {
 		method, path, body string
