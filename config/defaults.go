@@ -106,5 +106,6 @@ func DefaultRepo() Repo {
 		Language:          "en",
 		Incremental:       true,
 		Check:             Check{BlockingConclusion: "failure"},
+		Chat:              Chat{MaxAnswersPerThread: 5},
 	}
 }

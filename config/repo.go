@@ -54,6 +54,24 @@ type Repo struct {
 	Incremental bool `yaml:"incremental" json:"incremental"`
 	// Check configures MergeGuard's check run.
 	Check Check `yaml:"check" json:"check"`
+	// Chat configures MergeGuard's answers in its threads and to ask.
+	Chat Chat `yaml:"chat" json:"chat"`
+	// Learnings configures what MergeGuard learns from writers' feedback.
+	Learnings Learnings `yaml:"learnings" json:"learnings"`
+}
+
+// Chat configures MergeGuard's answers.
+type Chat struct {
+	// MaxAnswersPerThread is how many answers MergeGuard gives in one
+	// review thread; past it, one note says so and it stays silent.
+	MaxAnswersPerThread int `yaml:"max_answers_per_thread" json:"max_answers_per_thread"`
+}
+
+// Learnings configures learnings.
+type Learnings struct {
+	// AutoActivate makes a learning proposed from a writer's feedback
+	// active at once, without /mergeguard learn.
+	AutoActivate bool `yaml:"auto_activate" json:"auto_activate"`
 }
 
 // Check configures the MergeGuard check run of each reviewed head.
@@ -121,6 +139,9 @@ func (r Repo) check(report func(path, msg string)) {
 	oneOf(report, "severity_threshold", r.SeverityThreshold, SeverityNames())
 	oneOf(report, "blocking_severity", r.BlockingSeverity, SeverityNames())
 	oneOf(report, "check.blocking_conclusion", r.Check.BlockingConclusion, BlockingConclusions())
+	if n := r.Chat.MaxAnswersPerThread; n < 0 || n > 50 {
+		report("chat.max_answers_per_thread", fmt.Sprintf("must be between 0 and 50 (0: never answer), got %d", n))
+	}
 	for i, a := range r.FocusAreas {
 		oneOf(report, fmt.Sprintf("focus_areas[%d]", i), a, CategoryNames())
 	}

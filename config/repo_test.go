@@ -56,6 +56,10 @@ language: de
 incremental: false
 check:
   blocking_conclusion: neutral
+chat:
+  max_answers_per_thread: 2
+learnings:
+  auto_activate: true
 `,
 			want: func(r *config.Repo) {
 				*r = config.Repo{
@@ -79,6 +83,8 @@ check:
 					MaxFiles:          0,
 					Language:          "de",
 					Check:             config.Check{BlockingConclusion: "neutral"},
+					Chat:              config.Chat{MaxAnswersPerThread: 2},
+					Learnings:         config.Learnings{AutoActivate: true},
 				}
 			},
 		},

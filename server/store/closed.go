@@ -25,10 +25,10 @@ const OutcomeClosed = "closed"
 const (
 	supersedeClosed = `UPDATE review_runs
 		SET status = 'superseded', status_reason = 'pull request closed', finished_at = now()
-		WHERE status = 'queued' AND repository = $1 AND pr_number = $2`
+		WHERE status = 'queued' AND mode = 'pr' AND repository = $1 AND pr_number = $2`
 
 	cancelClosed = `UPDATE review_runs SET cancel_requested = true
-		WHERE status = 'running' AND repository = $1 AND pr_number = $2`
+		WHERE status = 'running' AND mode = 'pr' AND repository = $1 AND pr_number = $2`
 
 	setDeliveryDetail = `UPDATE webhook_deliveries SET detail = $2 WHERE delivery_id = $1`
 )

@@ -170,7 +170,7 @@ const (
 	// command asks for a full review ($4), a running run stands for it
 	// only when it is a full one too: a queued run can still be made one.
 	selectActiveTwin = `SELECT ` + runColumns + ` FROM review_runs
-		WHERE repository = $1 AND pr_number = $2 AND head_sha = $3
+		WHERE repository = $1 AND pr_number = $2 AND head_sha = $3 AND mode = 'pr'
 		  AND (status = 'queued' OR (status = 'running' AND trigger = 'command' AND NOT cancel_requested
 		       AND (NOT $4 OR options @> '{"full": true}')))
 		ORDER BY status = 'running' DESC, created_at DESC LIMIT 1`

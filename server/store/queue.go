@@ -228,6 +228,16 @@ type Result struct {
 	// added or changed; they are written in the transaction that records
 	// the run.
 	Ledger []review.LedgerEntry
+	// Answer is what an answer run posted; nil for other runs.
+	Answer *Answer
+}
+
+// Answer is what an answer run posted: its text, the comment it posted
+// and how the model read the reply it answered.
+type Answer struct {
+	Text           string
+	CommentID      int64
+	Classification review.Classification
 }
 
 const (
@@ -237,6 +247,7 @@ const (
 		    model = $11, input_tokens = $12, output_tokens = $13, total_cost = $14,
 		    duration_ms = COALESCE($15, (extract(epoch FROM now() - started_at) * 1000)::bigint),
 		    review_kind = $16, kind_reason = $17, since_sha = $18, config_digest = $19,
+		    answer = $20, answer_comment_id = $21, classification = $22,
 		    lease_expires_at = NULL,
 		    finished_at = now()
 		WHERE id = $1 AND status = 'running' AND locked_by = $2
@@ -285,11 +296,15 @@ func (s *Store) FinishRun(ctx context.Context, runID, workerID string, res Resul
 			repo   string
 			number int
 		)
-		sc := res.Scope
+		sc, ans := res.Scope, res.Answer
+		if ans == nil {
+			ans = &Answer{}
+		}
 		err := tx.QueryRow(ctx, finishRun, runID, workerID, res.Status, res.Reason, res.Error,
 			decision, summary, confidence, stats, res.Verdict,
 			res.Model, res.Cost.InputTokens, res.Cost.OutputTokens, res.Cost.TotalCost, duration,
-			sc.Kind, sc.Reason, sc.SinceSHA, sc.ConfigDigest).Scan(&repo, &number)
+			sc.Kind, sc.Reason, sc.SinceSHA, sc.ConfigDigest,
+			ans.Text, nullIfZero(ans.CommentID), ans.Classification).Scan(&repo, &number)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrLeaseLost
 		}

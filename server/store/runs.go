@@ -22,6 +22,10 @@ const (
 	ModePR    Mode = "pr"    // a GitHub pull request
 	ModeDiff  Mode = "diff"  // a diff text posted to the API
 	ModeLocal Mode = "local" // local changes (CLI)
+	// ModeAnswer answers a person's question on a pull request (a reply in
+	// a MergeGuard thread, /mergeguard ask); its options are the
+	// review.Question.
+	ModeAnswer Mode = "answer"
 )
 
 // Trigger says what asked for a run.
@@ -128,6 +132,11 @@ type Run struct {
 	SinceSHA     string `db:"since_sha"`
 	ConfigDigest string `db:"config_digest"`
 	CheckRunID   int64  `db:"check_run_id"`
+	// Answer, AnswerCommentID and Classification are what an answer run
+	// posted and how it read the reply.
+	Answer          string                `db:"answer"`
+	AnswerCommentID int64                 `db:"answer_comment_id"`
+	Classification  review.Classification `db:"classification"`
 }
 
 // runColumns selects a review_runs row as a Run.
@@ -141,7 +150,8 @@ const runColumns = `
 	result, error, model, input_tokens, output_tokens, total_cost, event_seq,
 	post_started_at, COALESCE(posted_review_id, 0) AS posted_review_id, posted_at,
 	created_at, started_at, finished_at, COALESCE(duration_ms, 0) AS duration_ms,
-	review_kind, kind_reason, since_sha, config_digest, COALESCE(check_run_id, 0) AS check_run_id`
+	review_kind, kind_reason, since_sha, config_digest, COALESCE(check_run_id, 0) AS check_run_id,
+	answer, COALESCE(answer_comment_id, 0) AS answer_comment_id, classification`
 
 // insertArgs are the values of insertRun's parameters, with defaults
 // applied.
@@ -201,7 +211,7 @@ const (
 	lockPullRequest = `SELECT pg_advisory_xact_lock(hashtextextended('review_runs:' || $1 || '#' || $2::int, 0))`
 
 	selectQueuedTwin = `SELECT ` + runColumns + ` FROM review_runs
-		WHERE status = 'queued' AND repository = $1 AND pr_number = $2 AND head_sha = $3 AND trigger = $4
+		WHERE status = 'queued' AND mode = 'pr' AND repository = $1 AND pr_number = $2 AND head_sha = $3 AND trigger = $4
 		ORDER BY created_at DESC LIMIT 1`
 
 	insertRun = `INSERT INTO review_runs
@@ -213,11 +223,11 @@ const (
 	supersedeQueued = `UPDATE review_runs
 		SET status = 'superseded', status_reason = 'superseded by ' || $3 || ' (head ' || $4 || ')',
 		    finished_at = now()
-		WHERE status = 'queued' AND repository = $1 AND pr_number = $2 AND id <> $3::uuid`
+		WHERE status = 'queued' AND mode = 'pr' AND repository = $1 AND pr_number = $2 AND id <> $3::uuid`
 
 	// Runs after supersedeQueued, so a run claimed meanwhile is seen running.
 	cancelRunning = `UPDATE review_runs SET cancel_requested = true
-		WHERE status = 'running' AND repository = $1 AND pr_number = $2 AND $3 <> '' AND head_sha <> $3`
+		WHERE status = 'running' AND mode = 'pr' AND repository = $1 AND pr_number = $2 AND $3 <> '' AND head_sha <> $3`
 )
 
 // enqueue is EnqueueRun inside tx; reused is true when an identical queued

@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mergeguard/mergeguard/review"
+)
+
+// This file holds what people taught MergeGuard (learnings) and the
+// feedback that dismisses findings (DESIGN.md section 8).
+
+const learningColumns = `id, repository, instruction, path_glob, status, COALESCE(pr_number, 0),
+	COALESCE(thread_comment_id, 0), fingerprint, author, COALESCE(run_id::text, ''), created_at, updated_at, updated_by`
+
+func scanLearning(row pgx.CollectableRow) (review.Learning, error) {
+	var l review.Learning
+	err := row.Scan(&l.ID, &l.Repository, &l.Instruction, &l.Path, &l.Status, &l.PRNumber, &l.ThreadCommentID,
+		&l.Fingerprint, &l.Author, &l.RunID, &l.CreatedAt, &l.UpdatedAt, &l.UpdatedBy)
+	return l, err
+}
+
+func (s *Store) queryLearnings(ctx context.Context, what, sql string, args ...any) ([]review.Learning, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	ls, err := pgx.CollectRows(rows, scanLearning)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return ls, nil
+}
+
+func (s *Store) queryLearning(ctx context.Context, what, sql string, args ...any) (review.Learning, error) {
+	ls, err := s.queryLearnings(ctx, what, sql, args...)
+	if err != nil {
+		return review.Learning{}, err
+	}
+	if len(ls) == 0 {
+		return review.Learning{}, fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return ls[0], nil
+}
+
+// AddLearning stores a learning (proposed or active) and returns it with
+// its id and times. Run is the answer run it came from, "" for none.
+func (s *Store) AddLearning(ctx context.Context, l review.Learning) (review.Learning, error) {
+	var runID *string
+	if validID(l.RunID) {
+		runID = &l.RunID
+	}
+	return s.queryLearning(ctx, "add learning", `INSERT INTO learnings
+		(repository, instruction, path_glob, status, pr_number, thread_comment_id, fingerprint, author, run_id, updated_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $8)
+		RETURNING `+learningColumns,
+		l.Repository, l.Instruction, l.Path, l.Status, nullIfZero(l.PRNumber), nullIfZero(l.ThreadCommentID),
+		l.Fingerprint, l.Author, runID)
+}
+
+// Learnings returns a repository's learnings with the given status ("" for
+// all), oldest first. Repository names compare case-insensitively, as
+// GitHub's do.
+func (s *Store) Learnings(ctx context.Context, repo string, status review.LearningStatus) ([]review.Learning, error) {
+	return s.queryLearnings(ctx, "list learnings of "+repo, `SELECT `+learningColumns+` FROM learnings
+		WHERE lower(repository) = lower($1) AND ($2 = '' OR status = $2) ORDER BY id`, repo, string(status))
+}
+
+// Learning returns learning id of repo, or ErrNotFound.
+func (s *Store) Learning(ctx context.Context, repo string, id int64) (review.Learning, error) {
+	return s.queryLearning(ctx, fmt.Sprintf("learning %d", id), `SELECT `+learningColumns+` FROM learnings
+		WHERE id = $1 AND lower(repository) = lower($2)`, id, repo)
+}
+
+// LearningUpdate changes a learning; nil fields are kept.
+type LearningUpdate struct {
+	Instruction *string
+	Path        *string
+	Status      *review.LearningStatus
+	// By is who changed it.
+	By string
+}
+
+// UpdateLearning changes learning id of repo and returns it; ErrNotFound
+// when repo has no such learning.
+func (s *Store) UpdateLearning(ctx context.Context, repo string, id int64, u LearningUpdate) (review.Learning, error) {
+	var status *string
+	if u.Status != nil {
+		v := string(*u.Status)
+		status = &v
+	}
+	return s.queryLearning(ctx, fmt.Sprintf("update learning %d", id), `UPDATE learnings SET
+		    instruction = COALESCE($3, instruction), path_glob = COALESCE($4, path_glob),
+		    status = COALESCE($5, status), updated_by = $6, updated_at = now()
+		WHERE id = $1 AND lower(repository) = lower($2)
+		RETURNING `+learningColumns, id, repo, u.Instruction, u.Path, status, u.By)
+}
+
+// DeleteLearning deletes learning id of repo; ErrNotFound when it has none.
+func (s *Store) DeleteLearning(ctx context.Context, repo string, id int64) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM learnings WHERE id = $1 AND lower(repository) = lower($2)`, id, repo)
+	if err != nil {
+		return fmt.Errorf("delete learning %d: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("delete learning %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// ActivateThreadLearning activates the learning proposed in a review
+// thread (its first comment) of pull request number; ErrNotFound when the
+// thread has no proposed learning.
+func (s *Store) ActivateThreadLearning(ctx context.Context, repo string, number int, threadCommentID int64, by string) (review.Learning, error) {
+	return s.queryLearning(ctx, "activate the thread's learning", `UPDATE learnings SET status = 'active', updated_by = $4, updated_at = now()
+		WHERE id = (SELECT id FROM learnings WHERE repository = $1 AND pr_number = $2 AND thread_comment_id = $3
+		              AND status = 'proposed' ORDER BY id DESC LIMIT 1)
+		RETURNING `+learningColumns, repo, number, threadCommentID, by)
+}
+
+// FindingOfThread returns the ledger entry posted as review comment
+// commentID (a thread's first comment) of pull request number; ErrNotFound
+// when the comment is not one of MergeGuard's findings.
+func (s *Store) FindingOfThread(ctx context.Context, repo string, number int, commentID int64) (review.LedgerEntry, error) {
+	entries, err := s.Ledger(ctx, repo, number)
+	if err != nil {
+		return review.LedgerEntry{}, err
+	}
+	for _, e := range entries {
+		if e.CommentID == commentID {
+			return e, nil
+		}
+	}
+	return review.LedgerEntry{}, fmt.Errorf("finding of comment %d on %s#%d: %w", commentID, repo, number, ErrNotFound)
+}
+
+// DismissFinding dismisses the open ledger entry fingerprint of pull
+// request number: by whom and how (review.DismissedCommand,
+// review.DismissedFeedback). It reports whether an open entry was
+// dismissed.
+func (s *Store) DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error) {
+	if how != review.DismissedCommand && how != review.DismissedFeedback && how != review.DismissedThreadResolved {
+		return false, errors.New("dismiss finding: unknown way " + how)
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE pr_findings SET state = 'dismissed', state_by = $4, state_how = $5, updated_at = now()
+		WHERE repository = $1 AND pr_number = $2 AND fingerprint = $3 AND state = 'open'`, repo, number, fingerprint, by, how)
+	if err != nil {
+		return false, fmt.Errorf("dismiss finding %s of %s#%d: %w", fingerprint, repo, number, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
