@@ -99,6 +99,18 @@ type Task struct {
 	Tools Toolbox
 	// Emit, if set, receives a tool.called event per tool call.
 	Emit func(t review.EventType, data map[string]any)
+	// Answer, when set, is the final answer the task ends with instead of
+	// a review's Output.
+	Answer *Answer
+}
+
+// Answer is a final answer other than a review's: its JSON schema (strict
+// mode ready, sent as response_format json_schema) and its parser, which
+// keeps what it parsed. A parse error makes the model answer again once.
+type Answer struct {
+	Name   string
+	Schema string
+	Parse  func(content string) error
 }
 
 // Result is the outcome of a run: the agent result (Issues left for the
@@ -174,7 +186,7 @@ func run(parent context.Context, cfg Config, task Task) Result {
 			return stop()
 		}
 		useTools := task.Tools != nil && turn < cfg.MaxTurns && !exhausted
-		req := c.request(task.Tools, useTools)
+		req := c.request(task, useTools)
 		tokens, err := c.fit(ctx, req)
 		switch {
 		case ctx.Err() != nil:
@@ -230,7 +242,7 @@ func run(parent context.Context, cfg Config, task Task) Result {
 			continue
 		}
 
-		out, err := ParseOutput(msg.Content)
+		out, err := parse(task, msg.Content)
 		if err == nil {
 			res.Output = out
 			res.Status = review.AgentSuccess
@@ -256,8 +268,25 @@ type conversation struct {
 	compacted bool
 }
 
+// parse reads the model's final answer: the task's own, or a review's
+// Output.
+func parse(task Task, content string) (Output, error) {
+	if task.Answer != nil {
+		return Output{}, task.Answer.Parse(content)
+	}
+	return ParseOutput(content)
+}
+
+// schema is the name and JSON schema of the task's final answer.
+func schema(task Task) (name, text string) {
+	if task.Answer != nil {
+		return task.Answer.Name, task.Answer.Schema
+	}
+	return "review", OutputSchema
+}
+
 // request builds the next request, with tools when useTools.
-func (c *conversation) request(tb Toolbox, useTools bool) openai.ChatCompletionRequest {
+func (c *conversation) request(task Task, useTools bool) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{
 		Model:               c.cfg.Model,
 		MaxCompletionTokens: c.cfg.MaxOutputTokens,
@@ -265,17 +294,18 @@ func (c *conversation) request(tb Toolbox, useTools bool) openai.ChatCompletionR
 	}
 	switch c.cfg.ResponseFormat {
 	case FormatJSONSchema, "":
+		name, text := schema(task)
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
-				Name: "review", Schema: json.RawMessage(OutputSchema), Strict: true,
+				Name: name, Schema: json.RawMessage(text), Strict: true,
 			},
 		}
 	case FormatJSONObject:
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
 	if useTools {
-		req.Tools = tb.Definitions()
+		req.Tools = task.Tools.Definitions()
 		req.ToolChoice = "auto"
 	}
 	return req
@@ -291,7 +321,9 @@ func (c *conversation) budget() int {
 func (c *conversation) tokens(req openai.ChatCompletionRequest) int {
 	n := budget.CountMessages(c.cfg.Counter, c.msgs, req.Tools)
 	if req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil {
-		n += c.cfg.Counter.Count(OutputSchema)
+		if raw, ok := req.ResponseFormat.JSONSchema.Schema.(json.RawMessage); ok {
+			n += c.cfg.Counter.Count(string(raw))
+		}
 	}
 	return n
 }
@@ -356,7 +388,7 @@ func (c *conversation) callTool(ctx context.Context, task Task, turn int, call o
 	}
 	// Room: what the next request (without tools, the worst case being the
 	// current tools kept) may still carry.
-	room := c.budget() - c.tokens(c.request(task.Tools, true)) - 4 - resultReserve
+	room := c.budget() - c.tokens(c.request(task, true)) - 4 - resultReserve
 	ok = room >= minToolResult
 	if !ok {
 		out = "(tool answer omitted: the context budget is used up)"
