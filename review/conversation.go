@@ -79,3 +79,11 @@ type Learning struct {
 	UpdatedAt       time.Time `json:"updated_at"`
 	UpdatedBy       string    `json:"updated_by,omitempty"`
 }
+
+// ThreadMessage is one comment of a review thread, oldest first.
+type ThreadMessage struct {
+	Author string `json:"author"`
+	// Bot is set for comments of MergeGuard's own bot account.
+	Bot  bool   `json:"bot,omitempty"`
+	Body string `json:"body"`
+}
