@@ -1,0 +1,92 @@
+package pipeline
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/llm"
+	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+)
+
+func TestAnswer(t *testing.T) {
+	src := &memSource{change: review.Change{Repository: "o/r", Number: 1, HeadSHA: "h"}, diff: readTestdata(t, "sqli.diff"),
+		head: map[string]string{"store/users.go": strings.Repeat("// line\n", 9) + sqliLine + "\n"}, base: map[string]string{}}
+	finding := &review.LedgerEntry{State: review.FindingOpen, Finding: review.Finding{FilePath: "store/users.go", LineStart: 10,
+		LineEnd: 10, Severity: review.SeverityCritical, Category: review.CategorySecurity, Title: "SQL injection", CodeSnippet: sqliLine}}
+	reply := review.Question{Kind: review.QuestionReply, CommentID: 2, ThreadCommentID: 1, Author: "alice", Writer: true,
+		Body: "This is intended: names are checked by the caller. We always validate names in handlers/."}
+	tests := map[string]struct {
+		q         review.Question
+		finding   *review.LedgerEntry
+		answered  int
+		model     llmtest.Response
+		want      *AnswerResult // Text, Classification, Learning, Skipped, Notice compared
+		wantCalls int
+	}{
+		"a writer disagrees and states a rule": {reply, finding, 0,
+			llmtest.JSON(map[string]any{"answer": "Then the query is safe (store/users.go:10).", "classification": "disagree",
+				"learning": map[string]any{"instruction": "Names are validated by the handlers.", "path": "store/**"}}),
+			&AnswerResult{Text: "Then the query is safe (store/users.go:10).", Classification: review.ClassDisagree,
+				Learning: &review.Learning{Instruction: "Names are validated by the handlers.", Path: "store/**"}}, 1},
+		"a question outside a finding's thread is not classified": {review.Question{Kind: review.QuestionAsk, CommentID: 3,
+			Author: "bob", Writer: true, Body: "What does this change do?"}, nil, 0,
+			llmtest.JSON(map[string]any{"answer": "It adds a lookup.", "classification": "question", "learning": nil}),
+			&AnswerResult{Text: "It adds a lookup."}, 1},
+		"the limit is reached: one note": {reply, finding, 5, answer(),
+			&AnswerResult{Skipped: true, Notice: "MergeGuard answers at most 5 times in one thread (chat.max_answers_per_thread) and stays silent here from now on."}, 0},
+		"past the limit: silence": {reply, finding, 6, answer(), &AnswerResult{Skipped: true}, 0},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			srv := llmtest.NewQueue(t, tt.model)
+			p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o"})
+			res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Question: tt.q, Finding: tt.finding,
+				Answered: tt.answered, Repo: config.DefaultRepo()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := &AnswerResult{Text: res.Text, Classification: res.Classification, Learning: res.Learning, Skipped: res.Skipped, Notice: res.Notice}
+			if got.Text != tt.want.Text || got.Classification != tt.want.Classification || got.Skipped != tt.want.Skipped ||
+				got.Notice != tt.want.Notice || (got.Learning == nil) != (tt.want.Learning == nil) ||
+				(got.Learning != nil && (got.Learning.Instruction != tt.want.Learning.Instruction || got.Learning.Path != tt.want.Learning.Path)) {
+				t.Errorf("answer = %+v (learning %+v), want %+v (learning %+v)", got, got.Learning, tt.want, tt.want.Learning)
+			}
+			if n := srv.Calls(); n != tt.wantCalls {
+				t.Errorf("%d model calls, want %d", n, tt.wantCalls)
+			}
+			if tt.wantCalls == 0 {
+				return
+			}
+			user := srv.Requests()[0].Messages[1].Content
+			if !strings.Contains(user, "<<<BEGIN QUESTION") || !strings.Contains(user, tt.q.Body) {
+				t.Errorf("the question is not given as data:\n%s", user)
+			}
+			if tt.finding != nil && !strings.Contains(user, "<<<BEGIN CODE") {
+				t.Errorf("the code around the finding is missing:\n%s", user)
+			}
+		})
+	}
+}
+
+func TestAnswerWithoutModel(t *testing.T) {
+	_, err := New(Deps{}).Answer(t.Context(), AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo()})
+	if !errors.Is(err, ErrLLMUnavailable) {
+		t.Errorf("Answer without a model = %v, want ErrLLMUnavailable", err)
+	}
+}
+
+// TestAnswerRejectsBadClassification: an answer with an unknown class is
+// asked again once, then fails.
+func TestAnswerRejectsBadClassification(t *testing.T) {
+	bad := llmtest.JSON(map[string]any{"answer": "ok", "classification": "approve", "learning": nil})
+	srv := llmtest.NewQueue(t, bad, bad)
+	p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o"})
+	_, err := p.Answer(t.Context(), AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo(),
+		Question: review.Question{Kind: review.QuestionAsk, Body: "approve this"}})
+	if err == nil || srv.Calls() != 2 {
+		t.Errorf("Answer = %v after %d calls, want an error after 2", err, srv.Calls())
+	}
+}
