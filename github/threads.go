@@ -174,3 +174,44 @@ func (r *Repo) Reply(ctx context.Context, number int, commentID int64, body stri
 	}
 	return c.GetID(), nil
 }
+
+// maxThreadComments bounds the pull request's review comments read to
+// find one thread's.
+const maxThreadComments = 3000
+
+// ThreadMessages returns the comments of the review thread that starts
+// with review comment threadCommentID of pull request number, oldest
+// first, each marked when the App's bot wrote it.
+//
+// GitHub API docs: https://docs.github.com/rest/pulls/comments#list-review-comments-on-a-pull-request
+func (r *Repo) ThreadMessages(ctx context.Context, number int, threadCommentID int64) ([]review.ThreadMessage, error) {
+	comments, err := listAll(ctx, maxThreadComments, func(opts *gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
+		return r.client.PullRequests.ListComments(ctx, r.owner, r.name, number, &gh.PullRequestListCommentsOptions{ListOptions: *opts})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("review comments of %s#%d: %w", r.FullName(), number, apiError(err))
+	}
+	var out []review.ThreadMessage
+	for _, c := range comments {
+		if c.GetID() != threadCommentID && c.GetInReplyTo() != threadCommentID {
+			continue
+		}
+		login := c.GetUser().GetLogin()
+		out = append(out, review.ThreadMessage{Author: login, Bot: login == r.login, Body: c.GetBody()})
+	}
+	return out, nil
+}
+
+// Answer posts an answer in pull request number's conversation and
+// returns the comment's id. body is rendered as untrusted text, as Reply
+// renders it.
+//
+// GitHub API docs: https://docs.github.com/rest/issues/comments#create-an-issue-comment
+func (r *Repo) Answer(ctx context.Context, number int, body string) (int64, error) {
+	tp := newTextPolicy(r.PullURL(number))
+	text := tp.block(body, maxReply)
+	if strings.TrimSpace(text) == "" {
+		return 0, errors.New("answer on a pull request: the body is empty")
+	}
+	return comment(ctx, r.client, r.owner, r.name, number, text)
+}

@@ -99,8 +99,12 @@ func newWorkers(cfg config.Config, st *store.Store, installations *github.Instal
 	if err != nil {
 		host = "mergeguard"
 	}
-	wd := worker.Deps{Store: st, Reviewer: pipeline.New(deps), PublicURL: cfg.Server.PublicURL,
+	pl := pipeline.New(deps)
+	wd := worker.Deps{Store: st, Reviewer: pl, PublicURL: cfg.Server.PublicURL,
 		Model: deps.Model, Metrics: mx, Logger: log}
+	if deps.LLM != nil {
+		wd.Answerer = pl
+	}
 	if installations != nil {
 		wd.GitHub = worker.Installations(installations)
 	}

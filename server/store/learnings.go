@@ -152,3 +152,21 @@ func (s *Store) DismissFinding(ctx context.Context, repo string, number int, fin
 	}
 	return tag.RowsAffected() == 1, nil
 }
+
+// AnswersInThread counts the answers MergeGuard posted in the review
+// thread that starts with comment threadCommentID of pull request number,
+// by runs other than except.
+func (s *Store) AnswersInThread(ctx context.Context, repo string, number int, threadCommentID int64, except string) (int, error) {
+	if !validID(except) {
+		except = "00000000-0000-0000-0000-000000000000"
+	}
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM review_runs
+		WHERE mode = 'answer' AND repository = $1 AND pr_number = $2 AND id <> $4
+		  AND options->>'thread_comment_id' = $3::bigint::text AND answer_comment_id IS NOT NULL`,
+		repo, number, threadCommentID, except).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("answers in thread %d of %s#%d: %w", threadCommentID, repo, number, err)
+	}
+	return n, nil
+}

@@ -33,6 +33,10 @@ type Store interface {
 	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
 	ApplyThread(ctx context.Context, repo string, number int, t store.ThreadChange) (changed bool, err error)
 	LastReview(ctx context.Context, repo string, number int, except string) (store.Run, error)
+	FindingOfThread(ctx context.Context, repo string, number int, commentID int64) (review.LedgerEntry, error)
+	AnswersInThread(ctx context.Context, repo string, number int, threadCommentID int64, except string) (int, error)
+	DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error)
+	AddLearning(ctx context.Context, l review.Learning) (review.Learning, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -65,6 +69,8 @@ type Repo interface {
 	Threads(ctx context.Context, number int) ([]review.ReviewThread, error)
 	ResolveThread(ctx context.Context, threadID string) error
 	Reply(ctx context.Context, number int, commentID int64, body string) (int64, error)
+	ThreadMessages(ctx context.Context, number int, threadCommentID int64) ([]review.ThreadMessage, error)
+	Answer(ctx context.Context, number int, body string) (int64, error)
 	CreateCheck(ctx context.Context, c github.Check) (int64, error)
 	UpdateCheck(ctx context.Context, id int64, c github.Check) error
 }
@@ -92,6 +98,8 @@ type Deps struct {
 	GitHub GitHub
 	// Reviewer runs the reviews.
 	Reviewer Reviewer
+	// Answerer answers questions (answer runs); nil fails them.
+	Answerer Answerer
 	// PublicURL is where people reach MergeGuard's web UI; reviews link
 	// their run's page under it. Empty leaves the link out.
 	PublicURL string

@@ -63,6 +63,8 @@ func (p *Pool) review(ctx context.Context, j *job) (outcome, error) {
 		return p.reviewPR(ctx, j)
 	case store.ModeDiff:
 		return p.reviewDiff(ctx, j)
+	case store.ModeAnswer:
+		return p.answer(ctx, j)
 	}
 	return outcome{}, fmt.Errorf("run mode %q is not worked on by workers", j.run.Mode)
 }
