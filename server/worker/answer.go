@@ -111,10 +111,8 @@ func (p *Pool) applyFeedback(ctx context.Context, j *job, repo Repo, q review.Qu
 			j.log.Warn().Err(err).Msg("dismiss the finding after feedback")
 		case ok:
 			note += "\n\nDismissed on this pull request: MergeGuard will not raise it again here and it no longer blocks."
-			if e.ThreadID != "" {
-				if err := repo.ResolveThread(ctx, e.ThreadID); err != nil {
-					j.log.Warn().Err(err).Msg("resolve the dismissed finding's thread")
-				}
+			if err := resolveThreadOf(ctx, repo, run.PRNumber, *e); err != nil {
+				j.log.Warn().Err(err).Msg("resolve the dismissed finding's thread")
 			}
 		}
 	}
@@ -122,6 +120,27 @@ func (p *Pool) applyFeedback(ctx context.Context, j *job, repo Repo, q review.Qu
 		note += p.propose(ctx, j, q, e, res, *l)
 	}
 	return note
+}
+
+// resolveThreadOf resolves the review thread of ledger entry e, looking
+// its node id up by the entry's comment when the ledger has none yet.
+func resolveThreadOf(ctx context.Context, repo Repo, number int, e review.LedgerEntry) error {
+	id := e.ThreadID
+	if id == "" {
+		threads, err := repo.Threads(ctx, number)
+		if err != nil {
+			return err
+		}
+		for _, t := range threads {
+			if t.CommentID == e.CommentID && e.CommentID != 0 {
+				id = t.ID
+			}
+		}
+	}
+	if id == "" {
+		return fmt.Errorf("no review thread holds comment %d", e.CommentID)
+	}
+	return repo.ResolveThread(ctx, id)
 }
 
 // propose stores the learning a writer's reply states, active at once

@@ -196,7 +196,7 @@ func (e *env) start(st worker.Store, cfg worker.Config, reviewer worker.Reviewer
 		reviewer = e.pipeline()
 	}
 	pool, err := worker.New(worker.Deps{
-		Store: st, GitHub: worker.Installations(e.inst), Reviewer: reviewer, Model: "gpt-4o", Logger: &e.log,
+		Store: st, GitHub: worker.Installations(e.inst), Reviewer: reviewer, Answerer: e.pipeline(), Model: "gpt-4o", Logger: &e.log,
 	}, cfg)
 	if err != nil {
 		e.t.Fatal(err)
