@@ -215,3 +215,24 @@ func (r *Repo) Answer(ctx context.Context, number int, body string) (int64, erro
 	}
 	return comment(ctx, r.client, r.owner, r.name, number, text)
 }
+
+// maxReactions bounds the reactions read of one comment.
+const maxReactions = 300
+
+// Reactions returns the reactions of review comment commentID, oldest
+// first (GitHub sends no webhook for them).
+//
+// GitHub API docs: https://docs.github.com/rest/reactions/reactions#list-reactions-for-a-pull-request-review-comment
+func (r *Repo) Reactions(ctx context.Context, commentID int64) ([]review.Reaction, error) {
+	list, err := listAll(ctx, maxReactions, func(opts *gh.ListOptions) ([]*gh.Reaction, *gh.Response, error) {
+		return r.client.Reactions.ListPullRequestCommentReactions(ctx, r.owner, r.name, commentID, opts)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reactions of review comment %d in %s: %w", commentID, r.FullName(), apiError(err))
+	}
+	out := make([]review.Reaction, len(list))
+	for i, x := range list {
+		out[i] = review.Reaction{Login: x.GetUser().GetLogin(), Content: x.GetContent()}
+	}
+	return out, nil
+}

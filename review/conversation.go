@@ -87,3 +87,9 @@ type ThreadMessage struct {
 	Bot  bool   `json:"bot,omitempty"`
 	Body string `json:"body"`
 }
+
+// Reaction is a person's reaction to a comment: "+1", "-1", ...
+type Reaction struct {
+	Login   string `json:"login"`
+	Content string `json:"content"`
+}

@@ -129,8 +129,10 @@ type repo struct {
 	roles         map[string]string // lower(login) → role
 	issueComments map[int][]*IssueComment
 	reactions     []*Reaction
-	blame         map[string][]BlameRange // sha + "\x00" + path
-	checkRuns     []*CheckRun
+	// reviewReactions are the reactions of review comments.
+	reviewReactions []*Reaction
+	blame           map[string][]BlameRange // sha + "\x00" + path
+	checkRuns       []*CheckRun
 }
 
 type treeDir struct {

@@ -170,3 +170,17 @@ func (s *Store) AnswersInThread(ctx context.Context, repo string, number int, th
 	}
 	return n, nil
 }
+
+// RecordAgreement records in an entry's history that login agreed with
+// the finding (a 👍 on its comment), once per person.
+func (s *Store) RecordAgreement(ctx context.Context, repo string, number int, fingerprint, login string) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO pr_finding_history (repository, pr_number, fingerprint, state, sha, by_login, how)
+		SELECT repository, pr_number, fingerprint, state, last_seen_sha, $4, 'agreed' FROM pr_findings p
+		WHERE repository = $1 AND pr_number = $2 AND fingerprint = $3
+		  AND NOT EXISTS (SELECT 1 FROM pr_finding_history h WHERE h.repository = p.repository AND h.pr_number = p.pr_number
+		                  AND h.fingerprint = p.fingerprint AND h.by_login = $4 AND h.how = 'agreed')`, repo, number, fingerprint, login)
+	if err != nil {
+		return fmt.Errorf("record agreement with %s on %s#%d: %w", fingerprint, repo, number, err)
+	}
+	return nil
+}

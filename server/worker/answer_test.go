@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
@@ -123,5 +125,57 @@ func TestAnswersInThreads(t *testing.T) {
 	}
 	if notes != 1 {
 		t.Errorf("%d limit notes, want 1", notes)
+	}
+}
+
+// TestReactionsAreFeedback: before a review, a writer's 👎 on a finding's
+// comment dismisses it (acknowledged, thread resolved); a reader's 👎
+// changes nothing; a 👍 is recorded as agreement.
+func TestReactionsAreFeedback(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, codeReviewer)
+	p := e.gh.AddPR(standardPR(fixtureSHA))
+	e.gh.SetPermission(owner, repoName, "alice", "write")
+	e.gh.SetPermission(owner, repoName, "bob", "read")
+	e.start(e.store, e.options(), nil)
+	e.opened("d-1", fixtureSHA)
+	e.waitDone(1)
+	first := map[string]int64{}
+	for _, th := range e.gh.Threads(owner, repoName, prNumber) {
+		for _, title := range []string{sqlInjection.Title, divByZero.Title} {
+			if strings.Contains(th.Comments[0].Body, title) {
+				first[title] = th.Comments[0].ID
+			}
+		}
+	}
+	e.gh.React(owner, repoName, first[divByZero.Title], githubtest.User{Login: "alice", Type: "User"}, "-1")
+	e.gh.React(owner, repoName, first[sqlInjection.Title], githubtest.User{Login: "bob", Type: "User"}, "-1")
+	e.gh.React(owner, repoName, first[sqlInjection.Title], githubtest.User{Login: "carol", Type: "User"}, "+1")
+
+	files := p.Head
+	files["README.md"] = "Hello again\n"
+	head := e.gh.Push(owner, repoName, prNumber, files, "touch the readme")
+	e.synchronize("d-2", fixtureSHA, head, p.BaseSHA)
+	e.waitDone(2)
+	if diff := cmp.Diff(map[string]review.FindingState{sqlInjection.Title: review.FindingOpen, divByZero.Title: review.FindingDismissed}, e.ledger()); diff != "" {
+		t.Errorf("ledger after the reactions (-want +got):\n%s", diff)
+	}
+	history, err := e.store.LedgerHistory(t.Context(), repoFull, prNumber)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var agreed []string
+	for _, c := range history {
+		if c.How == "agreed" {
+			agreed = append(agreed, c.By)
+		}
+	}
+	if diff := cmp.Diff([]string{"carol"}, agreed); diff != "" {
+		t.Errorf("agreements (-want +got):\n%s", diff)
+	}
+	for _, th := range e.gh.Threads(owner, repoName, prNumber) {
+		if strings.Contains(th.Comments[0].Body, divByZero.Title) && (!th.Resolved || len(th.Comments) != 2) {
+			t.Errorf("the dismissed finding's thread: resolved %t, %d comments; want resolved with one acknowledgement", th.Resolved, len(th.Comments))
+		}
 	}
 }

@@ -96,12 +96,70 @@ func (p *Pool) healedLedger(ctx context.Context, j *job, repo Repo) ([]review.Le
 		}
 		changed = changed || c
 	}
+	if p.healReactions(ctx, j, repo, ledger, writers) {
+		changed = true
+	}
 	if changed {
-		j.log.Info().Msg("review threads resolved or unresolved since the last review were applied to the ledger")
+		j.log.Info().Msg("what people did to MergeGuard's threads since the last review was applied to the ledger")
 	}
 	// Read back: states changed, thread ids were learned.
 	ledger, err = p.deps.Store.Ledger(ctx, run.Repository, run.PRNumber)
 	return ledger, resolved, err
+}
+
+// maxReactionReads bounds the comments whose reactions a review reads.
+const maxReactionReads = 30
+
+// healReactions applies people's reactions on the comments of open
+// findings (GitHub sends no webhook for them): a writer's 👎 dismisses the
+// finding as feedback, a 👍 is recorded as agreement. It is best effort and
+// reports whether a finding was dismissed.
+func (p *Pool) healReactions(ctx context.Context, j *job, repo Repo, ledger []review.LedgerEntry, w *writers) bool {
+	run, read, dismissed := j.run, 0, false
+	for _, e := range ledger {
+		if e.State != review.FindingOpen || e.CommentID == 0 || read >= maxReactionReads {
+			continue
+		}
+		read++
+		reactions, err := repo.Reactions(ctx, e.CommentID)
+		if err != nil {
+			j.log.Warn().Err(err).Int64("comment", e.CommentID).Msg("read reactions")
+			continue
+		}
+		done := false
+		for _, x := range reactions {
+			if x.Login == repo.Login() || strings.HasSuffix(x.Login, "[bot]") {
+				continue
+			}
+			switch {
+			case x.Content == "-1" && !done && w.can(ctx, j, x.Login):
+				ok, err := p.deps.Store.DismissFinding(ctx, run.Repository, run.PRNumber, e.Finding.Fingerprint, x.Login, review.DismissedFeedback)
+				if err != nil {
+					j.log.Warn().Err(err).Msg("dismiss a finding after a 👎")
+				}
+				if ok {
+					done, dismissed = true, true
+					p.acknowledge(ctx, j, repo, e, "Dismissed after a 👎 from "+x.Login+": MergeGuard will not raise it again on this pull request.")
+				}
+			case x.Content == "+1":
+				if err := p.deps.Store.RecordAgreement(ctx, run.Repository, run.PRNumber, e.Finding.Fingerprint, x.Login); err != nil {
+					j.log.Warn().Err(err).Msg("record a 👍")
+				}
+			}
+		}
+	}
+	return dismissed
+}
+
+// acknowledge replies once in a dismissed finding's thread and resolves
+// it; best effort.
+func (p *Pool) acknowledge(ctx context.Context, j *job, repo Repo, e review.LedgerEntry, text string) {
+	if _, err := repo.Reply(ctx, j.run.PRNumber, e.CommentID, text); err != nil {
+		j.log.Warn().Err(err).Msg("acknowledge a dismissal")
+	}
+	if err := resolveThreadOf(ctx, repo, j.run.PRNumber, e); err != nil {
+		j.log.Warn().Err(err).Msg("resolve a dismissed finding's thread")
+	}
 }
 
 // dismisses reports whether resolving thread t would dismiss an open

@@ -205,8 +205,9 @@ func reviewStates(rv []githubtest.Review) []string {
 // TestAPICallsOfIncrementalReview counts the GitHub API calls of the
 // incremental review of a 20-file pull request after a push of one commit
 // changing 2 files: what the first review makes, plus the ledger's reads
-// (review threads, the comparison and its diff) and one head file read per
-// touched file with open findings.
+// (review threads, the reactions of each open finding's comment, the
+// comparison and its diff) and one head file read per touched file with
+// open findings.
 func TestAPICallsOfIncrementalReview(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, codeReviewer)
@@ -230,7 +231,7 @@ func TestAPICallsOfIncrementalReview(t *testing.T) {
 	e.checks()
 	n, by := apiCalls(e.gh)
 	t.Logf("incremental review: %d API calls: %v", n, by)
-	const limit = 17 // 10 of a first review, threads, compare ×2, one head read, reply, resolve, dismiss
+	const limit = 17 // 10 of a first review, threads, reactions, compare ×2, one head read, reply, resolve, dismiss
 	if n > limit {
 		t.Errorf("%d API calls, want at most %d: %v", n, limit, by)
 	}

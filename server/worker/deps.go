@@ -37,6 +37,7 @@ type Store interface {
 	AnswersInThread(ctx context.Context, repo string, number int, threadCommentID int64, except string) (int, error)
 	DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error)
 	AddLearning(ctx context.Context, l review.Learning) (review.Learning, error)
+	RecordAgreement(ctx context.Context, repo string, number int, fingerprint, login string) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -70,6 +71,7 @@ type Repo interface {
 	ResolveThread(ctx context.Context, threadID string) error
 	Reply(ctx context.Context, number int, commentID int64, body string) (int64, error)
 	ThreadMessages(ctx context.Context, number int, threadCommentID int64) ([]review.ThreadMessage, error)
+	Reactions(ctx context.Context, commentID int64) ([]review.Reaction, error)
 	Answer(ctx context.Context, number int, body string) (int64, error)
 	CreateCheck(ctx context.Context, c github.Check) (int64, error)
 	UpdateCheck(ctx context.Context, id int64, c github.Check) error
