@@ -7,8 +7,10 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/tools"
 )
 
 func TestAnswer(t *testing.T) {
@@ -89,4 +91,47 @@ func TestAnswerRejectsBadClassification(t *testing.T) {
 	if err == nil || srv.Calls() != 2 {
 		t.Errorf("Answer = %v after %d calls, want an error after 2", err, srv.Calls())
 	}
+}
+
+// answerTokens answers a question about one finding of the 20-file pull
+// request of twentyFilePR with the reviewer's tools and returns the model
+// input tokens.
+func answerTokens(t testing.TB) int {
+	src, _ := twentyFilePR()
+	src.base = map[string]string{}
+	path := prPath(3)
+	finding := &review.LedgerEntry{State: review.FindingOpen, Finding: review.Finding{FilePath: path, LineStart: 30, LineEnd: 31,
+		Severity: review.SeverityWarning, Category: review.CategoryBug, Title: "The error of computeChecked is dropped",
+		Description: "err is assigned and never checked.", CodeSnippet: strings.Split(prFile(3, true), "\n")[29]}}
+	srv := llmtest.NewQueue(t, llmtest.JSON(map[string]any{"answer": "Because err is never read (" + path + ":30).",
+		"classification": "question", "learning": nil}))
+	p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o",
+		Tools: func(src review.Source, d *diff.Diff) Toolbox { return tools.New(src, d, tools.Options{}) }})
+	res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Finding: finding, Repo: config.DefaultRepo(),
+		Question: review.Question{Kind: review.QuestionReply, CommentID: 2, ThreadCommentID: 1, Path: path, Line: 30,
+			Author: "alice", Body: "Why is this a bug? computeChecked never fails in practice."},
+		Thread: []review.ThreadMessage{{Author: "mergeguard[bot]", Bot: true, Body: "The error of computeChecked is dropped."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Cost.InputTokens
+}
+
+// TestAnswerTokens: a question about one finding of a 20-file pull request
+// costs under 6,000 input tokens (issue 14).
+func TestAnswerTokens(t *testing.T) {
+	n := answerTokens(t)
+	t.Logf("input tokens of an answer: %d", n)
+	if n == 0 || n >= 6000 {
+		t.Errorf("%d input tokens, want 1..5999", n)
+	}
+}
+
+// BenchmarkAnswerTokens reports the input tokens of that answer.
+func BenchmarkAnswerTokens(b *testing.B) {
+	n := 0
+	for b.Loop() {
+		n = answerTokens(b)
+	}
+	b.ReportMetric(float64(n), "input-tokens")
 }
