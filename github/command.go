@@ -1,6 +1,7 @@
 package github
 
 import (
+	"iter"
 	"slices"
 	"strings"
 )
@@ -69,28 +70,7 @@ const HelpText = "MergeGuard commands (people with write access to the repositor
 // not run it. "/mergeguard" alone is help; an unknown subcommand is
 // Command{Name: CommandUnknown}, to be answered with HelpText.
 func ParseCommand(body string) (Command, bool) {
-	fence := ""
-	inComment := false
-	next := 0 // where the line after the current one starts
-	for line := range strings.Lines(body) {
-		next += len(line)
-		if fence == "" {
-			line, inComment = visible(line, inComment)
-		}
-		trimmed := strings.TrimSpace(line)
-		if f := fenceOf(trimmed); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(f, fence) && strings.TrimLeft(trimmed, f[:1]) == "":
-				fence = "" // a closing fence: at least as long, nothing after it
-			}
-			continue
-		}
-		indented := strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")
-		if fence != "" || indented || strings.HasPrefix(trimmed, ">") {
-			continue
-		}
+	for trimmed, next := range proseLines(body) {
 		words := strings.Fields(trimmed)
 		if len(words) == 0 || !strings.EqualFold(words[0], commandPrefix) {
 			continue
@@ -101,6 +81,42 @@ func ParseCommand(body string) (Command, bool) {
 		return newCommand(words[1:], trimmed, body[next:]), true
 	}
 	return Command{}, false
+}
+
+// proseLines yields the lines of a comment that are its author's own
+// prose, trimmed, each with where the line after it starts in body:
+// quoted lines (starting with ">"), lines inside fenced code blocks,
+// indented code (four spaces or a tab) and text inside HTML comments
+// ("<!-- ... -->", over several lines too) are left out.
+func proseLines(body string) iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
+		fence := ""
+		inComment := false
+		next := 0 // where the line after the current one starts
+		for line := range strings.Lines(body) {
+			next += len(line)
+			if fence == "" {
+				line, inComment = visible(line, inComment)
+			}
+			trimmed := strings.TrimSpace(line)
+			if f := fenceOf(trimmed); f != "" {
+				switch {
+				case fence == "":
+					fence = f
+				case strings.HasPrefix(f, fence) && strings.TrimLeft(trimmed, f[:1]) == "":
+					fence = "" // a closing fence: at least as long, nothing after it
+				}
+				continue
+			}
+			indented := strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")
+			if fence != "" || indented || strings.HasPrefix(trimmed, ">") {
+				continue
+			}
+			if !yield(trimmed, next) {
+				return
+			}
+		}
+	}
 }
 
 // newCommand is the command of words (the subcommand and its arguments),

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mergeguard/mergeguard/review"
 )
 
 // Command is a comment command on a pull request, recorded with its
@@ -24,6 +26,20 @@ type Command struct {
 	// Pause, when set, is the pull request's automatic-review switch to
 	// set (pause: true, resume: false).
 	Pause *bool
+	// Dismiss, when set, is the finding of the pull request's ledger the
+	// command dismisses (/mergeguard ignore in its thread), by User.
+	Dismiss *Dismissal
+	// LearnThread, when not 0, is the first comment of the review thread
+	// whose proposed learning the command activates (/mergeguard learn),
+	// by User.
+	LearnThread int64
+}
+
+// Dismissal is a ledger finding a command dismisses.
+type Dismissal struct {
+	Fingerprint string
+	// How is review.DismissedCommand or review.DismissedFeedback.
+	How string
 }
 
 // CommandResult is what RecordCommand did.
@@ -45,6 +61,12 @@ type CommandResult struct {
 	// Upgraded is true when the command asked for a full review and the
 	// queued run it coalesced with was not one: that run now is.
 	Upgraded bool
+	// Dismissed is true when Command.Dismiss dismissed an open finding
+	// (false when it was not open).
+	Dismissed bool
+	// Learning is the learning Command.LearnThread activated; nil when
+	// the thread had none proposed.
+	Learning *review.Learning
 }
 
 // Limit names a command rate limit.
@@ -71,13 +93,16 @@ const (
 //     or MaxCommandsPerUser by c.User within CommandWindow, counting the
 //     commands carried out — is recorded OutcomeRateLimited and does
 //     nothing; Notify tells the first one of the window;
-//   - otherwise c.Pause is set, and c.Run is queued unless a run of its
+//   - otherwise c.Pause is set, c.Dismiss and c.LearnThread applied, and
+//     c.Run queued. A review (ModePR) is not queued when a run of its
 //     head is queued (any trigger; a queued automatic run becomes a
 //     requested one) or running on request, which it then returns
 //     (OutcomeCoalesced). A full review (c.Run.Options {"full": true})
 //     coalesces with a queued run, which becomes a full one (Upgraded),
 //     or with a running full one; a running run that is not full does not
-//     stand for it, so it is queued behind that run.
+//     stand for it, so it is queued behind that run. An answer
+//     (ModeAnswer) is always queued: it neither coalesces with nor
+//     supersedes reviews.
 //
 // Commands of a pull request and of a user are serialized by advisory
 // locks, so the limits hold across replicas.
@@ -97,13 +122,8 @@ func (s *Store) RecordCommand(ctx context.Context, d Delivery, c Command) (Comma
 			res.Limited = res.Limit != ""
 			return err
 		}
-		if c.Pause != nil {
-			if _, err := tx.Exec(ctx, setPaused, d.Repository, c.PRNumber, *c.Pause, c.User); err != nil {
-				return err
-			}
-		}
-		if c.Run == nil {
-			return nil
+		if err := applyCommand(ctx, tx, d, c, &res); err != nil || c.Run == nil {
+			return err
 		}
 		return commandRun(ctx, tx, d, *c.Run, &res)
 	})
@@ -162,6 +182,33 @@ func overLimit(ctx context.Context, tx pgx.Tx, d Delivery) (limit Limit, notify 
 	return limit, !answered, err
 }
 
+// applyCommand makes the changes c asks for other than a run, in tx: the
+// pause switch, a dismissal, a learning activated.
+func applyCommand(ctx context.Context, tx pgx.Tx, d Delivery, c Command, res *CommandResult) error {
+	if c.Pause != nil {
+		if _, err := tx.Exec(ctx, setPaused, d.Repository, c.PRNumber, *c.Pause, c.User); err != nil {
+			return err
+		}
+	}
+	if c.Dismiss != nil {
+		var err error
+		res.Dismissed, err = dismissFinding(ctx, tx, d.Repository, c.PRNumber, c.Dismiss.Fingerprint, c.User, c.Dismiss.How)
+		if err != nil {
+			return fmt.Errorf("dismiss finding %s: %w", c.Dismiss.Fingerprint, err)
+		}
+	}
+	if c.LearnThread != 0 {
+		l, err := activateThreadLearning(ctx, tx, d.Repository, c.PRNumber, c.LearnThread, c.User)
+		switch {
+		case err == nil:
+			res.Learning = &l
+		case !errors.Is(err, ErrNotFound):
+			return fmt.Errorf("activate the learning of thread %d: %w", c.LearnThread, err)
+		}
+	}
+	return nil
+}
+
 const (
 	// selectActiveTwin finds a run of the head that a command need not
 	// repeat: queued (any trigger), or running on request and not asked to
@@ -192,31 +239,14 @@ func fullReview(options json.RawMessage) bool {
 	return len(options) > 0 && json.Unmarshal(options, &o) == nil && o.Full
 }
 
-// commandRun queues the run a command asks for, or coalesces it with a run
-// of its head already queued or running, in tx, and records what was done
-// as d's outcome.
+// commandRun queues the run a command asks for, or coalesces a review
+// with a run of its head already queued or running, in tx, and records
+// what was done as d's outcome.
 func commandRun(ctx context.Context, tx pgx.Tx, d Delivery, r NewRun, res *CommandResult) error {
-	full := fullReview(r.Options)
-	twin, err := queryRun(ctx, tx, selectActiveTwin, r.Repository, r.PRNumber, r.HeadSHA, full)
-	switch {
-	case err == nil && r.HeadSHA != "":
-		detail := "run " + twin.ID + " of head " + twin.HeadSHA + " already " + string(twin.Status)
-		// selectActiveTwin returns a running run only when it is full
-		// enough, so an upgrade is always of a queued run.
-		res.Upgraded = full && !fullReview(twin.Options)
-		if twin.Status == StatusQueued && (twin.Trigger != TriggerCommand || res.Upgraded) {
-			if twin, err = queryRun(ctx, tx, requestRun, twin.ID, r.RequestedBy, res.Upgraded); err != nil {
-				return err
-			}
+	if r.Mode == ModePR && r.HeadSHA != "" {
+		if coalesced, err := coalesce(ctx, tx, d, r, res); err != nil || coalesced {
+			return err
 		}
-		if res.Upgraded {
-			detail += "; now a full review"
-		}
-		res.Run, res.Coalesced = &twin, true
-		_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeCoalesced, detail)
-		return err
-	case err != nil && !errors.Is(err, pgx.ErrNoRows):
-		return err
 	}
 	r.DeliveryID = d.ID
 	run, _, err := enqueue(ctx, tx, r)
@@ -226,4 +256,34 @@ func commandRun(ctx context.Context, tx pgx.Tx, d Delivery, r NewRun, res *Comma
 	res.Run = &run
 	_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeQueued, "run "+run.ID)
 	return err
+}
+
+// coalesce finds a run of the review r's head that stands for it, queued
+// or running (selectActiveTwin), makes a queued one requested (and full
+// when r is), and records d as coalesced with it; false when there is
+// none.
+func coalesce(ctx context.Context, tx pgx.Tx, d Delivery, r NewRun, res *CommandResult) (bool, error) {
+	full := fullReview(r.Options)
+	twin, err := queryRun(ctx, tx, selectActiveTwin, r.Repository, r.PRNumber, r.HeadSHA, full)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	detail := "run " + twin.ID + " of head " + twin.HeadSHA + " already " + string(twin.Status)
+	// selectActiveTwin returns a running run only when it is full
+	// enough, so an upgrade is always of a queued run.
+	res.Upgraded = full && !fullReview(twin.Options)
+	if twin.Status == StatusQueued && (twin.Trigger != TriggerCommand || res.Upgraded) {
+		if twin, err = queryRun(ctx, tx, requestRun, twin.ID, r.RequestedBy, res.Upgraded); err != nil {
+			return false, err
+		}
+	}
+	if res.Upgraded {
+		detail += "; now a full review"
+	}
+	res.Run, res.Coalesced = &twin, true
+	_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeCoalesced, detail)
+	return true, err
 }

@@ -115,10 +115,28 @@ func (s *Store) DeleteLearning(ctx context.Context, repo string, id int64) error
 // thread (its first comment) of pull request number; ErrNotFound when the
 // thread has no proposed learning.
 func (s *Store) ActivateThreadLearning(ctx context.Context, repo string, number int, threadCommentID int64, by string) (review.Learning, error) {
-	return s.queryLearning(ctx, "activate the thread's learning", `UPDATE learnings SET status = 'active', updated_by = $4, updated_at = now()
+	l, err := activateThreadLearning(ctx, s.pool, repo, number, threadCommentID, by)
+	if err != nil {
+		return review.Learning{}, fmt.Errorf("activate the thread's learning: %w", err)
+	}
+	return l, nil
+}
+
+// activateThreadLearning is ActivateThreadLearning through q (the pool or
+// a transaction), its error not wrapped.
+func activateThreadLearning(ctx context.Context, q querier, repo string, number int, threadCommentID int64, by string) (review.Learning, error) {
+	rows, err := q.Query(ctx, `UPDATE learnings SET status = 'active', updated_by = $4, updated_at = now()
 		WHERE id = (SELECT id FROM learnings WHERE repository = $1 AND pr_number = $2 AND thread_comment_id = $3
 		              AND status = 'proposed' ORDER BY id DESC LIMIT 1)
 		RETURNING `+learningColumns, repo, number, threadCommentID, by)
+	if err != nil {
+		return review.Learning{}, err
+	}
+	l, err := pgx.CollectExactlyOneRow(rows, scanLearning)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return review.Learning{}, ErrNotFound
+	}
+	return l, err
 }
 
 // FindingOfThread returns the ledger entry posted as review comment
@@ -142,13 +160,23 @@ func (s *Store) FindingOfThread(ctx context.Context, repo string, number int, co
 // review.DismissedFeedback). It reports whether an open entry was
 // dismissed.
 func (s *Store) DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error) {
-	if how != review.DismissedCommand && how != review.DismissedFeedback && how != review.DismissedThreadResolved {
-		return false, errors.New("dismiss finding: unknown way " + how)
-	}
-	tag, err := s.pool.Exec(ctx, `UPDATE pr_findings SET state = 'dismissed', state_by = $4, state_how = $5, updated_at = now()
-		WHERE repository = $1 AND pr_number = $2 AND fingerprint = $3 AND state = 'open'`, repo, number, fingerprint, by, how)
+	dismissed, err := dismissFinding(ctx, s.pool, repo, number, fingerprint, by, how)
 	if err != nil {
 		return false, fmt.Errorf("dismiss finding %s of %s#%d: %w", fingerprint, repo, number, err)
+	}
+	return dismissed, nil
+}
+
+// dismissFinding is DismissFinding through q (the pool or a transaction),
+// its error not wrapped.
+func dismissFinding(ctx context.Context, q querier, repo string, number int, fingerprint, by, how string) (bool, error) {
+	if how != review.DismissedCommand && how != review.DismissedFeedback && how != review.DismissedThreadResolved {
+		return false, errors.New("unknown way " + how)
+	}
+	tag, err := q.Exec(ctx, `UPDATE pr_findings SET state = 'dismissed', state_by = $4, state_how = $5, updated_at = now()
+		WHERE repository = $1 AND pr_number = $2 AND fingerprint = $3 AND state = 'open'`, repo, number, fingerprint, by, how)
+	if err != nil {
+		return false, err
 	}
 	return tag.RowsAffected() == 1, nil
 }

@@ -45,3 +45,20 @@ func (g repoGitHub) Comment(ctx context.Context, installationID int64, repo stri
 	_, err = r.Comment(ctx, number, body)
 	return err
 }
+
+func (g repoGitHub) ReplyToReviewComment(ctx context.Context, installationID int64, repo string, number int, commentID int64, body string) error {
+	r, err := g.i.Repo(installationID, repo)
+	if err != nil {
+		return err
+	}
+	_, err = r.Reply(ctx, number, commentID, body)
+	return err
+}
+
+func (g repoGitHub) ResolveThread(ctx context.Context, installationID int64, repo, threadID string) error {
+	r, err := g.i.Repo(installationID, repo)
+	if err != nil {
+		return err
+	}
+	return r.ResolveThread(ctx, threadID)
+}

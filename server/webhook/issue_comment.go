@@ -29,6 +29,11 @@ type GitHub interface {
 	React(ctx context.Context, installationID int64, repo string, commentID int64, reaction string) error
 	// Comment posts a comment on an issue or pull request.
 	Comment(ctx context.Context, installationID int64, repo string, number int, body string) error
+	// ReplyToReviewComment answers review comment commentID, the first
+	// comment of its thread, of pull request number in that thread.
+	ReplyToReviewComment(ctx context.Context, installationID int64, repo string, number int, commentID int64, body string) error
+	// ResolveThread resolves a review thread (its GraphQL node id).
+	ResolveThread(ctx context.Context, installationID int64, repo, threadID string) error
 }
 
 // issueCommentHandler runs /mergeguard commands written on pull requests.
@@ -133,7 +138,7 @@ const (
 // The acknowledgement is best effort: the command is already recorded, so a
 // failure to react or reply is logged, not returned.
 func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d store.Delivery, cmd github.Command, commentID int64, number int, user string, closed bool) error {
-	c, a, err := h.plan(ctx, &d, cmd, number, user, closed)
+	c, a, err := h.plan(ctx, &d, cmd, commentID, user, closed)
 	if err != nil {
 		return err
 	}
@@ -155,14 +160,27 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 	return nil
 }
 
-// plan returns what a command asks of the store and how to acknowledge it
-// when it is carried out, and sets d's outcome for a command that queues
-// nothing. A review reads the pull request's head from GitHub: the payload
-// carries none.
-func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd github.Command, number int, user string, closed bool) (store.Command, ack, error) {
+// plan returns what a command, written in comment commentID on pull
+// request d.PRNumber, asks of the store and how to acknowledge it when it
+// is carried out, and sets d's outcome for a command that queues nothing.
+// A review reads the pull request's head from GitHub: the payload carries
+// none. An answer does not: its worker reads the head it answers at.
+func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd github.Command, commentID int64, user string, closed bool) (store.Command, ack, error) {
+	number := d.PRNumber
 	c := store.Command{Name: cmd.Name, User: user, PRNumber: number}
 	d.Sender = user
 	switch cmd.Name {
+	case github.CommandAsk:
+		if cmd.Text == "" {
+			d.Outcome, d.Detail = outcomeReplied, "ask without a question"
+			return c, ack{reaction: github.ReactionOK, reply: askUsage}, nil
+		}
+		q := review.Question{Kind: review.QuestionAsk, CommentID: commentID, Author: user, Writer: true, Body: cmd.Text}
+		c.Run = answerRun(d, number, "", store.TriggerCommand, q, h.maxAttempts)
+		return c, ack{reaction: github.ReactionSeen}, nil
+	case github.CommandIgnore, github.CommandLearn:
+		d.Outcome, d.Detail = outcomeReplied, cmd.Name+" outside a review thread"
+		return c, ack{reaction: github.ReactionOK, reply: fmt.Sprintf(threadOnlyText, cmd.Name)}, nil
 	case github.CommandRerun, github.CommandReview, github.CommandFullReview:
 		if closed {
 			d.Outcome, d.Detail = outcomeReplied, "pull request closed; nothing to review"
@@ -239,6 +257,10 @@ func recorded(ctx context.Context, log *zerolog.Logger, d store.Delivery, res st
 		return a
 	case res.Run != nil:
 		setOutcome(ctx, "enqueued")
+		if res.Run.Mode == store.ModeAnswer {
+			log.Info().Str("run_id", res.Run.ID).Msg("queued an answer")
+			return a
+		}
 		log.Info().Str("run_id", res.Run.ID).Msg("queued a review of head " + res.Run.HeadSHA)
 		return a
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -282,4 +283,69 @@ func lastReply(in *intake) string {
 		return last.Body
 	}
 	return ""
+}
+
+// TestConversationCommands: /mergeguard ask in the conversation queues an
+// answer of the question (without reading the head: the worker does);
+// ignore and learn there are answered that they work in a MergeGuard
+// review thread.
+func TestConversationCommands(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
+	type result struct {
+		Outcome   string
+		Question  *review.Question
+		Reactions []string
+		Replies   []string
+		HeadReads int
+	}
+	tests := []struct {
+		name string
+		user githubtest.User
+		body string
+		want result
+	}{
+		{"ask by a writer", alice, "/mergeguard ask Why does this touch the README?\nAnd is it tested?",
+			result{Outcome: "queued", Question: &review.Question{Kind: "ask", Author: "alice", Writer: true,
+				Body: "Why does this touch the README?\nAnd is it tested?"}, Reactions: []string{"eyes"}}},
+		{"ask without a question", alice, "/mergeguard ask",
+			result{Outcome: "replied", Reactions: []string{"+1"}, Replies: []string{"Write the question after the command, for example: /mergeguard ask why is this a bug?"}}},
+		{"ask by a reader", bob, "/mergeguard ask why?", result{Outcome: "ignored"}},
+		{"ignore in the conversation", alice, "/mergeguard ignore",
+			result{Outcome: "replied", Reactions: []string{"+1"}, Replies: []string{"/mergeguard ignore works in a MergeGuard review thread: reply with it to the comment of the finding."}}},
+		{"learn in the conversation", alice, "/mergeguard learn",
+			result{Outcome: "replied", Reactions: []string{"+1"}, Replies: []string{"/mergeguard learn works in a MergeGuard review thread: reply with it to the comment of the finding."}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := newIntake(t)
+			in.gh.AddPR(githubtest.PR{Owner: "Codertocat", Repo: "Hello-World", Number: 2,
+				Base: map[string]string{"README.md": "Hello\n"}, Head: map[string]string{"README.md": "Hello World\n"}, Diff: smallDiff})
+			in.gh.SetPermission("Codertocat", "Hello-World", alice.Login, "write")
+			in.gh.SetPermission("Codertocat", "Hello-World", bob.Login, "triage")
+			d := in.commentOn("c-1", tt.user, tt.body)
+			if got := in.send(d); got != http.StatusOK {
+				t.Fatalf("status %d, want 200", got)
+			}
+			got := result{Outcome: in.delivery("c-1").Outcome, HeadReads: in.gh.CallCount(githubtest.RoutePull)}
+			for _, r := range in.gh.Reactions("Codertocat", "Hello-World") {
+				got.Reactions = append(got.Reactions, r.Content)
+			}
+			comments := in.gh.IssueComments("Codertocat", "Hello-World", 2)
+			for _, c := range comments[1:] {
+				got.Replies = append(got.Replies, c.Body)
+			}
+			for _, r := range in.runs() {
+				q := question(t, r)
+				if q.CommentID != comments[0].ID || r.Trigger != store.TriggerCommand || r.RequestedBy != "alice" || r.HeadSHA != "" || r.PRNumber != 2 {
+					t.Errorf("answer run %+v asked by comment %d, want one requested by alice's command %d", r, q.CommentID, comments[0].ID)
+				}
+				q.CommentID = 0
+				got.Question = &q
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -18,6 +18,9 @@ import (
 type threadFixture struct {
 	in       *intake
 	threadID string
+	// commentID is the thread's first comment; head the pull request's.
+	commentID int64
+	head      string
 }
 
 func newThreadFixture(t *testing.T, author githubtest.User) threadFixture {
@@ -34,6 +37,7 @@ func newThreadFixture(t *testing.T, author githubtest.User) threadFixture {
 		t.Fatalf("%d review comments, want 1", len(comments))
 	}
 	commentID := comments[0].ID
+	threadID := in.gh.ThreadOf("Codertocat", "Hello-World", 2, commentID)
 
 	// The finding, on the ledger by a finished review of the head.
 	run, err := in.store.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook, InstallationID: 1,
@@ -47,14 +51,14 @@ func newThreadFixture(t *testing.T, author githubtest.User) threadFixture {
 	e := review.LedgerEntry{Finding: review.Finding{FilePath: "README.md", LineStart: 1, LineEnd: 1, Side: review.SideRight,
 		Severity: review.SeverityCritical, Category: review.CategoryBug, Title: "A finding", VerificationStatus: review.Verified,
 		Confidence: 0.9, CodeSnippet: "Hello World", Fingerprint: "fp-1"},
-		State: review.FindingOpen, FirstSeenSHA: pr.HeadSHA, LastSeenSHA: pr.HeadSHA, CommentID: commentID}
+		State: review.FindingOpen, FirstSeenSHA: pr.HeadSHA, LastSeenSHA: pr.HeadSHA, CommentID: commentID, ThreadID: threadID}
 	err = in.store.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Ledger: []review.LedgerEntry{e},
 		Scope: review.Scope{Kind: review.ScopeFull, Reason: "first review"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	in.gh.ResetCalls()
-	return threadFixture{in: in, threadID: in.gh.ThreadOf("Codertocat", "Hello-World", 2, commentID)}
+	return threadFixture{in: in, threadID: threadID, commentID: commentID, head: pr.HeadSHA}
 }
 
 // event is the pull_request_review_thread delivery of the fixture's

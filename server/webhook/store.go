@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -27,6 +28,11 @@ type Store interface {
 	// ledger entry of its first comment, and reports whether the entry's
 	// state changed.
 	ApplyThread(ctx context.Context, repo string, number int, t store.ThreadChange) (changed bool, err error)
+	// FindingOfThread returns the ledger entry posted as review comment
+	// commentID, a thread's first comment, of pull request number;
+	// store.ErrNotFound when the comment is not one of MergeGuard's
+	// findings.
+	FindingOfThread(ctx context.Context, repo string, number int, commentID int64) (review.LedgerEntry, error)
 	UpsertInstallation(ctx context.Context, in store.Installation) error
 	SetInstallationSuspended(ctx context.Context, id int64, suspended bool) error
 	DeleteInstallation(ctx context.Context, id int64) error

@@ -1,10 +1,12 @@
 // Package webhook is MergeGuard's GitHub webhook intake: it checks each
 // delivery's signature, records every delivery once and turns pull-request
 // events, comment commands and the Re-run button of MergeGuard's check
-// into queued review runs, in one database transaction per delivery, and
-// records MergeGuard's review threads resolved or unresolved on the
-// finding ledger. It never reviews anything itself: the workers of
-// server/worker take the queued runs.
+// into queued review runs, and questions to MergeGuard (replies in its
+// review threads, mentions, /mergeguard ask) into queued answer runs, in
+// one database transaction per delivery, and records MergeGuard's review
+// threads resolved, unresolved or ignored on the finding ledger. It never
+// reviews or answers anything itself: the workers of server/worker take
+// the queued runs.
 //
 // Handlers run synchronously in the request: GitHub gets its 2xx only once
 // the delivery is durably stored, and no in-memory queue can lose an event.
@@ -43,12 +45,15 @@ type Deps struct {
 	Secret string
 	// Store records deliveries and queues runs.
 	Store Store
-	// GitHub answers comment commands (permission check, reaction, reply).
+	// GitHub answers comment commands and review comments (permission
+	// check, reaction, reply, thread resolved).
 	GitHub GitHub
 	// BotLogin is the App's bot account, "<slug>[bot]"
 	// (github.Installations.Login), by which MergeGuard's review threads and
-	// check runs are told from others'. Without it, review thread and
-	// check run deliveries are recorded as ignored.
+	// check runs are told from others', and mentions of it ("@<slug>")
+	// found. Without it, review thread and check run deliveries are
+	// recorded as ignored, and review comments are questions to MergeGuard
+	// only in its threads or as /mergeguard ask.
 	BotLogin string
 	// AppID is the App's id (GITHUB_APP_INTEGRATION_ID); check runs whose
 	// app id is another are not MergeGuard's. 0 compares the app's slug
@@ -107,7 +112,7 @@ func New(deps Deps) (*Handler, error) {
 		&installationHandler{store: deps.Store},
 		&reviewThreadHandler{store: deps.Store, github: deps.GitHub, app: me},
 		&checkRunHandler{store: deps.Store, github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
-		&reviewCommentHandler{store: deps.Store},
+		&reviewCommentHandler{store: deps.Store, github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
 	} {
 		for _, event := range eh.Handles() {
 			h.handlers[event] = eh
