@@ -232,3 +232,23 @@ func TestHistoryNamesTheRunOnlyForItsChanges(t *testing.T) {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
 }
+
+// TestAnswersRunBesideReviews: an answer run of a pull request is claimed
+// while a review of it runs; a second review waits.
+func TestAnswersRunBesideReviews(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	enqueue(t, s, prRun("o/r", 1, "h1"))
+	review1 := claim(t, s, "w1")
+	answer := enqueue(t, s, store.NewRun{Mode: store.ModeAnswer, Trigger: store.TriggerWebhook, InstallationID: 7,
+		Repository: "o/r", PRNumber: 1, HeadSHA: "h1", Options: []byte(`{"kind":"reply","comment_id":2}`)})
+	second := enqueue(t, s, store.NewRun{Mode: store.ModePR, Trigger: store.TriggerCommand, InstallationID: 7,
+		Repository: "o/r", PRNumber: 1, HeadSHA: "h1"})
+	got := claim(t, s, "w2")
+	if got == nil || got.ID != answer.ID {
+		t.Fatalf("claimed %v while review %s runs, want the answer %s", got, review1.ID, answer.ID)
+	}
+	if got := claim(t, s, "w3"); got != nil {
+		t.Errorf("claimed %s (%s) while a review of the pull request runs, want nothing (second review %s waits)", got.ID, got.Mode, second.ID)
+	}
+}

@@ -47,9 +47,10 @@ const (
 		    FOR UPDATE SKIP LOCKED)
 		RETURNING ` + runColumns
 
-	// claimQueued takes the oldest ready run whose pull request has no
-	// running run. Two claimers may still pick runs of one pull request at
-	// once; the second then violates review_runs_one_running_per_pr.
+	// claimQueued takes the oldest ready run: a review only when its pull
+	// request has no running review (answers run beside reviews). Two
+	// claimers may still pick reviews of one pull request at once; the
+	// second then violates review_runs_one_running_per_pr.
 	claimQueued = `UPDATE review_runs SET
 		    status = 'running',
 		    locked_by = $1,
@@ -59,9 +60,9 @@ const (
 		WHERE id = (
 		    SELECT id FROM review_runs r
 		    WHERE status = 'queued' AND run_after <= now()
-		      AND NOT EXISTS (
+		      AND (r.mode <> 'pr' OR NOT EXISTS (
 		          SELECT 1 FROM review_runs o
-		          WHERE o.status = 'running' AND o.repository = r.repository AND o.pr_number = r.pr_number)
+		          WHERE o.status = 'running' AND o.mode = 'pr' AND o.repository = r.repository AND o.pr_number = r.pr_number))
 		    ORDER BY run_after, created_at
 		    LIMIT 1
 		    FOR UPDATE SKIP LOCKED)
