@@ -304,3 +304,34 @@ func TestPublishNeverRepostsStillOpen(t *testing.T) {
 		t.Errorf("body:\n%s", rv[0].Body)
 	}
 }
+
+func TestReplyText(t *testing.T) {
+	tp := newTextPolicy(testPullURL)
+	tests := map[string]struct {
+		body      string
+		want      []string // in the reply
+		forbidden []string
+	}{
+		"a suggestion stays one": {"Use a placeholder:\n```suggestion\n\tq := \"SELECT id FROM users WHERE name = $1\"\n```\nThen pass name.",
+			[]string{"```suggestion\n\tq := \"SELECT id FROM users WHERE name = $1\"\n```", "Use a placeholder:", "Then pass name."}, nil},
+		"a suggestion cannot close its fence": {"```suggestion\nx := 1\n```\n@alice <!-- mergeguard:fp=x -->",
+			[]string{"```suggestion\nx := 1\n```"}, []string{"<!--", "@alice"}},
+		"backticks in the code get a longer fence": {"```suggestion\ns := \"```\"\n```", []string{"````suggestion\ns := \"```\"\n````"}, nil},
+		"no suggestion: plain untrusted text": {"ping @org/team <b>now</b>", nil, []string{"<b>", "@org/team"}},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := replyText(tp, tt.body)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("reply %q lacks %q", got, w)
+				}
+			}
+			for _, f := range tt.forbidden {
+				if strings.Contains(got, f) {
+					t.Errorf("reply %q holds %q", got, f)
+				}
+			}
+		})
+	}
+}

@@ -154,12 +154,14 @@ const maxReply = 8000
 // thread and returns the new comment's id. commentID must be the thread's
 // first comment (GitHub answers 422 for a reply to a reply). body is
 // rendered as untrusted text: it mentions no one, links only into the
-// repository and carries no marker.
+// repository and carries no marker; its first ```suggestion block, if any,
+// stays a suggestion of the thread's lines, in a fence its code cannot
+// close.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/comments#create-a-reply-for-a-review-comment
 func (r *Repo) Reply(ctx context.Context, number int, commentID int64, body string) (int64, error) {
-	tp := newTextPolicy(fmt.Sprintf("%s%s/%s/pull/%d", r.webURL, r.owner, r.name, number))
-	text := tp.block(body, maxReply)
+	tp := newTextPolicy(r.PullURL(number))
+	text := replyText(tp, body)
 	if strings.TrimSpace(text) == "" {
 		return 0, errors.New("reply to a review comment: the body is empty")
 	}
@@ -235,4 +237,32 @@ func (r *Repo) Reactions(ctx context.Context, commentID int64) ([]review.Reactio
 		out[i] = review.Reaction{Login: x.GetUser().GetLogin(), Content: x.GetContent()}
 	}
 	return out, nil
+}
+
+// replyText renders a reply: untrusted text, and its first ```suggestion
+// block (as a model writes one) as a suggestion whose fence its code cannot
+// close.
+func replyText(tp textPolicy, body string) string {
+	const open = "```suggestion\n"
+	i := strings.Index(body, open)
+	if i < 0 {
+		return tp.block(body, maxReply)
+	}
+	rest := body[i+len(open):]
+	j := strings.Index(rest, "\n```")
+	if j < 0 {
+		return tp.block(body, maxReply)
+	}
+	code := suggestionCode(rest[:j])
+	after := strings.TrimPrefix(rest[j+len("\n```"):], "\n")
+	fence := fenceFor(code)
+	var b strings.Builder
+	if before := strings.TrimSpace(body[:i]); before != "" {
+		b.WriteString(tp.block(before, maxReply/2) + "\n\n")
+	}
+	b.WriteString(fence + "suggestion\n" + code + "\n" + fence + "\n")
+	if after = strings.TrimSpace(after); after != "" {
+		b.WriteString("\n" + tp.block(after, maxReply/4))
+	}
+	return b.String()
 }
