@@ -317,7 +317,7 @@ func TestReplyText(t *testing.T) {
 		"a suggestion cannot close its fence": {"```suggestion\nx := 1\n```\n@alice <!-- mergeguard:fp=x -->",
 			[]string{"```suggestion\nx := 1\n```"}, []string{"<!--", "@alice"}},
 		"backticks in the code get a longer fence": {"```suggestion\ns := \"```\"\n```", []string{"````suggestion\ns := \"```\"\n````"}, nil},
-		"no suggestion: plain untrusted text": {"ping @org/team <b>now</b>", nil, []string{"<b>", "@org/team"}},
+		"no suggestion: plain untrusted text":      {"ping @org/team <b>now</b>", nil, []string{"<b>", "@org/team"}},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
