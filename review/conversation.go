@@ -1,6 +1,15 @@
 package review
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
 
 // Kinds of question.
 const (
@@ -92,4 +101,95 @@ type ThreadMessage struct {
 type Reaction struct {
 	Login   string `json:"login"`
 	Content string `json:"content"`
+}
+
+// Limits of a learning (the learnings table enforces them too).
+const (
+	MaxLearningInstruction = 500 // characters
+	MaxLearningPath        = 200 // characters
+)
+
+// Clean returns l with its instruction and path trimmed of surrounding
+// space and its line ends made "\n" (a browser's form sends "\r\n").
+func (l Learning) Clean() Learning {
+	l.Instruction = strings.TrimSpace(strings.ReplaceAll(l.Instruction, "\r\n", "\n"))
+	l.Path = strings.TrimSpace(l.Path)
+	return l
+}
+
+// Validate reports what makes l unfit to store: an instruction that is
+// empty once trimmed, longer than MaxLearningInstruction characters or
+// holds control characters other than newline and tab (or bidirectional
+// formatting characters, which hide text); a path that is not empty and
+// not a valid doublestar glob relative to the repository (no leading "/",
+// no ".." segment); an unknown status.
+func (l Learning) Validate() error {
+	var errs []error
+	in := strings.TrimSpace(l.Instruction)
+	switch n := utf8.RuneCountInString(in); {
+	case !utf8.ValidString(in):
+		errs = append(errs, errors.New("instruction is not valid UTF-8"))
+	case n == 0:
+		errs = append(errs, errors.New("instruction is empty"))
+	case n > MaxLearningInstruction:
+		errs = append(errs, fmt.Errorf("instruction has %d characters, more than %d", n, MaxLearningInstruction))
+	}
+	if r, ok := forbiddenRune(in); ok {
+		errs = append(errs, fmt.Errorf("instruction holds the control character %U", r))
+	}
+	if err := validateLearningPath(l.Path); err != nil {
+		errs = append(errs, err)
+	}
+	switch l.Status {
+	case LearningProposed, LearningActive, LearningInactive:
+	default:
+		errs = append(errs, fmt.Errorf("status %q is not proposed, active or inactive", l.Status))
+	}
+	return errors.Join(errs...)
+}
+
+// forbiddenRune returns the first control character of s other than
+// newline and tab, or bidirectional formatting character.
+func forbiddenRune(s string) (rune, bool) {
+	for _, r := range s {
+		if r == '\n' || r == '\t' {
+			continue
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+func validateLearningPath(p string) error {
+	switch {
+	case p == "":
+		return nil
+	case utf8.RuneCountInString(p) > MaxLearningPath:
+		return fmt.Errorf("path is longer than %d characters", MaxLearningPath)
+	case p != strings.TrimSpace(p):
+		return fmt.Errorf("path %q has surrounding space", p)
+	case strings.HasPrefix(p, "/"):
+		return fmt.Errorf("path %q starts with \"/\": globs are relative to the repository", p)
+	case !doublestar.ValidatePattern(p):
+		return fmt.Errorf("path %q is not a valid glob", p)
+	}
+	for _, r := range p {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return fmt.Errorf("path %q holds the control character %U", p, r)
+		}
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return fmt.Errorf("path %q has a \"..\" segment", p)
+		}
+	}
+	return nil
+}
+
+// Applies reports whether l applies to file: it has no path, or its path
+// matches the file.
+func (l Learning) Applies(file string) bool {
+	return l.Path == "" || doublestar.MatchUnvalidated(l.Path, file)
 }

@@ -1,6 +1,6 @@
 // Command mergeguard is MergeGuard's one binary: the GitHub App server
-// (serve), database migrations (migrate), local reviews (review) and its
-// version. Run `mergeguard help` for the commands and the configuration.
+// (serve), database migrations (migrate), local reviews (review), the
+// export of a repository's learnings (learnings) and its version. Run `mergeguard help` for the commands and the configuration.
 package main
 
 import (
@@ -50,6 +50,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runMigrate(ctx, rest, getenv, stdout, stderr)
 	case "review":
 		err = runReview(ctx, rest, getenv, stdout, stderr)
+	case "learnings":
+		err = runLearnings(ctx, rest, getenv, stdout, stderr)
 	case "version":
 		err = runVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -74,6 +76,9 @@ Usage:
   mergeguard migrate [--config FILE] down N    undo the last N migrations
   mergeguard migrate [--config FILE] version   print the database schema version
   mergeguard review [flags]                    review local changes or a diff file
+  mergeguard learnings export --repo OWNER/NAME
+                                               print a repository's active learnings
+                                               as .mergeguard.yml path_instructions
   mergeguard version                           print the version
   mergeguard help                              print this help
 

@@ -144,6 +144,10 @@ type Request struct {
 	// ledger, and what changed since the last reviewed head); nil for a
 	// review without history: the API's and the CLI's.
 	History *History
+	// Learnings are the repository's active learnings (the caller filters
+	// by status): those that apply to a chunk's files go into its prompt,
+	// and the verifier drops the findings they cover.
+	Learnings []review.Learning
 }
 
 // Result is a finished (or skipped) review.

@@ -36,8 +36,8 @@ func (r *run) recheckAll(ctx context.Context, v *verifier, out *verifiedSet) {
 		}
 		r.emit(ctx, review.EventAgentStarted, review.StageVerifier, "verifier:recheck", map[string]any{"finding": f.Fingerprint})
 		ok, reason, cost, err := r.recheck(ctx, v, f)
-		out.recheckCalls++
-		out.recheck = out.recheck.Add(cost)
+		out.llmCalls++
+		out.llmCost = out.llmCost.Add(cost)
 		switch {
 		case err != nil:
 			failed++

@@ -28,11 +28,11 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 		Truncation:      pl.truncation,
 		Agents:          rv.agents,
 	}
-	cost := rv.cost.Add(vf.recheck)
+	cost := rv.cost.Add(vf.llmCost)
 	v.Stats = review.Stats{
 		FilesChanged: len(d.Files), FilesReviewed: len(pl.reviewed), FilesSkipped: len(pl.skipped),
 		Chunks: len(pl.chunks), FindingsTotal: len(vf.reported),
-		LLMCalls: rv.llmCalls + vf.recheckCalls, ToolCalls: rv.toolCalls,
+		LLMCalls: rv.llmCalls + vf.llmCalls, ToolCalls: rv.toolCalls,
 		InputTokens: cost.InputTokens, OutputTokens: cost.OutputTokens, TotalCost: cost.TotalCost,
 	}
 	for _, f := range d.Files {

@@ -29,6 +29,9 @@ type prompts struct {
 	llm         bool
 	conventions string
 	tools       Toolbox
+	// learnings are the repository's learnings that apply to each chunk,
+	// by chunk number.
+	learnings map[int]string
 }
 
 // planStage runs the planner: budget, conventions, skip rules and chunks.
@@ -74,6 +77,11 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 		notes = append(notes, fmt.Sprintf("Diffs too large for one prompt were cut (%s); the model was told how to read the rest.",
 			strings.Join(pl.truncation.SectionsAffected, ", ")))
 	}
+	if pr.llm {
+		var cut []string
+		pr.learnings, cut = r.chunkLearnings(pl)
+		notes = append(notes, cut...)
+	}
 	chunks := make([]map[string]any, len(pl.chunks))
 	for i, c := range pl.chunks {
 		chunks[i] = map[string]any{"chunk": c.n, "files": c.paths(), "tokens": c.tokens, "risk": c.risk}
@@ -94,10 +102,13 @@ func (r *run) overhead(change review.Change, pr prompts) int {
 	deps := r.p.d
 	c := r.counter
 	input := deps.ContextTokens - deps.MaxOutputTokens
-	n := c.Count(systemMessage(pr.conventions, "", r.req.Repo.Language)) + maxPathInstrTokens
-	n += c.Count(userMessage(change, chunk{n: 999}, 999, c, nil))
+	n := c.Count(systemMessage(pr.conventions, "", r.req.Repo.Language, len(r.req.Learnings) > 0)) + maxPathInstrTokens
+	n += c.Count(userMessage(change, chunk{n: 999}, 999, c, nil, ""))
 	if len(r.known) > 0 {
 		n += maxKnownTokens + 40 // the list and its framing
+	}
+	if len(r.req.Learnings) > 0 {
+		n += r.learningsBudget() + 40 // the list and its framing
 	}
 	n += messageOverheadTokens + retryReserve + input/50 // 2% for tokenizer drift
 	if deps.ResponseFormat == agent.FormatJSONSchema {
@@ -214,8 +225,8 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 	task := agent.Task{
 		Name:   name,
 		Stage:  review.StageReviewer,
-		System: systemMessage(pr.conventions, pathInstructions(r.req.Repo, c.paths(), r.counter), r.req.Repo.Language),
-		User:   userMessage(change, c, total, r.counter, r.known),
+		System: systemMessage(pr.conventions, pathInstructions(r.req.Repo, c.paths(), r.counter), r.req.Repo.Language, len(r.req.Learnings) > 0),
+		User:   userMessage(change, c, total, r.counter, r.known, pr.learnings[c.n]),
 		Tools:  pr.tools,
 		Emit: func(t review.EventType, data map[string]any) {
 			data["chunk"] = c.n
@@ -279,9 +290,11 @@ type verifiedSet struct {
 	falsePositives []review.Finding
 	dropped        int // below the threshold or outside the focus areas
 	merged         int // duplicates merged into another finding
-	recheck        review.CostInfo
-	recheckCalls   int
-	notes          []string
+	// llmCost and llmCalls are the verifier's own LLM calls: the
+	// learnings check and the critical re-checks.
+	llmCost  review.CostInfo
+	llmCalls int
+	notes    []string
 }
 
 // verifyStage verifies every finding, merges duplicates, applies the
@@ -308,6 +321,9 @@ func (r *run) verifyStage(ctx context.Context, d *diff.Diff, idx *diff.Index, fi
 			continue
 		}
 		out.reported = append(out.reported, f)
+	}
+	if len(r.req.Learnings) > 0 && r.llm != nil {
+		r.applyLearnings(ctx, &out)
 	}
 	if r.p.d.Recheck && r.llm != nil {
 		r.recheckAll(ctx, v, &out)

@@ -1,7 +1,7 @@
 // Package api serves MergeGuard's review API (DESIGN.md sections 6 and 8):
 // submitting a diff or a pull request for review, reading the verdict,
-// following the pipeline live as Server-Sent Events, and reading a pull
-// request's runs and finding ledger.
+// following the pipeline live as Server-Sent Events, reading a pull
+// request's runs and finding ledger, and managing a repository's learnings.
 package api
 
 import (
@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -39,6 +38,7 @@ type Store interface {
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
 	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
+	LearningStore
 }
 
 // PullRequests resolves a pull request to review through the GitHub App.
@@ -120,6 +120,11 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("GET /api/review/{id}", a.guard(a.get))
 	mux.Handle("GET /api/review/{id}/stream", a.guard(a.stream))
 	mux.Handle("GET /api/pulls/{owner}/{name}/{number}", a.guard(a.pull))
+	mux.Handle("GET /api/repos/{owner}/{name}/learnings", a.guard(a.listLearnings))
+	mux.Handle("POST /api/repos/{owner}/{name}/learnings", a.guard(a.createLearning))
+	mux.Handle("GET /api/repos/{owner}/{name}/learnings/{id}", a.guard(a.getLearning))
+	mux.Handle("PATCH /api/repos/{owner}/{name}/learnings/{id}", a.guard(a.patchLearning))
+	mux.Handle("DELETE /api/repos/{owner}/{name}/learnings/{id}", a.guard(a.deleteLearning))
 }
 
 // guard refuses cross-site state-changing requests (403), requests
@@ -239,29 +244,12 @@ func (a *API) admitBody(w http.ResponseWriter, r *http.Request) bool {
 	}
 }
 
-// readCreate decodes a POST /api/review body, refusing one that grows past
-// MaxBodyBytes (413), is not one JSON object with known fields, or has data
-// after it (400). It answers the client itself when it returns false.
+// readCreate decodes a POST /api/review body (decodeJSON). It answers the
+// client itself when it returns false.
 func (a *API) readCreate(w http.ResponseWriter, r *http.Request) (createRequest, bool) {
 	var req createRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&req)
-	if err == nil {
-		if _, extra := dec.Token(); !errors.Is(extra, io.EOF) {
-			err = errors.New("data after the JSON object")
-		}
-	}
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", tooBig.Limit))
-		return req, false
-	case err != nil:
-		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
-		return req, false
-	}
-	return req, true
+	ok := decodeJSON(w, r, MaxBodyBytes, &req)
+	return req, ok
 }
 
 // checkDiffText says what is wrong with a diff to review, or "".

@@ -90,20 +90,31 @@ func HistoryByFingerprint(changes []store.LedgerChange) map[string][]store.Ledge
 // ParsePullPath checks the owner, name and number of a pull request named
 // in a path (/api/pulls/{owner}/{name}/{number}, the UI's
 // /repos/{owner}/{name}/pulls/{number}) and returns its repository,
-// "owner/name", and number. Owner and name are what GitHub allows: 1 to 100
-// letters, digits, '-', '_' and '.', not "." or "..". The number is a
-// positive integer of at most 2^31-1, in decimal digits.
+// "owner/name" (ParseRepoPath), and number: a positive integer of at most
+// 2^31-1, in decimal digits.
 func ParsePullPath(owner, name, number string) (repo string, n int, err error) {
-	for _, part := range []struct{ what, v string }{{"owner", owner}, {"repository name", name}} {
-		if !repoPart(part.v) {
-			return "", 0, fmt.Errorf("%q is not a GitHub %s", part.v, part.what)
-		}
+	repo, err = ParseRepoPath(owner, name)
+	if err != nil {
+		return "", 0, err
 	}
 	n, err = strconv.Atoi(number)
 	if err != nil || n <= 0 || n > math.MaxInt32 || strings.TrimLeft(number, "0123456789") != "" {
 		return "", 0, fmt.Errorf("%q is not a pull request number", number)
 	}
-	return owner + "/" + name, n, nil
+	return repo, n, nil
+}
+
+// ParseRepoPath checks the owner and name of a repository named in a path
+// (/api/repos/{owner}/{name}/…, the UI's /repos/{owner}/{name}/…) and
+// returns "owner/name". Owner and name are what GitHub allows: 1 to 100
+// letters, digits, '-', '_' and '.', not "." or "..".
+func ParseRepoPath(owner, name string) (string, error) {
+	for _, part := range []struct{ what, v string }{{"owner", owner}, {"repository name", name}} {
+		if !repoPart(part.v) {
+			return "", fmt.Errorf("%q is not a GitHub %s", part.v, part.what)
+		}
+	}
+	return owner + "/" + name, nil
 }
 
 // repoPart reports whether s can be a GitHub owner or repository name.

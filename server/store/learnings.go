@@ -143,6 +143,9 @@ func activateThreadLearning(ctx context.Context, q querier, repo string, number 
 // commentID (a thread's first comment) of pull request number; ErrNotFound
 // when the comment is not one of MergeGuard's findings.
 func (s *Store) FindingOfThread(ctx context.Context, repo string, number int, commentID int64) (review.LedgerEntry, error) {
+	if commentID <= 0 { // entries never posted have no comment: 0 is none of them
+		return review.LedgerEntry{}, fmt.Errorf("finding of comment %d on %s#%d: %w", commentID, repo, number, ErrNotFound)
+	}
 	entries, err := s.Ledger(ctx, repo, number)
 	if err != nil {
 		return review.LedgerEntry{}, err

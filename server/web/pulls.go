@@ -67,13 +67,14 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 		counts[e.State]++
 	}
 	u.render(w, r, "pull", map[string]any{
-		"Title":      fmt.Sprintf("%s#%d", repo, number),
-		"Repository": repo,
-		"Number":     number,
-		"PRURL":      u.githubPull(repo, number),
-		"Runs":       views,
-		"Findings":   findings,
-		"Counts":     counts,
-		"States":     []review.FindingState{review.FindingOpen, review.FindingFixed, review.FindingDismissed, review.FindingOutdated},
+		"Title":         fmt.Sprintf("%s#%d", repo, number),
+		"Repository":    repo,
+		"Number":        number,
+		"PRURL":         u.githubPull(repo, number),
+		"LearningsPage": learningsPage(repo),
+		"Runs":          views,
+		"Findings":      findings,
+		"Counts":        counts,
+		"States":        []review.FindingState{review.FindingOpen, review.FindingFixed, review.FindingDismissed, review.FindingOutdated},
 	})
 }

@@ -1,6 +1,7 @@
 // Package web serves MergeGuard's small web UI: the list of recent reviews,
-// a live page per review fed by the event stream, and a form to review a
-// pasted diff. Templates and assets are embedded; there is no build step.
+// a live page per review fed by the event stream, a form to review a
+// pasted diff, a pull request's page and a repository's learnings.
+// Templates and assets are embedded; there is no build step.
 package web
 
 import (
@@ -24,13 +25,14 @@ import (
 //go:embed templates/*.html static/*
 var assets embed.FS
 
-// Runs is what the UI reads from the database: runs, and the finding
-// ledger of pull requests.
+// Runs is what the UI reads from the database: runs, the finding ledger
+// of pull requests, and repositories' learnings.
 type Runs interface {
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	GetRun(ctx context.Context, id string) (store.Run, error)
 	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
 	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
+	Learnings(ctx context.Context, repo string, status review.LearningStatus) ([]review.Learning, error)
 }
 
 // Deps are the UI's collaborators.
@@ -56,7 +58,7 @@ func New(d Deps) (*UI, error) {
 	}
 	funcs := template.FuncMap{"short": short}
 	ui := &UI{d: d, pages: make(map[string]*template.Template)}
-	for _, name := range []string{"index", "review", "new", "pull", "notfound", "unauthorized"} {
+	for _, name := range []string{"index", "review", "new", "pull", "learnings", "notfound", "unauthorized"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse template %s: %w", name, err)
@@ -74,6 +76,7 @@ func (u *UI) Register(mux *http.ServeMux) {
 	mux.Handle("GET /new", u.guard(u.newReview))
 	mux.Handle("GET /reviews/{id}", u.guard(u.review))
 	mux.Handle("GET /repos/{owner}/{name}/pulls/{number}", u.guard(u.pull))
+	mux.Handle("GET /repos/{owner}/{name}/learnings", u.guard(u.learnings))
 }
 
 // guard refuses cross-site state-changing requests (403), requests

@@ -152,8 +152,9 @@ func (p *Pool) propose(ctx context.Context, j *job, q review.Question, e *review
 	if res.Config.Learnings.AutoActivate {
 		l.Status = review.LearningActive
 	}
-	if n := len([]rune(l.Instruction)); n == 0 || n > 500 {
-		j.log.Info().Int("length", n).Msg("the proposed learning is not valid; not stored")
+	l = l.Clean()
+	if err := l.Validate(); err != nil {
+		j.log.Info().Err(err).Msg("the proposed learning is not valid; not stored")
 		return ""
 	}
 	stored, err := p.deps.Store.AddLearning(ctx, l)

@@ -38,6 +38,7 @@ type Store interface {
 	DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error)
 	AddLearning(ctx context.Context, l review.Learning) (review.Learning, error)
 	RecordAgreement(ctx context.Context, repo string, number int, fingerprint, login string) error
+	Learnings(ctx context.Context, repo string, status review.LearningStatus) ([]review.Learning, error)
 }
 
 var _ Store = (*store.Store)(nil)

@@ -110,6 +110,9 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
+	if req.Learnings, err = p.deps.Store.Learnings(ctx, j.run.Repository, review.LearningActive); err != nil {
+		return outcome{}, err
+	}
 	req.ReadRepoFile, req.Automatic, req.History = true, j.run.Trigger == store.TriggerWebhook, h.pipeline
 	res, out, err := p.runPipeline(ctx, req)
 	var moved headMovedError

@@ -1,5 +1,6 @@
-// MergeGuard web UI: a paste-a-diff form and a live review page fed by the
-// Server-Sent Events stream of /api/review/{id}/stream. No build step.
+// MergeGuard web UI: a paste-a-diff form, a live review page fed by the
+// Server-Sent Events stream of /api/review/{id}/stream, and the learnings
+// page's forms. No build step.
 (function () {
   "use strict";
 
@@ -87,6 +88,43 @@
       }
     });
   }
+
+  // ---- learnings page ----
+  // Each learning's form changes it through the API (PATCH or DELETE of
+  // its data-learning address) with the page's CSRF token, then reloads.
+  document.querySelectorAll("form[data-learning]").forEach(function (lf) {
+    lf.addEventListener("submit", async function (ev) {
+      ev.preventDefault();
+      const action = ev.submitter ? ev.submitter.value : "save";
+      const errBox = lf.querySelector(".error");
+      errBox.hidden = true;
+      let method = "PATCH", body = null;
+      if (action === "delete") {
+        if (!window.confirm("Delete this learning?")) return;
+        method = "DELETE";
+      } else if (action === "activate") body = { status: "active" };
+      else if (action === "deactivate") body = { status: "inactive" };
+      else {
+        const fd = new FormData(lf);
+        body = { instruction: (fd.get("instruction") || "").toString(), path: (fd.get("path") || "").toString() };
+      }
+      const headers = Object.assign({}, csrfHeaders(), authHeaders());
+      if (body) headers["Content-Type"] = "application/json";
+      lf.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+      try {
+        const res = await fetch(lf.dataset.learning, { method: method, headers: headers, body: body ? JSON.stringify(body) : null });
+        if (!res.ok) {
+          const out = await res.json().catch(() => ({}));
+          throw new Error(out.error || res.status + " " + res.statusText);
+        }
+        window.location.reload();
+      } catch (e) {
+        errBox.textContent = "Could not change the learning: " + e.message;
+        errBox.hidden = false;
+        lf.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+      }
+    });
+  });
 
   // ---- live review page ----
   const root = document.getElementById("review");
