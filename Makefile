@@ -38,11 +38,13 @@ $(GOLANGCI_LINT):
 
 ## bench: every benchmark, with allocations, then the load test (e2e TestLoad: the
 ## real `mergeguard serve` against fake GitHub and LLM servers on loopback), which
-## prints its tables and writes bench/results.json
+## prints its tables and writes bench/results.json, then the answer latency (e2e
+## TestAnswerLatency: 50 replies answered with a 1 s model)
 bench:
 	bash scripts/with-postgres.sh go test -bench . -benchmem -run '^$$' ./...
 	MERGEGUARD_LOAD=1 bash scripts/with-postgres.sh go test -count=1 -v -timeout 15m -run '^TestLoad$$' ./e2e/ \
 		-load-out=$(CURDIR)/bench/results.json
+	MERGEGUARD_LATENCY=1 bash scripts/with-postgres.sh go test -count=1 -v -timeout 10m -run '^TestAnswerLatency$$' ./e2e/
 
 ## soak: the soak test (e2e TestSoak): two replicas keep 200 pull requests in flight
 ## for MERGEGUARD_SOAK_DURATION (default 3m), then the reviews and memory are checked
