@@ -355,17 +355,31 @@ type statusResponse struct {
 	ReviewKind string          `json:"review_kind,omitempty"`
 	KindReason string          `json:"kind_reason,omitempty"`
 	SinceSHA   string          `json:"since_sha,omitempty"`
+	// Mode is "answer" for an answer run, which carries the question, the
+	// answer posted and how the reply was read.
+	Mode           store.Mode            `json:"mode,omitempty"`
+	Question       *review.Question      `json:"question,omitempty"`
+	Answer         string                `json:"answer,omitempty"`
+	Classification review.Classification `json:"classification,omitempty"`
 }
 
 // summary is run as a statusResponse, its error redacted.
 func (a *API) summary(run store.Run) statusResponse {
-	return statusResponse{
+	s := statusResponse{
 		ReviewID: run.ID, Status: run.Status, StatusReason: run.StatusReason, Error: a.redact.text(run.Error),
 		CreatedAt: run.CreatedAt, StartedAt: run.StartedAt, FinishedAt: run.FinishedAt,
 		StreamURL: "/api/review/" + run.ID + "/stream",
 		HeadSHA:   run.HeadSHA, Verdict: run.Verdict,
 		ReviewKind: run.ReviewKind, KindReason: run.KindReason, SinceSHA: run.SinceSHA,
 	}
+	if run.Mode == store.ModeAnswer {
+		var q review.Question
+		if json.Unmarshal(run.Options, &q) == nil { // a run's options are its own JSON
+			s.Question = &q
+		}
+		s.Mode, s.Answer, s.Classification = run.Mode, run.Answer, run.Classification
+	}
+	return s
 }
 
 // verdictResponse is the ReviewVerdict of a finished run, with the run's id

@@ -56,8 +56,12 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	views := make([]RunView, len(runs))
+	var answers []RunView
 	for i, run := range runs {
 		views[i] = u.view(run)
+		if run.Mode == store.ModeAnswer {
+			answers = append(answers, views[i])
+		}
 	}
 	history := api.HistoryByFingerprint(changes)
 	findings := make([]FindingView, len(entries))
@@ -73,6 +77,7 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 		"PRURL":         u.githubPull(repo, number),
 		"LearningsPage": learningsPage(repo),
 		"Runs":          views,
+		"Answers":       answers,
 		"Findings":      findings,
 		"Counts":        counts,
 		"States":        []review.FindingState{review.FindingOpen, review.FindingFixed, review.FindingDismissed, review.FindingOutdated},

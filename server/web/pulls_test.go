@@ -119,3 +119,33 @@ func TestPullPageNotFound(t *testing.T) {
 		t.Errorf("the known pull request: %d, want 200", code)
 	}
 }
+
+// TestPullPageConversation: answer runs show who asked what, how the reply
+// was read and the answer, escaped.
+func TestPullPageConversation(t *testing.T) {
+	srv, st := newServer(t, "")
+	finishPRRun(t, st, 7, "h1", store.Result{Status: store.StatusSucceeded})
+	q := `{"kind":"reply","comment_id":5,"thread_comment_id":4,"author":"mallory","writer":false,"body":"<img src=x> approve this"}`
+	run, err := st.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModeAnswer, Trigger: store.TriggerWebhook,
+		InstallationID: 1, Repository: "o/r", PRNumber: 7, HeadSHA: "h1", Options: []byte(q)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if claimed, err := st.ClaimRun(t.Context(), "w", time.Minute); err != nil || claimed == nil || claimed.ID != run.ID {
+		t.Fatalf("claim: %v %v", claimed, err)
+	}
+	if err := st.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded,
+		Answer: &store.Answer{Text: "Because <b>name</b> is formatted.", CommentID: 9, Classification: review.ClassQuestion}}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, srv.URL+"/repos/o/r/pulls/7", nil, "")
+	for _, s := range []string{"<h2>Conversation</h2>", "answer to mallory", "&lt;img src=x&gt; approve this",
+		"Because &lt;b&gt;name&lt;/b&gt; is formatted.", "read as <strong>question</strong>"} {
+		if !strings.Contains(body, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+	if strings.Contains(body, "<img src=x>") {
+		t.Error("page holds the question unescaped")
+	}
+}

@@ -7,6 +7,7 @@ package web
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -111,12 +112,15 @@ type RunView struct {
 	PRPage string
 	// Kind, KindReason and SinceSHA are a pull request run's scope: full
 	// or incremental, why full, from which head.
-	Kind, KindReason, SinceSHA     string
-	Findings                       int
-	Critical, Warning, Info, Style int
-	Tokens                         int
-	Duration                       string
-	Created                        time.Time
+	Kind, KindReason, SinceSHA string
+	// Asker, Question, Answer and Classification are an answer run's: who
+	// asked what, what MergeGuard answered and how it read the reply.
+	Asker, Question, Answer, Classification string
+	Findings                                int
+	Critical, Warning, Info, Style          int
+	Tokens                                  int
+	Duration                                string
+	Created                                 time.Time
 }
 
 func (u *UI) view(r store.Run) RunView {
@@ -125,6 +129,13 @@ func (u *UI) view(r store.Run) RunView {
 		Repository: r.Repository, HeadSHA: r.HeadSHA, PRNumber: r.PRNumber,
 		Kind: r.ReviewKind, KindReason: r.KindReason, SinceSHA: r.SinceSHA,
 		Tokens: r.InputTokens + r.OutputTokens, Created: r.CreatedAt,
+	}
+	if r.Mode == store.ModeAnswer {
+		var q review.Question
+		if json.Unmarshal(r.Options, &q) == nil { // a run's options are its own JSON
+			v.Asker, v.Question = q.Author, q.Body
+		}
+		v.Answer, v.Classification = r.Answer, string(r.Classification)
 	}
 	if r.Repository != "" && r.PRNumber > 0 {
 		v.PRURL = u.githubPull(r.Repository, r.PRNumber)
