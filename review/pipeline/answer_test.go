@@ -135,3 +135,26 @@ func BenchmarkAnswerTokens(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "input-tokens")
 }
+
+// TestAnswerUsesTools: the answerer reads the repository with the
+// reviewer's tools before answering.
+func TestAnswerUsesTools(t *testing.T) {
+	src, _ := twentyFilePR()
+	src.base = map[string]string{}
+	srv := llmtest.NewQueue(t,
+		llmtest.ToolCalls(llmtest.Call("call_1", "read_file_part", map[string]any{"file_path": prPath(4), "start_line": 1, "end_line": 5})),
+		llmtest.JSON(map[string]any{"answer": "f4 computes in context too (" + prPath(4) + ":1).", "classification": "question", "learning": nil}))
+	p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o",
+		Tools: func(src review.Source, d *diff.Diff) Toolbox { return tools.New(src, d, tools.Options{}) }})
+	res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Repo: config.DefaultRepo(),
+		Question: review.Question{Kind: review.QuestionAsk, CommentID: 1, Author: "alice", Writer: true, Body: "Does file 4 do the same?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Calls() != 2 || !strings.Contains(res.Text, prPath(4)+":1") {
+		t.Fatalf("%d calls, answer %q; want a tool call then the answer", srv.Calls(), res.Text)
+	}
+	if results := srv.Requests()[1].ToolResults(); !strings.Contains(results["call_1"], "step 1 of file 4") {
+		t.Errorf("the tool answered %q, want file 4's first lines", results["call_1"])
+	}
+}
