@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -46,8 +48,10 @@ func conversationModel(req llmtest.Request) llmtest.Response {
 		if m == nil {
 			return llmtest.JSON(map[string]any{"covered": []any{}})
 		}
-		var id int
-		fmt.Sscan(m[1], &id)
+		id, err := strconv.Atoi(m[1])
+		if err != nil {
+			return llmtest.APIError(http.StatusBadRequest, "invalid_request_error", "", "bad learning id")
+		}
 		return llmtest.JSON(map[string]any{"covered": []any{map[string]any{"finding": 0, "learning": id, "reason": "the caller validates names"}}})
 	}
 	return codeModel(req)

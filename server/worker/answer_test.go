@@ -107,7 +107,7 @@ func TestAnswersInThreads(t *testing.T) {
 	for range 4 {
 		e.ask(sqlInjection.Title, "bob", "why?", false)
 	}
-	runs = e.waitDone(7)
+	e.waitDone(7)
 	e.ask(sqlInjection.Title, "bob", "and now?", false)
 	runs = e.waitDone(8)
 	statuses := []string{}
