@@ -1,6 +1,7 @@
 DROP TABLE learnings;
 DELETE FROM review_runs WHERE mode = 'answer';
 DROP INDEX review_runs_one_running_per_pr;
+DROP INDEX review_runs_one_answer_per_pr;
 CREATE UNIQUE INDEX review_runs_one_running_per_pr ON review_runs (repository, pr_number) WHERE status = 'running';
 ALTER TABLE review_runs
     DROP COLUMN answer,

@@ -14,10 +14,14 @@ ALTER TABLE review_runs
     ADD COLUMN classification    text   NOT NULL DEFAULT ''
         CHECK (classification IN ('', 'agree', 'disagree', 'question', 'fixed-elsewhere'));
 
--- One review at a time per pull request; answers run beside reviews.
+-- One review at a time per pull request, and one answer: answers run
+-- beside reviews, and one after another (a thread's answer limit counts
+-- the answers before).
 DROP INDEX review_runs_one_running_per_pr;
 CREATE UNIQUE INDEX review_runs_one_running_per_pr ON review_runs (repository, pr_number)
     WHERE status = 'running' AND mode = 'pr';
+CREATE UNIQUE INDEX review_runs_one_answer_per_pr ON review_runs (repository, pr_number)
+    WHERE status = 'running' AND mode = 'answer';
 
 -- What people taught MergeGuard about a repository: an instruction, for
 -- the files a glob matches (all when empty), with where it came from.

@@ -234,7 +234,8 @@ func TestHistoryNamesTheRunOnlyForItsChanges(t *testing.T) {
 }
 
 // TestAnswersRunBesideReviews: an answer run of a pull request is claimed
-// while a review of it runs; a second review waits.
+// while a review of it runs; a second review waits, and so does a second
+// answer.
 func TestAnswersRunBesideReviews(t *testing.T) {
 	t.Parallel()
 	s, _ := newStore(t)
@@ -248,7 +249,9 @@ func TestAnswersRunBesideReviews(t *testing.T) {
 	if got == nil || got.ID != answer.ID {
 		t.Fatalf("claimed %v while review %s runs, want the answer %s", got, review1.ID, answer.ID)
 	}
+	enqueue(t, s, store.NewRun{Mode: store.ModeAnswer, Trigger: store.TriggerWebhook, InstallationID: 7,
+		Repository: "o/r", PRNumber: 1, HeadSHA: "h1", Options: []byte(`{"kind":"reply","comment_id":3}`)})
 	if got := claim(t, s, "w3"); got != nil {
-		t.Errorf("claimed %s (%s) while a review of the pull request runs, want nothing (second review %s waits)", got.ID, got.Mode, second.ID)
+		t.Errorf("claimed %s (%s) while a review and an answer of the pull request run, want nothing (second review %s waits)", got.ID, got.Mode, second.ID)
 	}
 }

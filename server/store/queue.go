@@ -47,10 +47,11 @@ const (
 		    FOR UPDATE SKIP LOCKED)
 		RETURNING ` + runColumns
 
-	// claimQueued takes the oldest ready run: a review only when its pull
-	// request has no running review (answers run beside reviews). Two
-	// claimers may still pick reviews of one pull request at once; the
-	// second then violates review_runs_one_running_per_pr.
+	// claimQueued takes the oldest ready run whose pull request has no
+	// running run of its mode: reviews run one at a time per pull request,
+	// answers too, beside them. Two claimers may still pick runs of one
+	// pull request and mode at once; the second then violates
+	// review_runs_one_running_per_pr or review_runs_one_answer_per_pr.
 	claimQueued = `UPDATE review_runs SET
 		    status = 'running',
 		    locked_by = $1,
@@ -60,9 +61,9 @@ const (
 		WHERE id = (
 		    SELECT id FROM review_runs r
 		    WHERE status = 'queued' AND run_after <= now()
-		      AND (r.mode <> 'pr' OR NOT EXISTS (
+		      AND NOT EXISTS (
 		          SELECT 1 FROM review_runs o
-		          WHERE o.status = 'running' AND o.mode = 'pr' AND o.repository = r.repository AND o.pr_number = r.pr_number))
+		          WHERE o.status = 'running' AND o.mode = r.mode AND o.repository = r.repository AND o.pr_number = r.pr_number)
 		    ORDER BY run_after, created_at
 		    LIMIT 1
 		    FOR UPDATE SKIP LOCKED)
@@ -115,7 +116,7 @@ func (s *Store) ClaimRun(ctx context.Context, workerID string, lease time.Durati
 			return &run, nil
 		case errors.Is(err, pgx.ErrNoRows):
 			return nil, nil
-		case !isViolation(err, "review_runs_one_running_per_pr"):
+		case !isViolation(err, "review_runs_one_running_per_pr") && !isViolation(err, "review_runs_one_answer_per_pr"):
 			return nil, fmt.Errorf("claim run: %w", err)
 		}
 	}
