@@ -1,6 +1,8 @@
-// Package report renders a review verdict for people: plain text for a
-// terminal and Markdown for a pull-request comment or a file. The JSON form
-// is the review.Verdict itself.
+// Package report renders a review verdict: plain text for a terminal and
+// Markdown for a pull-request comment or a file, for people; SARIF 2.1.0
+// (GitHub code scanning), reviewdog's rdjson and one line per finding
+// (editors, errorformat), for tools. The JSON form is the review.Verdict
+// itself. The renderers are pure: they only write to the writer.
 package report
 
 import (
