@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runReview(ctx, rest, getenv, stdout, stderr)
 	case "learnings":
 		err = runLearnings(ctx, rest, getenv, stdout, stderr)
-	case "version":
+	case "version", "--version", "-version":
 		err = runVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
@@ -79,7 +79,7 @@ Usage:
   mergeguard learnings export --repo OWNER/NAME
                                                print a repository's active learnings
                                                as .mergeguard.yml path_instructions
-  mergeguard version                           print the version
+  mergeguard version, mergeguard --version     print the version
   mergeguard help                              print this help
 
 "mergeguard COMMAND -h" describes a command's flags.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
@@ -18,43 +19,100 @@ import (
 	"github.com/mergeguard/mergeguard/review/source/localgit"
 )
 
-// errChangesRequested is returned by `mergeguard review --fail-on-changes`
-// when the verdict is request_changes; the process exits 1.
-var errChangesRequested = errors.New("changes requested")
+// Errors that make `mergeguard review` exit 1 after printing the verdict.
+var (
+	// errChangesRequested: --fail-on-changes and the verdict is request_changes.
+	errChangesRequested = errors.New("changes requested")
+	// errFailLevel: --fail-level and a reported finding at or above it.
+	errFailLevel = errors.New("findings at or above the fail level")
+	// errDegraded: --fail-on-degraded and the review was partial.
+	errDegraded = errors.New("the review is partial")
+)
 
-// runReview is `mergeguard review`: it reviews the commits base..head of a
-// local repository, or a diff file, and prints the verdict.
-func runReview(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// formats are the output formats of `mergeguard review`; the machine
+// formats get the binary's version for SARIF's tool.driver.version.
+func formats(toolVersion string) map[string]func(io.Writer, review.Verdict) error {
+	return map[string]func(io.Writer, review.Verdict) error{
+		"text": report.Text, "markdown": report.Markdown, "json": writeJSON,
+		"sarif":  func(w io.Writer, v review.Verdict) error { return report.SARIF(w, v, toolVersion) },
+		"rdjson": report.RDJSON, "line": report.Line,
+	}
+}
+
+const formatNames = "text, json, markdown, sarif, rdjson or line"
+
+// reviewFlags are the flags of `mergeguard review`.
+type reviewFlags struct {
+	base, head, dir, diffFile, config string
+	workTree, staged                  bool
+	render                            func(io.Writer, review.Verdict) error
+	failOnChanges, failOnDegraded     bool
+	failLevel                         review.Severity // "" for none
+}
+
+// parseReviewFlags parses and checks the flags of `mergeguard review`.
+func parseReviewFlags(args []string, stderr io.Writer) (reviewFlags, error) {
+	var f reviewFlags
 	fs := newFlagSet("review", stderr)
-	base := fs.String("base", "", "base `revision` (default: the merge-base with the default branch)")
-	head := fs.String("head", "", "head `revision` (default HEAD)")
-	dir := fs.String("repo", ".", "repository `directory`")
-	diffFile := fs.String("diff", "", "review a diff `file` (- for standard input) instead of revisions")
-	format := fs.String("format", "text", "output `format`: text, json or markdown")
-	failOnChanges := fs.Bool("fail-on-changes", false, "exit 1 when the verdict is request_changes")
+	fs.StringVar(&f.base, "base", "", "base `revision` (default: the merge-base with the default branch)")
+	fs.StringVar(&f.head, "head", "", "head `revision` (default HEAD)")
+	fs.StringVar(&f.dir, "repo", ".", "repository `directory`")
+	fs.StringVar(&f.diffFile, "diff", "", "review a diff `file` (- for standard input) instead of revisions")
+	fs.BoolVar(&f.workTree, "work-tree", false, "review the uncommitted changes of the working tree against HEAD (the default when there are some and no --base, --head or --diff)")
+	fs.BoolVar(&f.staged, "staged", false, "review the staged changes (the index) against HEAD")
+	format := fs.String("format", "text", "output `format`: "+formatNames)
+	fs.BoolVar(&f.failOnChanges, "fail-on-changes", false, "exit 1 when the verdict is request_changes")
+	failLevel := fs.String("fail-level", "none", "exit 1 when a reported finding is at least this `severity`: critical, warning, info, style or none")
+	fs.BoolVar(&f.failOnDegraded, "fail-on-degraded", false, "exit 1 when the review is partial (an agent failed, the token budget ran out, a file was cut to fit)")
 	configPath := configFlag(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
-		return err
+		return f, err
 	}
+	f.config = *configPath
 	if len(rest) > 0 {
-		return usageError{fmt.Errorf("review: unexpected argument %q", rest[0])}
+		return f, usageError{fmt.Errorf("review: unexpected argument %q", rest[0])}
 	}
-	render, ok := map[string]func(io.Writer, review.Verdict) error{
-		"text": report.Text, "markdown": report.Markdown, "json": writeJSON,
-	}[*format]
-	if !ok {
-		return usageError{fmt.Errorf("review: unknown format %q (want text, json or markdown)", *format)}
+	var ok bool
+	if f.render, ok = formats(buildInfo().version)[*format]; !ok {
+		return f, usageError{fmt.Errorf("review: unknown format %q (want %s)", *format, formatNames)}
 	}
-	if *diffFile != "" && (*base != "" || *head != "") {
-		return usageError{errors.New("review: --diff cannot be combined with --base or --head")}
+	if *failLevel != "none" {
+		if f.failLevel, err = review.ParseSeverity(*failLevel); err != nil {
+			return f, usageError{fmt.Errorf("review: --fail-level: %w, or none", err)}
+		}
 	}
-	cfg, err := loadConfig(*configPath, getenv)
+	return f, f.checkSources()
+}
+
+// checkSources refuses combinations of the flags that choose what to
+// review.
+func (f reviewFlags) checkSources() error {
+	revs := f.base != "" || f.head != ""
+	switch {
+	case f.diffFile != "" && (revs || f.workTree || f.staged):
+		return usageError{errors.New("review: --diff cannot be combined with --base, --head, --work-tree or --staged")}
+	case f.workTree && f.staged:
+		return usageError{errors.New("review: --work-tree and --staged cannot be combined")}
+	case (f.workTree || f.staged) && revs:
+		return usageError{errors.New("review: --work-tree and --staged review against HEAD: they cannot be combined with --base or --head")}
+	}
+	return nil
+}
+
+// runReview is `mergeguard review`: it reviews the commits base..head of a
+// local repository, its uncommitted or staged changes, or a diff file,
+// prints the verdict and fails as the --fail flags ask.
+func runReview(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	f, err := parseReviewFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-
-	src, repo, err := openSource(ctx, *dir, *diffFile, *base, *head, cfg.Review)
+	cfg, err := loadConfig(f.config, getenv)
+	if err != nil {
+		return err
+	}
+	src, repo, err := openSource(ctx, f, cfg.Review, stderr)
 	if err != nil {
 		return err
 	}
@@ -73,46 +131,82 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if res.Skipped {
 		fmt.Fprintln(stderr, "mergeguard: review skipped:", res.SkipReason)
 	}
-	if err := render(stdout, res.Verdict); err != nil {
+	if err := f.render(stdout, res.Verdict); err != nil {
 		return fmt.Errorf("review: write verdict: %w", err)
 	}
-	if *failOnChanges && res.Verdict.Verdict == review.DecisionRequestChanges {
-		return fmt.Errorf("review: %w", errChangesRequested)
+	return f.failure(res)
+}
+
+// failure returns why the review fails under the --fail flags, nil when
+// it does not; every reason that applies is joined.
+func (f reviewFlags) failure(res *pipeline.Result) error {
+	var errs []error
+	if f.failOnChanges && res.Verdict.Verdict == review.DecisionRequestChanges {
+		errs = append(errs, errChangesRequested)
 	}
-	return nil
+	if f.failLevel != "" {
+		n := 0
+		for _, x := range res.Verdict.Findings() {
+			if x.Severity.AtLeast(f.failLevel) {
+				n++
+			}
+		}
+		if n > 0 {
+			errs = append(errs, fmt.Errorf("%w: %d finding(s) at %s or above", errFailLevel, n, f.failLevel))
+		}
+	}
+	if f.failOnDegraded {
+		if why := partial(res); len(why) > 0 {
+			errs = append(errs, fmt.Errorf("%w: %s", errDegraded, strings.Join(why, "; ")))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("review: %w", errors.Join(errs...))
+}
+
+// partial says why a review is partial: an agent failed (the verdict is
+// degraded; with an LLM configured this includes every model call
+// failing), an agent reached its turn limit, the token budget ran out, or
+// a file was cut to fit a chunk.
+func partial(res *pipeline.Result) []string {
+	var why []string
+	v := res.Verdict
+	if v.Degraded {
+		why = append(why, "an agent failed")
+	}
+	for _, a := range v.Agents {
+		if a.Status == review.AgentTruncated {
+			why = append(why, a.Agent+" reached its turn limit")
+		}
+	}
+	if res.Skipped && res.Notice != "" {
+		why = append(why, res.SkipReason)
+	}
+	if v.Truncation != nil && v.Truncation.Truncated {
+		why = append(why, "files were cut to fit: "+strings.Join(v.Truncation.SectionsAffected, ", "))
+	}
+	return why
 }
 
 // openSource opens the change to review and its repository configuration:
 // .mergeguard.yml at the base revision of a repository, or in the
 // repository directory for a diff file; the app configuration's review
-// section when there is none.
-func openSource(ctx context.Context, dir, diffFile, base, head string, fallback config.Repo) (review.Source, config.Repo, error) {
+// section when there is none. An empty change is an error with a hint.
+func openSource(ctx context.Context, f reviewFlags, fallback config.Repo, stderr io.Writer) (review.Source, config.Repo, error) {
 	var (
 		src     review.Source
 		repoYML []byte
+		err     error
+		hint    string
 	)
-	if diffFile != "" {
-		var text []byte
-		var err error
-		if diffFile == "-" {
-			text, err = io.ReadAll(os.Stdin)
-		} else {
-			text, err = os.ReadFile(diffFile)
-		}
-		if err != nil {
-			return nil, config.Repo{}, fmt.Errorf("review: read diff: %w", err)
-		}
-		s, err := difftext.New(string(text))
-		if err != nil {
-			return nil, config.Repo{}, fmt.Errorf("review: %w", err)
-		}
-		src = s
-		repoYML, err = os.ReadFile(filepath.Join(dir, config.RepoFileName))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, config.Repo{}, fmt.Errorf("review: read %s: %w", config.RepoFileName, err)
-		}
+	if f.diffFile != "" {
+		src, repoYML, err = openDiffFile(f.dir, f.diffFile)
+		hint = "the diff is empty: pass the output of `git diff` or `diff -u`"
 	} else {
-		s, err := localgit.New(ctx, dir, base, head)
+		var s *localgit.Source
+		s, hint, err = openGit(ctx, f, stderr)
 		if err != nil {
 			return nil, config.Repo{}, fmt.Errorf("review: %w", err)
 		}
@@ -121,6 +215,15 @@ func openSource(ctx context.Context, dir, diffFile, base, head string, fallback 
 		if err != nil && !errors.Is(err, review.ErrNotFound) {
 			return nil, config.Repo{}, fmt.Errorf("review: read %s at the base revision: %w", config.RepoFileName, err)
 		}
+		err = nil
+	}
+	if err != nil {
+		return nil, config.Repo{}, err
+	}
+	if files, err := src.Files(ctx); err != nil {
+		return nil, config.Repo{}, fmt.Errorf("review: %w", err)
+	} else if len(files) == 0 {
+		return nil, config.Repo{}, fmt.Errorf("review: nothing to review: %s", hint)
 	}
 	if repoYML == nil {
 		return src, fallback, nil
@@ -132,6 +235,58 @@ func openSource(ctx context.Context, dir, diffFile, base, head string, fallback 
 		return nil, config.Repo{}, fmt.Errorf("review: %w", err)
 	}
 	return src, repo, nil
+}
+
+// openDiffFile reads a diff file (- for standard input) and the
+// .mergeguard.yml of dir, nil when there is none.
+func openDiffFile(dir, diffFile string) (review.Source, []byte, error) {
+	var text []byte
+	var err error
+	if diffFile == "-" {
+		text, err = io.ReadAll(os.Stdin)
+	} else {
+		text, err = os.ReadFile(diffFile)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("review: read diff: %w", err)
+	}
+	src, err := difftext.New(string(text))
+	if err != nil {
+		return nil, nil, fmt.Errorf("review: %w", err)
+	}
+	repoYML, err := os.ReadFile(filepath.Join(dir, config.RepoFileName))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("review: read %s: %w", config.RepoFileName, err)
+	}
+	return src, repoYML, nil
+}
+
+// openGit opens the change of a repository that the flags choose: the
+// working tree or the index against HEAD, or commits; with no revision
+// flags, the working tree when it has uncommitted changes. hint says what
+// to do when the change is empty.
+func openGit(ctx context.Context, f reviewFlags, stderr io.Writer) (*localgit.Source, string, error) {
+	workTree := f.workTree
+	if !workTree && !f.staged && f.base == "" && f.head == "" {
+		dirty, err := localgit.HasUncommitted(ctx, f.dir)
+		if err != nil {
+			return nil, "", err
+		}
+		if dirty {
+			fmt.Fprintln(stderr, "mergeguard: reviewing the uncommitted changes of the working tree against HEAD (pass --base to review commits)")
+			workTree = true
+		}
+	}
+	switch {
+	case f.staged:
+		s, err := localgit.NewUncommitted(ctx, f.dir, localgit.Staged)
+		return s, "no staged changes: stage some with `git add`, or use --work-tree", err
+	case workTree:
+		s, err := localgit.NewUncommitted(ctx, f.dir, localgit.WorkTree)
+		return s, "no uncommitted changes to tracked files (untracked files are not reviewed: `git add -N` them)", err
+	}
+	s, err := localgit.New(ctx, f.dir, f.base, f.head)
+	return s, "base and head have the same files: pass --base with an earlier revision", err
 }
 
 // writeJSON writes the verdict as the API's ReviewVerdict JSON.

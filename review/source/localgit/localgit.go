@@ -1,7 +1,7 @@
 // Package localgit is a review.Source reading a local git repository
 // through the git command line (the `mergeguard review` CLI). It reviews
-// the committed change between two revisions; uncommitted changes in the
-// working tree are not part of it.
+// the committed change between two revisions (New), or the uncommitted
+// changes of the working tree or the index against HEAD (NewUncommitted).
 //
 // git runs without a shell, with `-C <repository>`, isolated from the
 // user's and the system's configuration (GIT_CONFIG_NOSYSTEM=1,
@@ -46,6 +46,7 @@ type Source struct {
 	env     []string
 	change  review.Change
 	baseRev string // base SHA; an empty-tree id when head is a root commit (BaseSHA "")
+	mode    mode   // what the head is: a commit, the working tree or the index
 
 	diff *difftext.Source
 
@@ -125,9 +126,7 @@ func New(ctx context.Context, dir, base, head string) (*Source, error) {
 	// driver's binary=true) and core.bigFileThreshold must not turn a text
 	// file into "Binary files differ"; review/diff decides binary by
 	// content. The other flags pin what configuration could change.
-	out, err = s.git(ctx, maxDiffBytes, "diff", "--text", "--no-color", "--no-ext-diff", "--no-textconv",
-		"--no-relative", "-M", "--unified=3", "--inter-hunk-context=0", "--submodule=short",
-		"--src-prefix=a/", "--dst-prefix=b/", s.baseRev, headSHA, "--")
+	out, err = s.git(ctx, maxDiffBytes, append(append([]string{"diff"}, diffFlags()...), s.baseRev, headSHA, "--")...)
 	if err != nil {
 		return nil, fmt.Errorf("localgit: diff: %w", err)
 	}
@@ -135,6 +134,13 @@ func New(ctx context.Context, dir, base, head string) (*Source, error) {
 		return nil, fmt.Errorf("localgit: %w", err)
 	}
 	return s, nil
+}
+
+// diffFlags are the flags of every `git diff` a Source runs (see New).
+func diffFlags() []string {
+	return []string{"--text", "--no-color", "--no-ext-diff", "--no-textconv",
+		"--no-relative", "-M", "--unified=3", "--inter-hunk-context=0", "--submodule=short",
+		"--src-prefix=a/", "--dst-prefix=b/"}
 }
 
 // defaultBase finds the base of head as New describes; name and baseSHA
@@ -195,6 +201,9 @@ func (s *Source) Files(ctx context.Context) ([]review.ChangedFile, error) { retu
 // Commits lists up to max commits reachable from head and not from base,
 // the most recent ones, oldest first; max <= 0 lists them all.
 func (s *Source) Commits(ctx context.Context, max int) ([]review.Commit, error) {
+	if s.mode != modeCommit {
+		return nil, nil // uncommitted changes have no commits
+	}
 	args := []string{"log", "-z", "--no-show-signature", "--format=%H%n%an%n%aI%n%B"}
 	if max > 0 {
 		args = append(args, "-n", strconv.Itoa(max))
@@ -234,6 +243,9 @@ func (s *Source) ReadFile(ctx context.Context, p string, rev review.Revision) ([
 	sha := s.change.HeadSHA
 	switch rev {
 	case review.Head:
+		if s.mode == modeStaged {
+			sha = "" // "blob :path" reads the index
+		}
 	case review.Base:
 		sha = s.baseRev
 	default:
@@ -244,9 +256,11 @@ func (s *Source) ReadFile(ctx context.Context, p string, rev review.Revision) ([
 	f, ok := s.files[key]
 	s.mu.Unlock()
 	if !ok {
-		b, err := s.git(ctx, maxFileBytes, "cat-file", "blob", sha+":"+p)
+		b, err := s.readAt(ctx, sha, p, rev)
 		var ge *gitError
 		switch {
+		case errors.Is(err, review.ErrNotFound):
+			f = blob{}
 		case errors.As(err, &ge) && ge.notFound():
 			f = blob{}
 		case err != nil:
@@ -264,6 +278,15 @@ func (s *Source) ReadFile(ctx context.Context, p string, rev review.Revision) ([
 	return f.data, nil
 }
 
+// readAt reads p at sha, or in the working tree for the head of a
+// working-tree Source.
+func (s *Source) readAt(ctx context.Context, sha, p string, rev review.Revision) ([]byte, error) {
+	if rev == review.Head && s.mode == modeWorkTree {
+		return s.readWorkTree(p)
+	}
+	return s.git(ctx, maxFileBytes, "cat-file", "blob", sha+":"+p)
+}
+
 // Blame tells who last changed a line at the head commit, from
 // `git blame --porcelain`; Message is the commit's subject. A path or line
 // that does not exist is review.ErrNotFound.
@@ -275,7 +298,11 @@ func (s *Source) Blame(ctx context.Context, p string, line int) (review.BlameLin
 		return review.BlameLine{}, fmt.Errorf("localgit: blame %s:%d: %w", p, line, review.ErrNotFound)
 	}
 	n := strconv.Itoa(line)
-	out, err := s.git(ctx, maxFileBytes, "blame", "--porcelain", "--no-textconv", "-L", n+","+n, s.change.HeadSHA, "--", p)
+	args := []string{"blame", "--porcelain", "--no-textconv", "-L", n + "," + n}
+	if s.mode == modeCommit {
+		args = append(args, s.change.HeadSHA) // else the working tree's lines
+	}
+	out, err := s.git(ctx, maxFileBytes, append(args, "--", p)...)
 	if err != nil {
 		var ge *gitError
 		if errors.As(err, &ge) && ge.notFound() {
@@ -331,7 +358,11 @@ func (s *Source) ListFiles(ctx context.Context) ([]string, error) {
 	if list != nil {
 		return slices.Clone(list), nil
 	}
-	out, err := s.git(ctx, maxDiffBytes, "ls-tree", "-r", "-z", "--name-only", "--full-tree", s.change.HeadSHA)
+	args := []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", s.change.HeadSHA}
+	if s.mode != modeCommit {
+		args = []string{"ls-files", "-z", "--cached", "--full-name"} // the index: tracked files
+	}
+	out, err := s.git(ctx, maxDiffBytes, args...)
 	if err != nil {
 		return nil, fmt.Errorf("localgit: list files: %w", err)
 	}
