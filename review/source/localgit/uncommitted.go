@@ -103,7 +103,7 @@ func (s *Source) readWorkTree(p string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open repository: %w", err)
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }() // read-only: nothing to lose
 	fi, err := root.Lstat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
