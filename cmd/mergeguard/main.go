@@ -75,7 +75,9 @@ Usage:
   mergeguard migrate [--config FILE] up        apply pending database migrations
   mergeguard migrate [--config FILE] down N    undo the last N migrations
   mergeguard migrate [--config FILE] version   print the database schema version
-  mergeguard review [flags]                    review local changes or a diff file
+  mergeguard review [flags]                    review commits, uncommitted or staged changes,
+                                               or a diff file (text, json, markdown, sarif,
+                                               rdjson or line)
   mergeguard learnings export --repo OWNER/NAME
                                                print a repository's active learnings
                                                as .mergeguard.yml path_instructions
