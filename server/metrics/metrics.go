@@ -89,7 +89,27 @@ func New() *Metrics {
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.deliveries, m.reviews, m.reviewDuration, m.stageDuration, m.llmDuration,
 		m.tokens, m.cost, m.githubRequests, m.rateRemaining, m.postFailures, m.jobsRetried)
+	m.zero()
 	return m
+}
+
+// zero creates the series of the labelled metrics whose labels are known
+// in advance, at zero, so that dashboards and alerts have series before the
+// first review.
+func (m *Metrics) zero() {
+	// Final statuses of runs, the verdicts they may carry, the stages.
+	runStatuses := []string{"succeeded", "failed", "skipped", "superseded"}
+	verdicts := []string{"", string(review.DecisionApprove), string(review.DecisionRequestChanges), string(review.DecisionComment)}
+	stages := []string{review.StagePlanner, review.StageReviewer, review.StageVerifier, review.StageReporter}
+	for _, s := range runStatuses {
+		m.reviewDuration.WithLabelValues(s)
+		for _, v := range verdicts {
+			m.reviews.WithLabelValues(s, v)
+		}
+	}
+	for _, s := range stages {
+		m.stageDuration.WithLabelValues(s)
+	}
 }
 
 // Handler serves the registry in the Prometheus exposition format.

@@ -123,8 +123,24 @@ func TestStageTimer(t *testing.T) {
 			got[mt.GetLabel()[0].GetValue()] = mt.GetHistogram().GetSampleSum()
 		}
 	}
-	want := map[string]float64{"planner": 2, "reviewer": 6, "verifier": 1}
+	want := map[string]float64{"planner": 2, "reviewer": 6, "verifier": 1, "reporter": 0} // reporter: its zero series
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stage seconds (-want +got):\n%s", diff)
+	}
+}
+
+// TestSeriesExistBeforeTheFirstReview: the labelled series whose labels are
+// known start at zero.
+func TestSeriesExistBeforeTheFirstReview(t *testing.T) {
+	out := scrape(t, New())
+	for _, want := range []string{
+		`mergeguard_reviews_total{status="succeeded",verdict="request_changes"} 0`,
+		`mergeguard_reviews_total{status="failed",verdict=""} 0`,
+		`mergeguard_review_duration_seconds_count{status="superseded"} 0`,
+		`mergeguard_stage_duration_seconds_count{stage="verifier"} 0`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scrape lacks %s", want)
+		}
 	}
 }
