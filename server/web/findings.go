@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -95,7 +96,10 @@ func (u *UI) citedFinding(run store.Run, files map[string]*diff.File, f review.F
 	if len(v.Code) == 0 && f.CodeSnippet != "" && f.LineStart > 0 {
 		v.Code, v.HeadOnly = snippetRows(f), true
 	}
-	v.Suggestion = suggestionRows(v.Code, f.Suggestion)
+	// A built-in analyzer's suggestion is advice in words, not code.
+	if !strings.HasPrefix(f.Agent, analyzer.AgentPrefix) {
+		v.Suggestion = suggestionRows(v.Code, f.Suggestion)
+	}
 	if len(v.Suggestion) == 0 {
 		v.SuggestionText = f.Suggestion
 	}

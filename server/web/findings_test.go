@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -159,8 +160,11 @@ func TestReviewPageShowsFindingsInTheirHunk(t *testing.T) {
 	f := review.Finding{FilePath: "app/<b>x.go", LineStart: 5, LineEnd: 6, Side: review.SideRight, Severity: review.SeverityCritical,
 		Category: "security", Title: "XSS <img src=x onerror=alert(2)>", Description: "desc", Suggestion: "safe5\n</td><script>alert(3)</script>",
 		VerificationStatus: review.Verified, Fingerprint: "fp1"}
+	words := review.Finding{FilePath: "app/<b>x.go", LineStart: 1, LineEnd: 1, Side: review.SideRight, Severity: review.SeverityInfo,
+		Category: "security", Title: "words", Suggestion: "Rotate <it>.", Agent: analyzer.AgentPrefix + "secrets",
+		VerificationStatus: review.Verified, Fingerprint: "fp3"}
 	finish(t, st, run.ID, review.Verdict{Verdict: review.DecisionRequestChanges,
-		Files: []review.FileReview{{FilePath: f.FilePath, Findings: []review.Finding{f}}}, Stats: review.Stats{FindingsTotal: 1, Critical: 1}})
+		Files: []review.FileReview{{FilePath: f.FilePath, Findings: []review.Finding{f, words}}}, Stats: review.Stats{FindingsTotal: 2, Critical: 1, Info: 1}})
 
 	code, body := get(t, srv.URL+"/reviews/"+run.ID, nil, "")
 	if code != http.StatusOK {
@@ -183,10 +187,14 @@ func TestReviewPageShowsFindingsInTheirHunk(t *testing.T) {
 			t.Errorf("page lacks %q", s)
 		}
 	}
-	for _, s := range []string{"<script>alert", "<img src=x", "<i>login", "line2", "code at the reviewed head", "on GitHub"} {
+	for _, s := range []string{"<script>alert", "<img src=x", "<i>login", "code at the reviewed head", "on GitHub"} {
 		if strings.Contains(body, s) {
 			t.Errorf("page has %q", s)
 		}
+	}
+	// A built-in analyzer's suggestion is words: shown as text.
+	if !strings.Contains(body, `<pre class="suggestion"><code>Rotate &lt;it&gt;.</code></pre>`) {
+		t.Error("the analyzer's suggestion is not shown as text")
 	}
 	// The list names the run by its title.
 	if _, list := get(t, srv.URL+"/", nil, ""); !strings.Contains(list, `<a href="/reviews/`+run.ID+`">Fix &lt;i&gt;login&lt;/i&gt;</a>`) {

@@ -67,7 +67,8 @@
       } };
       const diff = (fd.get("diff_text") || "").toString();
       const url = (fd.get("github_url") || "").toString().trim();
-      if (diff.trim() !== "") body.diff_text = diff;
+      const title = (fd.get("title") || "").toString().trim();
+      if (diff.trim() !== "") { body.diff_text = diff; if (title !== "") body.title = title; }
       else if (url !== "") body.github_url = url;
       else { errBox.textContent = "Paste a diff or give a pull request URL."; errBox.hidden = false; return; }
       const btn = document.getElementById("submit-review");
