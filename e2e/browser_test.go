@@ -263,6 +263,16 @@ const readFindings = `Array.from(document.querySelectorAll("#findings li.finding
   };
 })`
 
+// readHunk reads the cited rows of the SQL finding's hunk and the rows of
+// its suggestion as "cited NEW MARK TEXT" and "suggestion MARK TEXT".
+const readHunk = `(function () {
+  const li = Array.from(document.querySelectorAll("#findings li.finding")).find(function (l) { return l.querySelector(".loc code").textContent === "store/users.go:8"; });
+  if (!li) return [];
+  const row = function (tr) { return tr.querySelector(".mark").textContent + " " + tr.querySelector(".code").textContent; };
+  return Array.from(li.querySelectorAll(".hunk-wrap:not(.suggestion-diff) tr.cited")).map(function (tr) { return "cited " + tr.querySelectorAll(".num")[1].textContent + " " + row(tr); })
+    .concat(Array.from(li.querySelectorAll(".suggestion-diff tr")).map(function (tr) { return "suggestion " + row(tr); }));
+})()`
+
 // TestReviewInBrowser submits a diff through the form, watches the review
 // page follow the pipeline live to its verdict, and checks the list page,
 // as a person would in Chromium.
@@ -282,6 +292,7 @@ func TestReviewInBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("diff_text")))
 	b.screenshot(t, "new-review.png")
 	b.do(t, "submit the diff",
+		chromedp.SetValue(chromedp.ID("title"), "Add the user lookup"),
 		chromedp.SetValue(chromedp.ID("diff_text"), string(diffText)),
 		chromedp.Click(chromedp.ID("submit-review")),
 		chromedp.WaitVisible(chromedp.ID("stages")))
@@ -314,6 +325,12 @@ func TestReviewInBrowser(t *testing.T) {
 		t.Errorf("verdict = %q, want request_changes", got)
 	}
 	checkStages(t, eval[[]string](t, b, `window.__stages`))
+	// The server's rendering of the findings in their code replaces the
+	// live list.
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`document.getElementById("findings-box").dataset.server === "1"`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the findings were not shown in their code: %v", err)
+	}
 
 	got := eval[[]finding](t, b, readFindings)
 	want := []finding{
@@ -323,6 +340,17 @@ func TestReviewInBrowser(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings shown (-want +got):\n%s", diff)
+	}
+	// The model's finding in its hunk: the cited line highlighted with its
+	// new number, the suggestion as a diff against it.
+	hunk := eval[[]string](t, b, readHunk)
+	wantHunk := []string{
+		"cited 8 + \terr := db.QueryRow(\"SELECT id FROM users WHERE name = '\" + name + \"'\").Scan(&id)",
+		"suggestion - \terr := db.QueryRow(\"SELECT id FROM users WHERE name = '\" + name + \"'\").Scan(&id)",
+		"suggestion + err := db.QueryRow(\"SELECT id FROM users WHERE name = $1\", name).Scan(&id)",
+	}
+	if diff := cmp.Diff(wantHunk, hunk); diff != "" {
+		t.Errorf("the SQL finding's hunk (-want +got):\n%s", diff)
 	}
 	b.screenshot(t, "review-page.png")
 
@@ -342,7 +370,7 @@ func TestReviewInBrowser(t *testing.T) {
 		chromedp.Navigate(srv.url+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`a[href="/reviews/`+id+`"]`)))
 	row := eval[string](t, b, `document.querySelector('a[href="/reviews/`+id+`"]').closest("tr").innerText`)
-	for _, s := range []string{"succeeded", "request_changes"} {
+	for _, s := range []string{"Add the user lookup", "succeeded", "request_changes"} {
 		if !strings.Contains(row, s) {
 			t.Errorf("list row %q lacks %q", row, s)
 		}
@@ -357,6 +385,12 @@ func TestReviewInBrowser(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS("main h1")))
 		if overflow := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
 			t.Errorf("at 390px %s scrolls sideways by %dpx", path, overflow)
+		}
+		if path == "/" {
+			if d := eval[string](t, b, `getComputedStyle(document.querySelector("table.runs tbody tr")).display`); d != "block" {
+				t.Errorf("at 390px a run of the list is displayed %q, want a card (block)", d)
+			}
+			b.screenshot(t, "review-list-mobile.png")
 		}
 	}
 	b.screenshot(t, "new-review-mobile.png")

@@ -13,13 +13,16 @@ type Options struct {
 	// Full forces a full review of a pull request, never an incremental
 	// one (/mergeguard full-review, rerun --full); other runs ignore it.
 	Full bool `json:"full,omitempty"`
+	// Title names a diff run in the web UI (the title of POST /api/review);
+	// the review itself ignores it.
+	Title string `json:"title,omitempty"`
 }
 
 // Normalize checks the option values, accepting names in any case, and
 // returns them in canonical form (lower case). Its error names the first
 // bad value by its key ("focus_areas: ...").
 func (o Options) Normalize() (Options, error) {
-	out := Options{IncludeStyle: o.IncludeStyle, Full: o.Full}
+	out := Options{IncludeStyle: o.IncludeStyle, Full: o.Full, Title: o.Title}
 	for _, f := range o.FocusAreas {
 		c, err := ParseCategory(string(f))
 		if err != nil {

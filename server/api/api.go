@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -157,6 +159,31 @@ type createRequest struct {
 	DiffText  string         `json:"diff_text"`
 	GitHubURL string         `json:"github_url"`
 	Options   review.Options `json:"options"`
+	// Title names a diff run (at most MaxTitleRunes characters, one line).
+	Title string `json:"title"`
+}
+
+// MaxTitleRunes caps the title of a diff review.
+const MaxTitleRunes = 200
+
+// checkTitle returns the title of a review request trimmed, or what is
+// wrong with it: too long, more than one line, control characters, or
+// given for a pull request review (which is named by its pull request).
+func checkTitle(req createRequest) (string, string) {
+	t := strings.TrimSpace(req.Title)
+	switch {
+	case t == "":
+		return "", ""
+	case req.DiffText == "":
+		return "", "title names a diff review; a pull request review is named by its pull request"
+	case utf8.RuneCountInString(t) > MaxTitleRunes:
+		return "", fmt.Sprintf("title is longer than %d characters", MaxTitleRunes)
+	case !utf8.ValidString(t):
+		return "", "title is not valid UTF-8"
+	case strings.IndexFunc(t, unicode.IsControl) >= 0:
+		return "", "title must be one line of plain text (no control characters)"
+	}
+	return t, ""
 }
 
 type createResponse struct {
@@ -180,6 +207,12 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "options."+err.Error())
 		return
 	}
+	title, msg := checkTitle(req)
+	if msg != "" {
+		writeError(w, http.StatusBadRequest, msg)
+		return
+	}
+	options.Title = title
 	opts, err := json.Marshal(options)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "encode options")
@@ -341,6 +374,7 @@ func withSlash(s string) string {
 type statusResponse struct {
 	ReviewID     string       `json:"review_id"`
 	Status       store.Status `json:"status"`
+	Title        string       `json:"title,omitempty"`
 	StatusReason string       `json:"status_reason,omitempty"`
 	Error        string       `json:"error,omitempty"`
 	CreatedAt    time.Time    `json:"created_at"`
@@ -371,6 +405,7 @@ func (a *API) summary(run store.Run) statusResponse {
 		StreamURL: "/api/review/" + run.ID + "/stream",
 		HeadSHA:   run.HeadSHA, Verdict: run.Verdict,
 		ReviewKind: run.ReviewKind, KindReason: run.KindReason, SinceSHA: run.SinceSHA,
+		Title: runTitle(run),
 	}
 	if run.Mode == store.ModeAnswer {
 		var q review.Question
@@ -387,7 +422,17 @@ func (a *API) summary(run store.Run) statusResponse {
 type verdictResponse struct {
 	ReviewID string       `json:"review_id"`
 	Status   store.Status `json:"status"`
+	Title    string       `json:"title,omitempty"`
 	*review.Verdict
+}
+
+// runTitle is the title a diff run was given, "" for other runs.
+func runTitle(run store.Run) string {
+	var o review.Options
+	if run.Mode != store.ModeDiff || json.Unmarshal(run.Options, &o) != nil { // a run's options are its own JSON
+		return ""
+	}
+	return o.Title
 }
 
 func (a *API) get(w http.ResponseWriter, r *http.Request) {
@@ -402,7 +447,7 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if run.Result != nil && run.Status.Final() {
-		writeJSON(w, http.StatusOK, verdictResponse{ReviewID: run.ID, Status: run.Status, Verdict: run.Result})
+		writeJSON(w, http.StatusOK, verdictResponse{ReviewID: run.ID, Status: run.Status, Title: runTitle(run), Verdict: run.Result})
 		return
 	}
 	writeJSON(w, http.StatusOK, a.summary(run))

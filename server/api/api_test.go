@@ -682,3 +682,55 @@ func TestParsePullURL(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateTitle: a diff review may be named; the title is checked,
+// stored with the run's options and answered by GET.
+func TestCreateTitle(t *testing.T) {
+	f := newFixture(t, "")
+	diffText := jsonString(sampleDiff)
+	tests := []struct {
+		name, body string
+		code       int
+		want       string // the stored title, or a part of the error
+	}{
+		{"named", `{"diff_text":` + diffText + `,"title":"  Fix <b>login</b> & co  "}`, 202, "Fix <b>login</b> & co"},
+		{"200 characters", `{"diff_text":` + diffText + `,"title":"` + strings.Repeat("é", 200) + `"}`, 202, strings.Repeat("é", 200)},
+		{"blank", `{"diff_text":` + diffText + `,"title":"   "}`, 202, ""},
+		{"only in options is ignored", `{"diff_text":` + diffText + `,"options":{"title":"sneaky"}}`, 202, ""},
+		{"too long", `{"diff_text":` + diffText + `,"title":"` + strings.Repeat("é", 201) + `"}`, 400, "longer than 200"},
+		{"two lines", `{"diff_text":` + diffText + `,"title":"a\nb"}`, 400, "one line"},
+		{"control character", `{"diff_text":` + diffText + `,"title":"a\u001bb"}`, 400, "one line"},
+		{"pull request", `{"github_url":"https://github.com/o/r/pull/1","title":"x"}`, 400, "diff review"},
+		{"not a string", `{"diff_text":` + diffText + `,"title":7}`, 400, "title"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := f.do(t, http.MethodPost, "/api/review", tt.body, nil)
+			if code != tt.code {
+				t.Fatalf("got %d %v, want %d", code, out, tt.code)
+			}
+			if code != http.StatusAccepted {
+				if msg, _ := out["error"].(string); !strings.Contains(msg, tt.want) {
+					t.Errorf("error %q, want one containing %q", msg, tt.want)
+				}
+				return
+			}
+			id, _ := out["review_id"].(string)
+			run, err := f.store.GetRun(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var opts review.Options
+			if err := json.Unmarshal(run.Options, &opts); err != nil {
+				t.Fatal(err)
+			}
+			if opts.Title != tt.want {
+				t.Errorf("stored title %q, want %q", opts.Title, tt.want)
+			}
+			_, got := f.do(t, http.MethodGet, "/api/review/"+id, "", nil)
+			if title, _ := got["title"].(string); title != tt.want {
+				t.Errorf("GET title %q, want %q", title, tt.want)
+			}
+		})
+	}
+}

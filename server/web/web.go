@@ -57,7 +57,7 @@ func New(d Deps) (*UI, error) {
 	if d.GitHubURL == "" {
 		d.GitHubURL = "https://github.com"
 	}
-	funcs := template.FuncMap{"short": short}
+	funcs := template.FuncMap{"short": short, "tokens": formatTokens, "mark": mark}
 	ui := &UI{d: d, pages: make(map[string]*template.Template)}
 	for _, name := range []string{"index", "review", "new", "pull", "learnings", "notfound", "unauthorized"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
@@ -76,6 +76,7 @@ func (u *UI) Register(mux *http.ServeMux) {
 	mux.Handle("GET /{$}", u.guard(u.index))
 	mux.Handle("GET /new", u.guard(u.newReview))
 	mux.Handle("GET /reviews/{id}", u.guard(u.review))
+	mux.Handle("GET /reviews/{id}/findings", u.guard(u.findings))
 	mux.Handle("GET /repos/{owner}/{name}/pulls/{number}", u.guard(u.pull))
 	mux.Handle("GET /repos/{owner}/{name}/learnings", u.guard(u.learnings))
 }
@@ -118,9 +119,13 @@ type RunView struct {
 	Asker, Question, Answer, Classification string
 	Findings                                int
 	Critical, Warning, Info, Style          int
-	Tokens                                  int
-	Duration                                string
-	Created                                 time.Time
+	// Title is the name a diff run was given, "" when none.
+	Title string
+	// Tokens counts input and output tokens; Duration is the run's time
+	// as formatDuration writes it, "" before it ends.
+	Tokens   int
+	Duration string
+	Created  time.Time
 }
 
 func (u *UI) view(r store.Run) RunView {
@@ -137,6 +142,12 @@ func (u *UI) view(r store.Run) RunView {
 		}
 		v.Answer, v.Classification = r.Answer, string(r.Classification)
 	}
+	if r.Mode == store.ModeDiff {
+		var o review.Options
+		if json.Unmarshal(r.Options, &o) == nil { // a run's options are its own JSON
+			v.Title = o.Title
+		}
+	}
 	if r.Repository != "" && r.PRNumber > 0 {
 		v.PRURL = u.githubPull(r.Repository, r.PRNumber)
 		v.PRPage = pullPage(r.Repository, r.PRNumber)
@@ -147,7 +158,7 @@ func (u *UI) view(r store.Run) RunView {
 		v.Critical, v.Warning, v.Info, v.Style = s.Critical, s.Warning, s.Info, s.Style
 	}
 	if r.DurationMS > 0 {
-		v.Duration = (time.Duration(r.DurationMS) * time.Millisecond).Round(100 * time.Millisecond).String()
+		v.Duration = formatDuration(r.DurationMS)
 	}
 	return v
 }
@@ -186,11 +197,48 @@ func (u *UI) review(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, err, "get review")
 		return
 	}
-	u.render(w, r, "review", map[string]any{
-		"Title":  "Review " + short(run.ID),
-		"Run":    u.view(run),
+	v := u.view(run)
+	title := "Review " + short(run.ID)
+	if v.Title != "" {
+		title = v.Title
+	}
+	data := map[string]any{
+		"Title":  title,
+		"Run":    v,
 		"Stages": []string{review.StagePlanner, review.StageReviewer, review.StageVerifier, review.StageReporter},
-	})
+	}
+	if run.Status.Final() {
+		data["Set"] = u.citedFindings(run)
+	}
+	u.render(w, r, "review", data)
+}
+
+// findings is the findings section of a finished run's page, which the
+// page's script fetches when the run it follows ends (204 before).
+func (u *UI) findings(w http.ResponseWriter, r *http.Request) {
+	run, err := u.d.Runs.GetRun(r.Context(), r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		u.notFound(w, r, "There is no review with that id.")
+		return
+	}
+	if err != nil {
+		u.fail(w, err, "get review")
+		return
+	}
+	set := u.citedFindings(run)
+	if !run.Status.Final() || set == nil {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	var b strings.Builder
+	if err := u.pages["review"].ExecuteTemplate(&b, "findings", map[string]any{"Set": set}); err != nil {
+		u.fail(w, err, "render findings")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'")
+	_, _ = w.Write([]byte(b.String())) // the client went away; nothing to do
 }
 
 func (u *UI) newReview(w http.ResponseWriter, r *http.Request) {
@@ -234,6 +282,49 @@ func (u *UI) notFound(w http.ResponseWriter, r *http.Request, msg string) {
 func (u *UI) fail(w http.ResponseWriter, err error, what string) {
 	u.d.Logger.Error().Err(err).Msg("web: " + what)
 	http.Error(w, "Something went wrong reading the reviews; see the server log.", http.StatusInternalServerError)
+}
+
+// formatDuration writes ms as the pages show a duration: "4.2 s" under a
+// minute, "3 min 05 s" under an hour, "1 h 02 min" beyond. The page's
+// script (formatDuration in app.js) writes the same.
+func formatDuration(ms int64) string {
+	switch {
+	case ms < 60_000:
+		return fmt.Sprintf("%.1f s", float64(ms)/1000)
+	case ms < 3_600_000:
+		return fmt.Sprintf("%d min %02d s", ms/60_000, ms/1000%60)
+	}
+	return fmt.Sprintf("%d h %02d min", ms/3_600_000, ms/60_000%60)
+}
+
+// formatTokens writes n with thousands separated by commas ("12,345"), as
+// the page's script (formatTokens in app.js) does.
+func formatTokens(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// mark is the diff prefix of a code row's kind.
+func mark(kind string) string {
+	switch kind {
+	case "add":
+		return "+"
+	case "del":
+		return "-"
+	}
+	return " "
 }
 
 func short(s string) string {

@@ -67,7 +67,8 @@
       } };
       const diff = (fd.get("diff_text") || "").toString();
       const url = (fd.get("github_url") || "").toString().trim();
-      if (diff.trim() !== "") body.diff_text = diff;
+      const title = (fd.get("title") || "").toString().trim();
+      if (diff.trim() !== "") { body.diff_text = diff; if (title !== "") body.title = title; }
       else if (url !== "") body.github_url = url;
       else { errBox.textContent = "Paste a diff or give a pull request URL."; errBox.hidden = false; return; }
       const btn = document.getElementById("submit-review");
@@ -131,7 +132,14 @@
   if (!root) return;
   const id = root.dataset.id;
   const activityLog = document.getElementById("activity");
-  const ACTIVITY_LINES = 8;
+  const activityOlder = document.getElementById("activity-older");
+  // The last ACTIVITY_LINES events are shown; earlier ones (up to
+  // ACTIVITY_KEEP) fold into the "earlier events" box.
+  const ACTIVITY_LINES = 8, ACTIVITY_KEEP = 2000;
+  const findingsBox = document.getElementById("findings-box");
+  // The server renders a finished run's findings in their code; the
+  // script shows them live only while the run goes on.
+  function serverFindings() { return findingsBox && findingsBox.dataset.server === "1"; }
 
   // The stages only move forward: an event of an earlier stage (an agent
   // finishing late) updates its detail but never makes it active again.
@@ -207,13 +215,14 @@
     return li;
   }
   function clearFindings() {
+    if (serverFindings()) return;
     shown.clear();
     document.getElementById("findings").textContent = "";
     document.getElementById("false-positives").textContent = "";
     document.getElementById("fp-box").hidden = true;
   }
   function addFinding(f) {
-    if (!f || !f.file_path) return;
+    if (!f || !f.file_path || serverFindings()) return;
     const fp = f.verification_status === "false_positive";
     const list = document.getElementById(fp ? "false-positives" : "findings");
     const k = findingKey(f);
@@ -242,6 +251,14 @@
       return a.file_path || a.pattern || a.directory || "";
     } catch (e) { return ""; }
   }
+  // formatDuration and formatTokens write as the server does
+  // (formatDuration and formatTokens in web.go).
+  function formatDuration(ms) {
+    if (ms < 60000) return (ms / 1000).toFixed(1) + " s";
+    if (ms < 3600000) return Math.floor(ms / 60000) + " min " + String(Math.floor(ms / 1000) % 60).padStart(2, "0") + " s";
+    return Math.floor(ms / 3600000) + " h " + String(Math.floor(ms / 60000) % 60).padStart(2, "0") + " min";
+  }
+  function formatTokens(n) { return Math.round(n).toLocaleString("en-US"); }
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
   function describe(ev) {
     const d = ev.data || {};
@@ -270,7 +287,13 @@
     li.appendChild(el("span", "t", when));
     li.appendChild(el("span", "what", text));
     activityLog.appendChild(li);
-    while (activityLog.children.length > ACTIVITY_LINES) activityLog.removeChild(activityLog.firstChild);
+    while (activityLog.children.length > ACTIVITY_LINES) activityOlder.appendChild(activityLog.firstChild);
+    while (activityOlder.children.length > ACTIVITY_KEEP) activityOlder.removeChild(activityOlder.firstChild);
+    const more = activityOlder.children.length;
+    if (more) {
+      document.getElementById("activity-more").hidden = false;
+      document.getElementById("activity-more-count").textContent = more.toLocaleString("en-US");
+    }
   }
 
   // ---- events ----
@@ -323,6 +346,27 @@
     }
   }
 
+  // loadFindings replaces the live findings by the server's rendering of
+  // the final ones in their code (an HTML fragment of the same origin,
+  // escaped by the server's templates); it falls back to the verdict's.
+  async function loadFindings(v) {
+    try {
+      const res = await fetch("/reviews/" + encodeURIComponent(id) + "/findings", { headers: authHeaders() });
+      if (res.status === 200) {
+        findingsBox.innerHTML = await res.text();
+        findingsBox.dataset.server = "1";
+        return;
+      }
+    } catch (e) { /* fall back to the verdict's findings below */ }
+    clearFindings();
+    (v.files || []).forEach(function (f) { (f.findings || []).forEach(addFinding); });
+    (v.false_positives || []).forEach(addFinding);
+    if (!document.getElementById("findings").children.length) {
+      document.getElementById("finding-count").textContent = "(0)";
+      document.getElementById("no-findings").hidden = false;
+    }
+  }
+
   // loadResult shows the stored verdict. The pipeline's last event comes a
   // moment before the run is recorded (posting to GitHub happens between), so
   // it asks again until the run is final.
@@ -354,20 +398,14 @@
     document.getElementById("verdict-stats").textContent = [
       plural(s.files_reviewed || 0, "file") + " reviewed",
       plural(s.findings_total || 0, "finding"),
-      tokens.toLocaleString("en-US") + " tokens",
-      ((v.review_duration_ms || 0) / 1000).toFixed(1) + " s",
+      formatTokens(tokens) + " tokens",
+      formatDuration(v.review_duration_ms || 0),
     ].concat(v.degraded ? ["degraded: some agents failed"] : []).join(" · ");
     const notes = document.getElementById("verdict-notes");
     notes.textContent = "";
     (v.notes || []).concat(v.recommendations || []).forEach(function (n) { notes.appendChild(el("li", null, n)); });
-    clearFindings();
     phase = "final";
-    (v.files || []).forEach(function (f) { (f.findings || []).forEach(addFinding); });
-    (v.false_positives || []).forEach(addFinding);
-    if (!document.getElementById("findings").children.length) {
-      document.getElementById("finding-count").textContent = "(0)";
-      document.getElementById("no-findings").hidden = false;
-    }
+    if (!serverFindings()) await loadFindings(v);
     const sk = v.skipped || [];
     if (sk.length) {
       document.getElementById("skipped-box").hidden = false;
