@@ -45,6 +45,8 @@ const formatNames = "text, json, markdown, sarif, rdjson or line"
 type reviewFlags struct {
 	base, head, dir, diffFile, config string
 	workTree, staged                  bool
+	pr, githubURL, login              string
+	post                              bool
 	render                            func(io.Writer, review.Verdict) error
 	failOnChanges, failOnDegraded     bool
 	failLevel                         review.Severity // "" for none
@@ -60,6 +62,10 @@ func parseReviewFlags(args []string, stderr io.Writer) (reviewFlags, error) {
 	fs.StringVar(&f.diffFile, "diff", "", "review a diff `file` (- for standard input) instead of revisions")
 	fs.BoolVar(&f.workTree, "work-tree", false, "review the uncommitted changes of the working tree against HEAD (the default when there are some and no --base, --head or --diff)")
 	fs.BoolVar(&f.staged, "staged", false, "review the staged changes (the index) against HEAD")
+	fs.StringVar(&f.pr, "pr", "", "review a GitHub pull request, https://HOST/OWNER/REPO/pull/N, through the token in GITHUB_TOKEN")
+	fs.BoolVar(&f.post, "post", false, "with --pr: post the review on the pull request as the token's account")
+	fs.StringVar(&f.githubURL, "github-url", "", "with --pr: GitHub's REST API `address` (default GITHUB_API_URL, else the one of the pull request's host)")
+	fs.StringVar(&f.login, "login", "", "with --post: the `login` the token posts as (default: GET /user; github-actions[bot] when GitHub refuses it)")
 	format := fs.String("format", "text", "output `format`: "+formatNames)
 	fs.BoolVar(&f.failOnChanges, "fail-on-changes", false, "exit 1 when the verdict is request_changes")
 	failLevel := fs.String("fail-level", "none", "exit 1 when a reported finding is at least this `severity`: critical, warning, info, style or none")
@@ -90,6 +96,10 @@ func parseReviewFlags(args []string, stderr io.Writer) (reviewFlags, error) {
 func (f reviewFlags) checkSources() error {
 	revs := f.base != "" || f.head != ""
 	switch {
+	case f.pr != "" && (revs || f.diffFile != "" || f.workTree || f.staged):
+		return usageError{errors.New("review: --pr cannot be combined with --base, --head, --diff, --work-tree or --staged")}
+	case f.pr == "" && (f.post || f.githubURL != "" || f.login != ""):
+		return usageError{errors.New("review: --post, --github-url and --login need --pr")}
 	case f.diffFile != "" && (revs || f.workTree || f.staged):
 		return usageError{errors.New("review: --diff cannot be combined with --base, --head, --work-tree or --staged")}
 	case f.workTree && f.staged:
@@ -101,8 +111,9 @@ func (f reviewFlags) checkSources() error {
 }
 
 // runReview is `mergeguard review`: it reviews the commits base..head of a
-// local repository, its uncommitted or staged changes, or a diff file,
-// prints the verdict and fails as the --fail flags ask.
+// local repository, its uncommitted or staged changes, a diff file, or a
+// GitHub pull request (--pr, posted with --post), prints the verdict and
+// fails as the --fail flags ask.
 func runReview(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	f, err := parseReviewFlags(args, stderr)
 	if err != nil {
@@ -112,7 +123,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	src, repo, err := openSource(ctx, f, cfg.Review, stderr)
+	req, pr, err := reviewRequest(ctx, f, cfg.Review, getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -124,7 +135,8 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if isTerminal(stderr) {
 		sink = progress{w: stderr}
 	}
-	res, err := pipeline.New(deps).Run(ctx, pipeline.Request{Source: src, Repo: repo, Sink: sink})
+	req.Sink = sink
+	res, err := pipeline.New(deps).Run(ctx, req)
 	if err != nil {
 		return fmt.Errorf("review: %w", err)
 	}
@@ -134,7 +146,26 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if err := f.render(stdout, res.Verdict); err != nil {
 		return fmt.Errorf("review: write verdict: %w", err)
 	}
+	if f.post {
+		if err := pr.post(ctx, res, stderr); err != nil {
+			return err
+		}
+	}
 	return f.failure(res)
+}
+
+// reviewRequest opens what the flags ask to review: a pull request
+// (--pr, with its prReview for --post) or a local change.
+func reviewRequest(ctx context.Context, f reviewFlags, fallback config.Repo, getenv func(string) string, stderr io.Writer) (pipeline.Request, *prReview, error) {
+	if f.pr != "" {
+		pr, err := openPR(ctx, f, getenv, stderr)
+		if err != nil {
+			return pipeline.Request{}, nil, err
+		}
+		return pr.request(pipeline.Request{Repo: fallback}), pr, nil
+	}
+	src, repo, err := openSource(ctx, f, fallback, stderr)
+	return pipeline.Request{Source: src, Repo: repo}, nil, err
 }
 
 // failure returns why the review fails under the --fail flags, nil when

@@ -155,6 +155,15 @@ func (s *Server) app(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, m)
 }
 
+// user answers GET /user, the authenticated user: the bot user (SetBot),
+// whom every token of the fake acts as. GitHub refuses installation tokens
+// here (403); inject that with Inject(RouteUser, …).
+func (s *Server) user(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	writeJSON(w, http.StatusOK, s.userJSON(s.bot))
+}
+
 func (s *Server) rateLimit(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, s.example("rate-limit-overview.json"))
 }

@@ -41,6 +41,7 @@ const (
 	RouteAccessToken        = "POST /app/installations/{installation_id}/access_tokens"
 	RouteRateLimit          = "GET /rate_limit"
 	RouteApp                = "GET /app"
+	RouteUser               = "GET /user"
 	RoutePull               = "GET /repos/{owner}/{repo}/pulls/{pull_number}"
 	RoutePullFiles          = "GET /repos/{owner}/{repo}/pulls/{pull_number}/files"
 	RoutePullCommits        = "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits"
@@ -177,6 +178,7 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 		RouteAccessToken:                s.accessToken,
 		RouteRateLimit:                  s.rateLimit,
 		RouteApp:                        s.app,
+		RouteUser:                       s.user,
 		RoutePull:                       s.pull,
 		RoutePullFiles:                  s.pullFiles,
 		RoutePullCommits:                s.pullCommits,
@@ -241,6 +243,15 @@ func (s *Server) RequireAuth() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requireAuth = true
+}
+
+// AddToken makes the fake accept token as a plain token (a personal access
+// token or GitHub Actions' GITHUB_TOKEN) when RequireAuth is on; it acts as
+// the bot user (SetBot), which GET /user answers.
+func (s *Server) AddToken(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens[token] = 0
 }
 
 // FailNext makes the next request to route answer status with header, as
