@@ -40,20 +40,25 @@ type PublisherOptions struct {
 	// MaxInlineComments caps the inline comments of one review; 0 means
 	// DefaultMaxInlineComments.
 	MaxInlineComments int
+	// KeepPending leaves the account's pending reviews alone: set it when
+	// BotLogin is a person's account (a token's user), whose pending
+	// reviews are their own unsubmitted drafts.
+	KeepPending bool
 }
 
 // Publisher posts MergeGuard's pull-request reviews. It is safe for
 // concurrent use; it holds no per-review state.
 type Publisher struct {
-	botLogin  string
-	maxInline int
-	maxProbes int
+	botLogin    string
+	maxInline   int
+	maxProbes   int
+	keepPending bool
 }
 
 // NewPublisher returns a Publisher. Publish refuses to post when
 // opts.BotLogin is empty.
 func NewPublisher(opts PublisherOptions) *Publisher {
-	p := &Publisher{botLogin: opts.BotLogin, maxInline: opts.MaxInlineComments, maxProbes: defaultMaxProbes}
+	p := &Publisher{botLogin: opts.BotLogin, maxInline: opts.MaxInlineComments, maxProbes: defaultMaxProbes, keepPending: opts.KeepPending}
 	if p.maxInline <= 0 {
 		p.maxInline = config.Default().GitHub.MaxInlineComments
 	}
@@ -110,6 +115,10 @@ type Posted struct {
 	// review dismissed.
 	Dismissed []int64
 }
+
+// ErrPendingDraft is returned with KeepPending when the account has a pending review on the
+// pull request, which blocks a new one and is not deleted.
+var ErrPendingDraft = errors.New("the account has a pending (unsubmitted) review on the pull request: submit or delete it, then post again")
 
 // ErrDismiss wraps the failure to dismiss an earlier review after the new
 // one was posted. Publish then returns the Posted with the error.
@@ -257,10 +266,14 @@ func (p *Publisher) isBot(u *gh.User) bool {
 
 // deletePending deletes the bot's pending reviews, which an interrupted
 // bisection may have left: GitHub allows one pending review per user.
-// Pending reviews are visible only to their author.
+// Pending reviews are visible only to their author. With KeepPending it
+// deletes none: a pending review is then an error, ErrPendingDraft.
 func (p *Publisher) deletePending(ctx context.Context, client *gh.Client, post Post, reviews []*gh.PullRequestReview) error {
 	for _, rv := range reviews {
 		if rv.GetState() == "PENDING" && p.isBot(rv.GetUser()) {
+			if p.keepPending {
+				return fmt.Errorf("%w (review %d)", ErrPendingDraft, rv.GetID())
+			}
 			if _, _, err := client.PullRequests.DeletePendingReview(ctx, post.Owner, post.Repo, post.Number, rv.GetID()); err != nil {
 				return fmt.Errorf("delete pending review %d: %w", rv.GetID(), apiError(err))
 			}

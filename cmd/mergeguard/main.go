@@ -76,8 +76,9 @@ Usage:
   mergeguard migrate [--config FILE] down N    undo the last N migrations
   mergeguard migrate [--config FILE] version   print the database schema version
   mergeguard review [flags]                    review commits, uncommitted or staged changes,
-                                               or a diff file (text, json, markdown, sarif,
-                                               rdjson or line)
+                                               a diff file, or a GitHub pull request (--pr,
+                                               with GITHUB_TOKEN; --post posts the review);
+                                               text, json, markdown, sarif, rdjson or line
   mergeguard learnings export --repo OWNER/NAME
                                                print a repository's active learnings
                                                as .mergeguard.yml path_instructions

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/mergeguard/mergeguard/github"
@@ -62,6 +63,9 @@ func openPR(ctx context.Context, f reviewFlags, getenv func(string) string, stde
 		}
 		opts.BotLogin = login
 	}
+	// A person's pending review is their unsubmitted draft, never ours to
+	// delete; bots have none of their own.
+	opts.KeepPending = !strings.HasSuffix(opts.BotLogin, "[bot]")
 	webURL := "https://" + ref.Host + "/"
 	return &prReview{ref: ref, repo: github.NewTokenRepo(client, v4c, ref.Owner, ref.Repo, webURL, opts)}, nil
 }

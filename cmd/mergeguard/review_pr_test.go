@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
 )
 
@@ -74,6 +76,17 @@ func TestReviewPR(t *testing.T) {
 		if said := strings.Contains(stderr, "nothing new posted"); said != (run == 1) {
 			t.Errorf("run %d: stderr = %q", run, stderr)
 		}
+	}
+	// A person's unsubmitted draft is theirs: it is kept, and it blocks
+	// posting on a new head until it is submitted or deleted.
+	fake.Push("acme", "widgets", 7, map[string]string{"README.md": "# widgets\n"}, "Remove the key, add a README")
+	draft := fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "ci-user", ID: 77}, State: "PENDING"})
+	_, stderr, err = runCmd(t, getenv, "review", "--pr", pr, "--post")
+	if !errors.Is(err, github.ErrPendingDraft) || exitCode(err) != 1 {
+		t.Errorf("with a draft: err = %v, want %v\n%s", err, github.ErrPendingDraft, stderr)
+	}
+	if rvs := fake.Reviews("acme", "widgets", 7); len(rvs) != 2 || rvs[1].ID != draft || rvs[1].State != "PENDING" {
+		t.Errorf("with a draft: reviews %+v, want the draft kept and nothing posted", rvs)
 	}
 	for _, c := range fake.CallsTo(githubtest.RouteUser) {
 		if c.Status != http.StatusOK {
