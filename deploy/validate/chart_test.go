@@ -170,11 +170,16 @@ func parseValues(t *testing.T, text string) map[string]any {
 // over the chart's defaults (validated against values.schema.json) and decodes
 // every manifest strictly. It also returns the rendered NOTES.txt.
 func renderChart(overrides map[string]any) (*objects, string, error) {
+	return renderChartAs(release, overrides)
+}
+
+// renderChartAs is renderChart for a release with another name.
+func renderChartAs(releaseName string, overrides map[string]any) (*objects, string, error) {
 	chrt, err := loader.Load(chartDir)
 	if err != nil {
 		return nil, "", fmt.Errorf("load chart: %w", err)
 	}
-	opts := chartutil.ReleaseOptions{Name: release, Namespace: namespace, Revision: 1, IsInstall: true}
+	opts := chartutil.ReleaseOptions{Name: releaseName, Namespace: namespace, Revision: 1, IsInstall: true}
 	vals, err := chartutil.ToRenderValues(chrt, overrides, opts, chartutil.DefaultCapabilities)
 	if err != nil {
 		return nil, "", fmt.Errorf("values: %w", err)
