@@ -36,7 +36,9 @@ type Deps struct {
 	Logger *zerolog.Logger
 	// DB is checked by /readyz; nil means there is nothing to check.
 	DB Pinger
-	// Metrics serves /metrics when set.
+	// Metrics serves /metrics when set. When it also has an Instrument
+	// method (metrics.Metrics.Handler's does), every request the server
+	// serves is counted and timed through it by route pattern.
 	Metrics http.Handler
 	// Routes add their handlers to the server's mux: the webhook intake,
 	// the review API and the web UI.
@@ -54,6 +56,13 @@ type Server struct {
 	log *zerolog.Logger
 	db  Pinger
 	mux *http.ServeMux
+	// routes is mux, instrumented when Deps.Metrics can instrument it.
+	routes http.Handler
+}
+
+// instrumenter wraps a ServeMux to record per-route request metrics.
+type instrumenter interface {
+	Instrument(mux http.Handler) http.Handler
 }
 
 // New returns a server with its routes registered. A nil Logger logs
@@ -73,6 +82,10 @@ func New(deps Deps) *Server {
 	for _, r := range deps.Routes {
 		r.Register(s.mux)
 	}
+	s.routes = s.mux
+	if in, ok := deps.Metrics.(instrumenter); ok {
+		s.routes = in.Instrument(s.mux)
+	}
 	return s
 }
 
@@ -80,7 +93,7 @@ func New(deps Deps) *Server {
 // logger.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mux.ServeHTTP(w, r.WithContext(s.log.WithContext(r.Context())))
+		s.routes.ServeHTTP(w, r.WithContext(s.log.WithContext(r.Context())))
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"helm.sh/helm/v3/pkg/lint/support"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 )
@@ -108,6 +109,36 @@ topologySpreadConstraints:
     labelSelector:
       matchLabels:
         app.kubernetes.io/name: mergeguard
+serviceMonitor:
+  enabled: true
+  labels:
+    release: kube-prometheus-stack
+  interval: 30s
+  scrapeTimeout: 10s
+networkPolicy:
+  enabled: true
+  ingressFrom:
+    - namespaceSelector:
+        matchLabels:
+          kubernetes.io/metadata.name: ingress-nginx
+  egress:
+    - ports:
+        - port: 53
+          protocol: UDP
+    - to:
+        - ipBlock:
+            cidr: 0.0.0.0/0
+      ports:
+        - port: 443
+          protocol: TCP
+migrationJob:
+  enabled: true
+resources:
+  requests:
+    cpu: 200m
+    memory: 512Mi
+  limits:
+    memory: 1Gi
 `
 
 // chartSecrets has the chart create its Secret with every key.
@@ -139,11 +170,16 @@ func parseValues(t *testing.T, text string) map[string]any {
 // over the chart's defaults (validated against values.schema.json) and decodes
 // every manifest strictly. It also returns the rendered NOTES.txt.
 func renderChart(overrides map[string]any) (*objects, string, error) {
+	return renderChartAs(release, overrides)
+}
+
+// renderChartAs is renderChart for a release with another name.
+func renderChartAs(releaseName string, overrides map[string]any) (*objects, string, error) {
 	chrt, err := loader.Load(chartDir)
 	if err != nil {
 		return nil, "", fmt.Errorf("load chart: %w", err)
 	}
-	opts := chartutil.ReleaseOptions{Name: release, Namespace: namespace, Revision: 1, IsInstall: true}
+	opts := chartutil.ReleaseOptions{Name: releaseName, Namespace: namespace, Revision: 1, IsInstall: true}
 	vals, err := chartutil.ToRenderValues(chrt, overrides, opts, chartutil.DefaultCapabilities)
 	if err != nil {
 		return nil, "", fmt.Errorf("values: %w", err)
@@ -239,11 +275,12 @@ func TestChartRender(t *testing.T) {
 		{
 			name:      "all features",
 			values:    allFeatures,
-			wantKinds: []string{"ConfigMap", "Deployment", "HorizontalPodAutoscaler", "Ingress", "PodDisruptionBudget", "Service"},
+			wantKinds: []string{"ConfigMap", "Deployment", "HorizontalPodAutoscaler", "Ingress", "Job", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceMonitor"},
 			check: func(t *testing.T, o *objects, notes string) {
 				d := o.deployments[0]
 				c := d.Spec.Template.Spec.Containers[0]
 				wantEnv := map[string]string{
+					"GOMEMLIMIT":                "966367641", // 90% of 1Gi
 					"MERGEGUARD_PUBLIC_URL":     "https://mergeguard.example.com",
 					"GITHUB_APP_INTEGRATION_ID": "1234567", // not 1.234567e+06
 					"GITHUB_WEB_URL":            "https://github.example.com/",
@@ -279,6 +316,7 @@ func TestChartRender(t *testing.T) {
 				if strings.Contains(notes, "WARNING") {
 					t.Errorf("NOTES.txt warns although an existing secret is used:\n%s", notes)
 				}
+				checkOperatorExtras(t, o)
 			},
 		},
 		{
@@ -300,6 +338,21 @@ func TestChartRender(t *testing.T) {
 				}
 				if strings.Contains(notes, "WARNING") {
 					t.Errorf("NOTES.txt warns although every secret is set:\n%s", notes)
+				}
+			},
+		},
+		{
+			name:      "network policy with open egress",
+			values:    "networkPolicy: {enabled: true}",
+			wantKinds: []string{"Deployment", "NetworkPolicy", "PodDisruptionBudget", "Secret", "Service", "ServiceAccount"},
+			check: func(t *testing.T, o *objects, _ string) {
+				np := o.networkPolicies[0]
+				want := []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}
+				if diff := cmp.Diff(want, np.Spec.PolicyTypes); diff != "" {
+					t.Errorf("policyTypes (-want +got):\n%s", diff)
+				}
+				if len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].From) != 0 {
+					t.Errorf("ingress = %+v, want one rule open to every peer", np.Spec.Ingress)
 				}
 			},
 		},
@@ -366,6 +419,13 @@ func TestChartRejectsBadValues(t *testing.T) {
 		"wrong service type": {"service: {type: Ingress}", "/service/type"},
 		"string for integer": {`replicaCount: "2"`, "/replicaCount"},
 		"bad digest":         {"image: {digest: latest}", "/image/digest"},
+		"migration job without existing secret": {
+			"migrationJob: {enabled: true}",
+			"migrationJob.enabled needs secrets.existingSecret",
+		},
+		"bad scrape interval": {"serviceMonitor: {interval: 30}", "/serviceMonitor/interval"},
+		"percent over 100":    {"goMemLimitPercent: 120", "/goMemLimitPercent"},
+		"unparsable limit":    {"resources: {limits: {memory: 512MB}}", "cannot compute GOMEMLIMIT"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -454,6 +514,28 @@ func TestCheckInvariantsCatchesBrokenObjects(t *testing.T) {
 			func(o *objects) { pod(o).Containers[0].Ports[0].ContainerPort = 9090 },
 			`MERGEGUARD_ADDR ":8080" does not match container port 9090`,
 		},
+		"extra: service monitor path": {
+			func(o *objects) { o.serviceMonitors[0].Spec.Endpoints[0].Path = "/" },
+			"ServiceMonitor endpoint / on port",
+		},
+		"extra: network policy selects nothing": {
+			func(o *objects) {
+				o.networkPolicies[0].Spec.PodSelector.MatchLabels["app.kubernetes.io/name"] = "other"
+			},
+			"NetworkPolicy podSelector",
+		},
+		"extra: network policy port": {
+			func(o *objects) { o.networkPolicies[0].Spec.Ingress[0].Ports[0].Port = new(intstr.FromInt32(22)) },
+			"NetworkPolicy admits port 22",
+		},
+		"extra: service selects migration pods": {
+			func(o *objects) { o.jobs[0].Spec.Template.Labels = o.deployments[0].Spec.Template.Labels },
+			"the Service selects the migration Job's pods",
+		},
+		"extra: migration args": {
+			func(o *objects) { o.jobs[0].Spec.Template.Spec.Containers[0].Args = []string{"serve"} },
+			"does not run migrate up",
+		},
 		"grace shorter than preStop": {
 			func(o *objects) { *pod(o).TerminationGracePeriodSeconds = 5 },
 			"terminationGracePeriodSeconds 5 leaves no time after the 5s preStop sleep",
@@ -462,7 +544,12 @@ func TestCheckInvariantsCatchesBrokenObjects(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			broken, _, err := renderChart(nil)
+			// Cases named "extra: ..." break an object that only allFeatures renders.
+			var values map[string]any
+			if strings.HasPrefix(name, "extra: ") {
+				values = parseValues(t, allFeatures)
+			}
+			broken, _, err := renderChart(values)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -702,6 +789,8 @@ func checkInvariants(o *objects) error {
 		}
 	}
 
+	errs = append(errs, checkExtras(o, tmpl.Labels, httpPort)...)
+
 	// Every object is labelled for its release and leaves the namespace to Helm.
 	for _, m := range o.all {
 		if m.GetNamespace() != "" {
@@ -735,4 +824,122 @@ func containerPort(c corev1.Container, name string) int32 {
 		}
 	}
 	return 0
+}
+
+// checkOperatorExtras checks the ServiceMonitor, NetworkPolicy and migration
+// Job of the allFeatures rendering.
+func checkOperatorExtras(t *testing.T, o *objects) {
+	t.Helper()
+	sm := o.serviceMonitors[0]
+	if got := sm.Labels["release"]; got != "kube-prometheus-stack" {
+		t.Errorf("ServiceMonitor label release = %q, want kube-prometheus-stack", got)
+	}
+	if ep := sm.Spec.Endpoints[0]; ep.Interval != "30s" || ep.ScrapeTimeout != "10s" {
+		t.Errorf("ServiceMonitor endpoint = %+v, want interval 30s and scrapeTimeout 10s", ep)
+	}
+	np := o.networkPolicies[0]
+	wantTypes := []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}
+	if diff := cmp.Diff(wantTypes, np.Spec.PolicyTypes); diff != "" {
+		t.Errorf("NetworkPolicy policyTypes (-want +got):\n%s", diff)
+	}
+	if got := len(np.Spec.Egress); got != 2 {
+		t.Errorf("NetworkPolicy has %d egress rules, want 2", got)
+	}
+	if from := np.Spec.Ingress[0].From; len(from) != 1 || from[0].NamespaceSelector == nil {
+		t.Errorf("NetworkPolicy ingress from = %+v, want the ingress controller's namespace", from)
+	}
+	job := o.jobs[0]
+	if got := job.Annotations["helm.sh/hook"]; got != "pre-install,pre-upgrade" {
+		t.Errorf("Job hook = %q, want pre-install,pre-upgrade", got)
+	}
+	if got := job.Spec.Template.Spec.ServiceAccountName; got != "mergeguard-workload" {
+		t.Errorf("Job serviceAccountName = %q, want the existing mergeguard-workload", got)
+	}
+}
+
+// TestChartGoMemLimit shows GOMEMLIMIT at goMemLimitPercent of the memory
+// limit, in bytes, for the quantity forms Kubernetes users write.
+func TestChartGoMemLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		values string
+		want   string // empty: GOMEMLIMIT unset
+	}{
+		{"default 512Mi", "", "483183820"},
+		{"Gi", "resources: {limits: {memory: 2Gi}}", "1932735283"},
+		{"decimal", "resources: {limits: {memory: 1.5Gi}}", "1449551462"},
+		{"SI", "resources: {limits: {memory: 500M}}", "450000000"},
+		{"bytes", "resources: {limits: {memory: 1000000}}", "900000"},
+		{"other percent", "goMemLimitPercent: 80", "429496729"},
+		{"percent 0", "goMemLimitPercent: 0", ""},
+		{"no limit", "resources: {limits: null}", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			objs, _, err := renderChart(parseValues(t, tt.values))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			for _, e := range objs.deployments[0].Spec.Template.Spec.Containers[0].Env {
+				if e.Name == "GOMEMLIMIT" {
+					got = e.Value
+				}
+			}
+			if got != tt.want {
+				t.Errorf("GOMEMLIMIT = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// checkExtras checks the optional ServiceMonitor, NetworkPolicy and migration
+// Job: the first two reach the pods' HTTP port and /metrics; the Job runs
+// `migrate up` as a pre-install and pre-upgrade hook, from pods that no
+// Service, PodDisruptionBudget or NetworkPolicy of the chart selects.
+func checkExtras(o *objects, podLabels map[string]string, httpPort int32) []error {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	svc := o.services[0]
+	for _, sm := range o.serviceMonitors {
+		if len(sm.Spec.Selector.MatchExpressions) > 0 || !selects(sm.Spec.Selector.MatchLabels, svc.Labels) {
+			fail("ServiceMonitor selector %v does not select the Service %v", sm.Spec.Selector, svc.Labels)
+		}
+		for _, ep := range sm.Spec.Endpoints {
+			if ep.Path != "/metrics" || !slices.ContainsFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return p.Name == ep.Port }) {
+				fail("ServiceMonitor endpoint %s on port %q, want /metrics on a Service port", ep.Path, ep.Port)
+			}
+		}
+	}
+	for _, np := range o.networkPolicies {
+		if len(np.Spec.PodSelector.MatchExpressions) > 0 || !selects(np.Spec.PodSelector.MatchLabels, podLabels) {
+			fail("NetworkPolicy podSelector %v does not select the pods %v", np.Spec.PodSelector, podLabels)
+		}
+		for _, rule := range np.Spec.Ingress {
+			for _, p := range rule.Ports {
+				if p.Port == nil || (p.Port.String() != "http" && p.Port.String() != fmt.Sprint(httpPort)) {
+					fail("NetworkPolicy admits port %v, want only the HTTP port", p.Port)
+				}
+			}
+		}
+	}
+	for _, job := range o.jobs {
+		hook := job.Annotations["helm.sh/hook"]
+		if !strings.Contains(hook, "pre-install") || !strings.Contains(hook, "pre-upgrade") {
+			fail("Job %s hook %q, want pre-install and pre-upgrade", job.Name, hook)
+		}
+		jobPod := job.Spec.Template
+		if selects(svc.Spec.Selector, jobPod.Labels) {
+			fail("the Service selects the migration Job's pods")
+		}
+		if len(jobPod.Spec.Containers) != 1 || !slices.Equal(jobPod.Spec.Containers[0].Args, []string{"migrate", "up"}) {
+			fail("Job %s does not run migrate up", job.Name)
+		}
+		if jobPod.Spec.RestartPolicy != corev1.RestartPolicyNever {
+			fail("Job %s restartPolicy %q, want Never", job.Name, jobPod.Spec.RestartPolicy)
+		}
+	}
+	return errs
 }

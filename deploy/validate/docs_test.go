@@ -254,6 +254,10 @@ func TestOperatorGuideYAML(t *testing.T) {
 				if err := errors.Join(checkInvariants(objs), checkConfigMaps(objs)); err != nil {
 					t.Error(err)
 				}
+			case "# keda-scaledobject.yaml":
+				if err := checkScaledObject(text); err != nil {
+					t.Error(err)
+				}
 			case "# migrate-down.yaml":
 				if _, err := decodeManifest(text); err != nil {
 					t.Fatal(err)
@@ -263,4 +267,54 @@ func TestOperatorGuideYAML(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scaledObject is the part of KEDA's ScaledObject (keda.sh/v1alpha1) the
+// operator guide's example uses; strict decoding rejects any other field.
+type scaledObject struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Metadata   map[string]string `json:"metadata"`
+	Spec       struct {
+		ScaleTargetRef struct {
+			Name string `json:"name"`
+		} `json:"scaleTargetRef"`
+		MinReplicaCount int `json:"minReplicaCount"`
+		MaxReplicaCount int `json:"maxReplicaCount"`
+		CooldownPeriod  int `json:"cooldownPeriod"`
+		Triggers        []struct {
+			Type     string            `json:"type"`
+			Metadata map[string]string `json:"metadata"`
+		} `json:"triggers"`
+	} `json:"spec"`
+}
+
+// checkScaledObject checks the guide's KEDA example: it scales the chart's
+// Deployment (release "mergeguard") on the queued reviews with the Prometheus
+// scaler, and keeps at least two replicas.
+func checkScaledObject(text string) error {
+	var so scaledObject
+	if err := yaml.UnmarshalStrict([]byte(text), &so); err != nil {
+		return fmt.Errorf("ScaledObject: %w", err)
+	}
+	objs, _, err := renderChartAs("mergeguard", nil)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	if so.APIVersion != "keda.sh/v1alpha1" || so.Kind != "ScaledObject" {
+		errs = append(errs, fmt.Errorf("apiVersion %q kind %q, want keda.sh/v1alpha1 ScaledObject", so.APIVersion, so.Kind))
+	}
+	if want := objs.deployments[0].Name; so.Spec.ScaleTargetRef.Name != want {
+		errs = append(errs, fmt.Errorf("scaleTargetRef.name %q, want the chart's Deployment %q", so.Spec.ScaleTargetRef.Name, want))
+	}
+	if so.Spec.MinReplicaCount < 2 || so.Spec.MaxReplicaCount < so.Spec.MinReplicaCount {
+		errs = append(errs, fmt.Errorf("replicas %d..%d, want at least 2", so.Spec.MinReplicaCount, so.Spec.MaxReplicaCount))
+	}
+	if len(so.Spec.Triggers) != 1 || so.Spec.Triggers[0].Type != "prometheus" ||
+		!strings.HasPrefix(so.Spec.Triggers[0].Metadata["query"], `max(mergeguard_queue_depth{state="queued"`) ||
+		so.Spec.Triggers[0].Metadata["threshold"] == "" || so.Spec.Triggers[0].Metadata["serverAddress"] == "" {
+		errs = append(errs, fmt.Errorf("triggers %+v, want one prometheus trigger on max(mergeguard_queue_depth{state=\"queued\"}) with a threshold", so.Spec.Triggers))
+	}
+	return errors.Join(errs...)
 }

@@ -8,11 +8,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
 
@@ -27,7 +28,28 @@ type objects struct {
 	ingresses       []*networkingv1.Ingress
 	hpas            []*autoscalingv2.HorizontalPodAutoscaler
 	pdbs            []*policyv1.PodDisruptionBudget
+	networkPolicies []*networkingv1.NetworkPolicy
+	jobs            []*batchv1.Job
+	serviceMonitors []*serviceMonitor
 	all             []metav1.Object
+}
+
+// serviceMonitor is the part of the Prometheus Operator's ServiceMonitor
+// (monitoring.coreos.com/v1) that the chart writes. Decoding strictly into it
+// rejects any other field, so a field added to the template must be added
+// here, checked against the operator's API reference.
+type serviceMonitor struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Selector  metav1.LabelSelector `json:"selector"`
+		Endpoints []struct {
+			Port          string `json:"port,omitempty"`
+			Path          string `json:"path,omitempty"`
+			Interval      string `json:"interval,omitempty"`
+			ScrapeTimeout string `json:"scrapeTimeout,omitempty"`
+		} `json:"endpoints"`
+	} `json:"spec"`
 }
 
 // decodeManifest decodes one YAML document strictly into the Kubernetes type
@@ -58,6 +80,12 @@ func decodeManifest(doc string) (any, error) {
 		obj = &autoscalingv2.HorizontalPodAutoscaler{}
 	case "policy/v1 PodDisruptionBudget":
 		obj = &policyv1.PodDisruptionBudget{}
+	case "networking.k8s.io/v1 NetworkPolicy":
+		obj = &networkingv1.NetworkPolicy{}
+	case "batch/v1 Job":
+		obj = &batchv1.Job{}
+	case "monitoring.coreos.com/v1 ServiceMonitor":
+		obj = &serviceMonitor{}
 	default:
 		return nil, fmt.Errorf("unexpected object apiVersion %q kind %q", tm.APIVersion, tm.Kind)
 	}
@@ -87,6 +115,12 @@ func (o *objects) add(obj any) {
 		o.hpas = append(o.hpas, v)
 	case *policyv1.PodDisruptionBudget:
 		o.pdbs = append(o.pdbs, v)
+	case *networkingv1.NetworkPolicy:
+		o.networkPolicies = append(o.networkPolicies, v)
+	case *batchv1.Job:
+		o.jobs = append(o.jobs, v)
+	case *serviceMonitor:
+		o.serviceMonitors = append(o.serviceMonitors, v)
 	default:
 		return
 	}
@@ -97,7 +131,7 @@ func (o *objects) add(obj any) {
 func (o *objects) kinds() []string {
 	var ks []string
 	for _, m := range o.all {
-		ks = append(ks, m.(runtime.Object).GetObjectKind().GroupVersionKind().Kind)
+		ks = append(ks, m.(interface{ GetObjectKind() schema.ObjectKind }).GetObjectKind().GroupVersionKind().Kind)
 	}
 	sort.Strings(ks)
 	return ks

@@ -33,6 +33,7 @@ type Metrics struct {
 	rateRemaining  *prometheus.GaugeVec
 	postFailures   *prometheus.CounterVec
 	jobsRetried    prometheus.Counter
+	http           httpMetrics
 }
 
 // New builds the collectors on a fresh registry, with the Go runtime and
@@ -89,6 +90,7 @@ func New() *Metrics {
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.deliveries, m.reviews, m.reviewDuration, m.stageDuration, m.llmDuration,
 		m.tokens, m.cost, m.githubRequests, m.rateRemaining, m.postFailures, m.jobsRetried)
+	m.http = newHTTPMetrics(m.reg)
 	m.zero()
 	return m
 }
@@ -112,10 +114,21 @@ func (m *Metrics) zero() {
 	}
 }
 
-// Handler serves the registry in the Prometheus exposition format.
+// Handler serves the registry in the Prometheus exposition format. The
+// handler also has the Instrument method, so a server given only this
+// handler can count and time its requests too.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+	return metricsHandler{Handler: promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}), m: m}
 }
+
+// metricsHandler serves /metrics and instruments other handlers.
+type metricsHandler struct {
+	http.Handler
+	m *Metrics
+}
+
+// Instrument is Metrics.Instrument.
+func (h metricsHandler) Instrument(mux http.Handler) http.Handler { return h.m.Instrument(mux) }
 
 // Delivery counts one webhook delivery.
 func (m *Metrics) Delivery(event, outcome string) {

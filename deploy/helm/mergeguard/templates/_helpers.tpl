@@ -94,3 +94,24 @@ Replicas that run at the least: replicaCount, or autoscaling.minReplicas.
 {{- .Values.replicaCount }}
 {{- end }}
 {{- end }}
+
+{{/*
+GOMEMLIMIT in bytes: goMemLimitPercent of resources.limits.memory (a
+Kubernetes quantity such as 512Mi, 1Gi, 500M or 536870912). Empty when there is
+no memory limit or goMemLimitPercent is 0.
+*/}}
+{{- define "mergeguard.goMemLimit" -}}
+{{- $raw := dig "limits" "memory" "" .Values.resources }}
+{{- /* A bare number in a values file arrives as float64 (1e+06 as a string). */}}
+{{- $limit := ternary (int64 $raw | toString) (toString $raw) (kindIs "float64" $raw) }}
+{{- $pct := int .Values.goMemLimitPercent }}
+{{- if and $limit (gt $pct 0) }}
+{{- $num := regexFind "^[0-9]+(\\.[0-9]+)?" $limit }}
+{{- $suffix := trimPrefix $num $limit }}
+{{- $units := dict "" 1 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 }}
+{{- if or (not $num) (not (hasKey $units $suffix)) }}
+{{- fail (printf "resources.limits.memory %q: cannot compute GOMEMLIMIT; write it as a number with an optional k, M, G, T, Ki, Mi, Gi or Ti suffix, or set goMemLimitPercent: 0" $limit) }}
+{{- end }}
+{{- divf (mulf (float64 $num) (get $units $suffix) $pct) 100 | floor | int64 }}
+{{- end }}
+{{- end }}
