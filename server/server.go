@@ -36,10 +36,11 @@ type Deps struct {
 	Logger *zerolog.Logger
 	// DB is checked by /readyz; nil means there is nothing to check.
 	DB Pinger
-	// Metrics serves /metrics when set. When it also has an Instrument
-	// method (metrics.Metrics.Handler's does), every request the server
-	// serves is counted and timed through it by route pattern.
+	// Metrics serves /metrics when set.
 	Metrics http.Handler
+	// Instrument, when set, wraps the server's routes to count and time
+	// every request by route pattern (metrics.Metrics.Instrument).
+	Instrument func(mux http.Handler) http.Handler
 	// Routes add their handlers to the server's mux: the webhook intake,
 	// the review API and the web UI.
 	Routes []Registrar
@@ -56,13 +57,8 @@ type Server struct {
 	log *zerolog.Logger
 	db  Pinger
 	mux *http.ServeMux
-	// routes is mux, instrumented when Deps.Metrics can instrument it.
+	// routes is mux, instrumented when Deps.Instrument is set.
 	routes http.Handler
-}
-
-// instrumenter wraps a ServeMux to record per-route request metrics.
-type instrumenter interface {
-	Instrument(mux http.Handler) http.Handler
 }
 
 // New returns a server with its routes registered. A nil Logger logs
@@ -83,8 +79,8 @@ func New(deps Deps) *Server {
 		r.Register(s.mux)
 	}
 	s.routes = s.mux
-	if in, ok := deps.Metrics.(instrumenter); ok {
-		s.routes = in.Instrument(s.mux)
+	if deps.Instrument != nil {
+		s.routes = deps.Instrument(s.mux)
 	}
 	return s
 }

@@ -97,7 +97,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		})
 	}
 	g.Go(func() error {
-		srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st, Metrics: mx.Handler(), Routes: routes})
+		srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st, Metrics: mx.Handler(),
+			Instrument: mx.Instrument, Routes: routes})
 		return srv.Run(gctx)
 	})
 	if err := g.Wait(); err != nil {

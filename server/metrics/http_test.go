@@ -27,9 +27,7 @@ func testMux(t *testing.T) *http.ServeMux {
 
 func TestInstrumentLabelsByRoutePattern(t *testing.T) {
 	m := New()
-	h := m.Handler().(interface {
-		Instrument(http.Handler) http.Handler
-	}).Instrument(testMux(t))
+	h := m.Instrument(testMux(t))
 	requests := []struct {
 		method, path string
 		wantCode     int

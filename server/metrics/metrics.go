@@ -114,21 +114,10 @@ func (m *Metrics) zero() {
 	}
 }
 
-// Handler serves the registry in the Prometheus exposition format. The
-// handler also has the Instrument method, so a server given only this
-// handler can count and time its requests too.
+// Handler serves the registry in the Prometheus exposition format.
 func (m *Metrics) Handler() http.Handler {
-	return metricsHandler{Handler: promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}), m: m}
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
-
-// metricsHandler serves /metrics and instruments other handlers.
-type metricsHandler struct {
-	http.Handler
-	m *Metrics
-}
-
-// Instrument is Metrics.Instrument.
-func (h metricsHandler) Instrument(mux http.Handler) http.Handler { return h.m.Instrument(mux) }
 
 // Delivery counts one webhook delivery.
 func (m *Metrics) Delivery(event, outcome string) {
