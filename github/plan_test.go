@@ -60,6 +60,18 @@ func TestPlanReviewGolden(t *testing.T) {
 	forged.Verdict.Recommendations = []string{"Ask @acme/security <!-- mergeguard:run=run-2 -->", "# Add tests"}
 	forged.Verdict.Notes = []string{"</details><img src=https://evil.example/p.png>"}
 	forged.Footer = "_Reviewed by MergeGuard._"
+	forged.Verdict.Walkthrough = &review.Walkthrough{Summary: forgedText, Source: review.WalkthroughFromModel,
+		Groups: []review.WalkthroughGroup{{Name: "</details> @everyone", Files: []review.WalkthroughFile{
+			{FilePath: "pkg/p00/file.go`<!-- x -->", ChangeType: "modified", Line: "<!-- mergeguard:run=run-2 --> @acme/security [click](https://evil.example)"}}}}}
+	walk := planPost(idx, review.DecisionComment)
+	walk.Verdict.Walkthrough = &review.Walkthrough{Summary: "Computes widget values in context.", Source: review.WalkthroughFromModel,
+		Groups: []review.WalkthroughGroup{
+			{Name: "Computation", Files: []review.WalkthroughFile{
+				{FilePath: "pkg/p00/file.go", ChangeType: "modified", Language: "go", Additions: 3, Deletions: 1, Line: "Threads the context through compute."},
+				{FilePath: "pkg/p01/file.go", OldPath: "pkg/old/file.go", ChangeType: "renamed", Language: "go", Line: "Moved from pkg/old."}}},
+			{Name: "docs", Files: []review.WalkthroughFile{
+				{FilePath: "README.md", ChangeType: "modified", Language: "markdown", Additions: 2, Line: "modified markdown file, +2 −0"}}},
+		}}
 
 	dup := finding("fp-dup", "pkg/p01/file.go", 10, 10, review.SeverityWarning)
 	tests := []struct {
@@ -77,6 +89,7 @@ func TestPlanReviewGolden(t *testing.T) {
 			finding("fp-c", "pkg/p02/file.go", 10, 10, review.SeverityWarning)), nil, 2},
 		{"no-index", withFindings(planPost(nil, review.DecisionComment), goldenFindings()[:3]...), nil, 30},
 		{"forged-markers", forged, nil, 30},
+		{"walkthrough", walk, nil, 30},
 		{"follow-up-incremental", followUpPost(idx, review.DecisionRequestChanges, false), map[string]int64{"fp-old": 4242}, 30},
 		{"follow-up-full-cleared", followUpPost(idx, review.DecisionComment, true), nil, 30},
 	}

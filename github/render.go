@@ -238,6 +238,7 @@ func reviewBody(post Post, pl *reviewPlan) string {
 		fmt.Fprintf(&b, "\n%d more findings are listed below instead of inline: a review carries at most %d inline comments, to stay clear of GitHub's secondary rate limits.\n", pl.capped, pl.maxInline)
 	}
 	var tail strings.Builder
+	writeWalkthrough(&tail, pl.text, v.Walkthrough)
 	writeReviewed(&tail, pl.text, v)
 	writeUsage(&tail, v)
 	if post.DetailsURL != "" {
@@ -341,6 +342,57 @@ func writeBodyFindings(b *strings.Builder, pl *reviewPlan, budget int) {
 		}
 		b.WriteString(e.String())
 	}
+}
+
+// Limits of the walkthrough in a review body.
+const (
+	maxWalkthroughSummary = 1200
+	maxWalkthroughFiles   = 60
+	maxWalkthroughLine    = 200
+	maxWalkthroughGroup   = 60
+)
+
+// writeWalkthrough writes the walkthrough collapsed: its summary and each
+// group's files, a line each. A model may have written it: every word goes
+// through the untrusted text policy and every path is code.
+func writeWalkthrough(b *strings.Builder, tp textPolicy, w *review.Walkthrough) {
+	if w == nil || len(w.Groups) == 0 {
+		return
+	}
+	b.WriteString("\n<details>\n<summary>Walkthrough</summary>\n\n")
+	if s := tp.block(w.Summary, maxWalkthroughSummary); s != "" {
+		b.WriteString(s + "\n\n")
+	}
+	listed, total := 0, 0
+	for _, g := range w.Groups {
+		total += len(g.Files)
+		if listed >= maxWalkthroughFiles {
+			continue
+		}
+		fmt.Fprintf(b, "**%s**\n\n", cmp.Or(tp.inline(g.Name, maxWalkthroughGroup), "other"))
+		for _, f := range g.Files[:min(len(g.Files), maxWalkthroughFiles-listed)] {
+			b.WriteString("- " + pathText(tp, f.FilePath))
+			if l := tp.inline(f.Line, maxWalkthroughLine); l != "" {
+				b.WriteString(" — " + l)
+			}
+			b.WriteString("\n")
+			listed++
+		}
+		b.WriteString("\n")
+	}
+	if total > listed {
+		fmt.Fprintf(b, "And %d more files.\n\n", total-listed)
+	}
+	b.WriteString("</details>\n")
+}
+
+// pathText shows a path as code, unless it holds a "<" (a forged marker or
+// HTML would stand verbatim in the body's source): then as escaped text.
+func pathText(tp textPolicy, p string) string {
+	if strings.Contains(p, "<") {
+		return tp.inline(p, maxNote)
+	}
+	return codeText(p)
 }
 
 // writeReviewed says what was reviewed, skipped and cut.

@@ -208,6 +208,8 @@ type Verdict struct {
 	// Notes carries plain statements for the reader, such as
 	// "no LLM configured: built-in analyzers only".
 	Notes []string `json:"notes,omitempty"`
+	// Walkthrough summarises the change and groups its files by purpose.
+	Walkthrough *Walkthrough `json:"walkthrough,omitempty"`
 }
 
 // Findings returns every reported finding of the verdict, file by file.

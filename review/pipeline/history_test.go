@@ -146,8 +146,22 @@ func TestNarrowKeepsOnlyTouchedHunks(t *testing.T) {
 // push of one commit changing 2 files sends the model at most a quarter of
 // the input tokens of a full review of the same head (issue 13), shows it
 // only those files, and lists the open findings on them.
+//
+// With the model's walkthrough on, the full review makes one more call
+// (the incremental one builds its walkthrough from the diff alone), and the
+// assertions hold all the same.
 func TestIncrementalReviewTokens(t *testing.T) {
-	full, incr := incrementalTokens(t)
+	for _, walkthrough := range []bool{false, true} {
+		t.Run(fmt.Sprintf("walkthrough=%v", walkthrough), func(t *testing.T) {
+			testIncrementalTokens(t, walkthrough)
+		})
+	}
+}
+
+// testIncrementalTokens is TestIncrementalReviewTokens with or without the
+// model's walkthrough.
+func testIncrementalTokens(t *testing.T, walkthrough bool) {
+	full, incr := incrementalTokens(t, walkthrough)
 	if full.tokens == 0 || incr.tokens*4 > full.tokens {
 		t.Errorf("input tokens: incremental %d, full %d; want incremental ≤ 25%% of full", incr.tokens, full.tokens)
 	}
@@ -174,7 +188,7 @@ type reviewCost struct {
 
 // incrementalTokens reviews the same head of twentyFilePR fully and
 // incrementally and returns what each sent the model.
-func incrementalTokens(t testing.TB) (full, incr reviewCost) {
+func incrementalTokens(t testing.TB, walkthrough bool) (full, incr reviewCost) {
 	src, push := twentyFilePR()
 	repo := config.DefaultRepo()
 	open := review.LedgerEntry{State: review.FindingOpen, FirstSeenSHA: "h1", LastSeenSHA: "h1", Finding: review.Finding{
@@ -188,7 +202,7 @@ func incrementalTokens(t testing.TB) (full, incr reviewCost) {
 	var out [2]reviewCost
 	for i, h := range histories {
 		srv := llmtest.New(t, func(llmtest.Request) llmtest.Response { return answer() })
-		p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o"})
+		p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o", Walkthrough: walkthrough})
 		res, err := p.Run(t.Context(), Request{Source: src, Repo: repo, History: h})
 		if err != nil {
 			t.Fatal(err)
@@ -209,7 +223,7 @@ func incrementalTokens(t testing.TB) (full, incr reviewCost) {
 func BenchmarkIncrementalTokens(b *testing.B) {
 	var full, incr reviewCost
 	for b.Loop() {
-		full, incr = incrementalTokens(b)
+		full, incr = incrementalTokens(b, false)
 	}
 	b.ReportMetric(float64(full.tokens), "full-input-tokens")
 	b.ReportMetric(float64(incr.tokens), "incremental-input-tokens")

@@ -87,6 +87,11 @@ type Deps struct {
 	// Recheck asks the LLM to confirm or refute each critical finding
 	// before the verdict (one extra call per finding).
 	Recheck bool
+	// Walkthrough asks the LLM for the walkthrough of a full review: its
+	// summary and a purpose and a line for each file (one extra call).
+	// Without it, without an LLM, for an incremental review or when the
+	// call fails, the walkthrough is built from the diff alone.
+	Walkthrough bool
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -332,6 +337,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	vf.reported, vf.notes = c.reported, append(vf.notes, c.notes...)
 	res := r.report(ctx, change, focus, idx, pl, rv, vf, notes, c.counted)
 	res.Scope, res.Ledger, res.Config = sc, c.ledger, repo
+	r.addWalkthrough(ctx, res, change, d, since == nil)
 	return res, nil
 }
 

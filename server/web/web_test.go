@@ -94,10 +94,10 @@ func TestPages(t *testing.T) {
 			`<span class="badge sev-critical" title="2 critical">2</span>`, "status-queued", ">diff<"}, nil},
 		{"/?repo=octo/hello", 200, []string{"octo/hello"}, []string{"status-queued"}},
 		{"/?status=queued", 200, []string{"status-queued"}, []string{"octo/hello"}},
-		{"/reviews/" + run.ID, 200, []string{`data-id="` + run.ID + `"`, `data-stage="planner"`, `data-stage="reporter"`, "#7"}, nil},
+		{"/reviews/" + run.ID, 200, []string{`data-id="` + run.ID + `"`, `data-stage="planner"`, `data-stage="reporter"`, `id="walkthrough-box"`, "#7"}, nil},
 		{"/reviews/00000000-0000-0000-0000-000000000000", 404, nil, nil},
 		{"/new", 200, []string{`name="diff_text"`, `value="security"`, `<option value="info" selected>`}, nil},
-		{"/static/app.js", 200, []string{"/api/review/"}, nil},
+		{"/static/app.js", 200, []string{"/api/review/", "showWalkthrough"}, nil},
 		{"/static/app.css", 200, []string{".stages"}, nil},
 		{"/static/favicon.svg", 200, []string{"<svg"}, nil},
 	}

@@ -404,6 +404,7 @@
     const notes = document.getElementById("verdict-notes");
     notes.textContent = "";
     (v.notes || []).concat(v.recommendations || []).forEach(function (n) { notes.appendChild(el("li", null, n)); });
+    showWalkthrough(v.walkthrough);
     phase = "final";
     if (!serverFindings()) await loadFindings(v);
     const sk = v.skipped || [];
@@ -414,6 +415,28 @@
       sk.forEach(function (x) { const li = el("li"); li.appendChild(el("code", null, x.file_path)); li.appendChild(el("span", "muted", " " + x.reason)); ul.appendChild(li); });
     }
     if (v.status === "succeeded") finishStages();
+  }
+
+  // showWalkthrough fills the collapsed walkthrough: its summary and each
+  // group's files, a line each. A model may have written it: text only.
+  function showWalkthrough(w) {
+    if (!w || !(w.groups || []).length) return;
+    document.getElementById("walkthrough-box").hidden = false;
+    document.getElementById("walkthrough-source").textContent = w.source === "model" ? "(written by the model)" : "(from the diff)";
+    document.getElementById("walkthrough-summary").textContent = w.summary || "";
+    const box = document.getElementById("walkthrough-groups");
+    box.textContent = "";
+    w.groups.forEach(function (g) {
+      box.appendChild(el("h3", null, g.name));
+      const ul = el("ul", "walkthrough-files");
+      (g.files || []).forEach(function (f) {
+        const li = el("li");
+        li.appendChild(el("code", null, f.file_path));
+        if (f.line) li.appendChild(el("span", null, " — " + f.line));
+        ul.appendChild(li);
+      });
+      box.appendChild(ul);
+    });
   }
 
   // SSE over fetch, so the Authorization header can be sent (EventSource
