@@ -82,6 +82,9 @@ func (p *Pool) completeCheck(ctx context.Context, j *job, out outcome) {
 	c := out.check
 	if c == nil {
 		c = endedCheck(out.result)
+		if out.result.Status == store.StatusFailed && out.notice != "" {
+			c.Summary = out.notice // the reason, as the pull request is told it
+		}
 	}
 	c.HeadSHA, c.Status, c.DetailsURL, c.ExternalID = run.HeadSHA, github.CheckCompleted, p.detailsURL(run.ID), run.ID
 	if run.CheckRunID == 0 {

@@ -173,9 +173,13 @@ func (p *Pool) reaped(ctx context.Context, workerID string, run *store.Run) {
 	j := &job{run: run, workerID: workerID, log: &log, claimedAt: time.Now()}
 	p.deps.Metrics.ReviewFinished(string(run.Status), "", 0, nil)
 	log.Error().Str("status", string(run.Status)).Str("reason", run.StatusReason).Msg("run ended: its worker was lost")
-	p.completeCheck(ctx, j, outcome{result: store.Result{Status: run.Status, Reason: run.StatusReason}})
-	if run.Status == store.StatusFailed && run.Mode == store.ModePR {
-		p.comment(ctx, j, failureNotice(run, errors.New(run.Error)))
+	out := outcome{result: store.Result{Status: run.Status, Reason: run.StatusReason}}
+	if run.Status == store.StatusFailed {
+		out.notice = failureNotice(run, errors.New(run.Error))
+	}
+	p.completeCheck(ctx, j, out)
+	if out.notice != "" && run.Mode == store.ModePR {
+		p.comment(ctx, j, out.notice)
 	}
 }
 

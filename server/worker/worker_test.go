@@ -424,8 +424,8 @@ func TestBrokenRepoConfigFailsTheRun(t *testing.T) {
 	if n := e.llm.Calls(); n != 0 {
 		t.Errorf("%d LLM calls, want 0", n)
 	}
-	if c := e.checks(); len(c) != 1 || c[0].Conclusion != "failure" || c[0].Requests != 2 {
-		t.Errorf("check runs %+v, want one created in progress and completed as failure", c)
+	if c := e.checks(); len(c) != 1 || c[0].Conclusion != "failure" || c[0].Requests != 2 || !strings.Contains(c[0].Summary, ".mergeguard.yml:4") {
+		t.Errorf("check runs %+v, want one created in progress and completed as failure, naming the reason", c)
 	}
 }
 
