@@ -163,6 +163,9 @@ type LLM struct {
 	// StrictTools sends OpenAI strict-mode schemas for the tools; servers
 	// other than OpenAI and Azure handle the default (non-strict) better.
 	StrictTools bool `yaml:"strict_tools" json:"strict_tools"`
+	// Walkthrough has the model write each full review's walkthrough in
+	// one planner call; off, the walkthrough is built from the diff alone.
+	Walkthrough bool `yaml:"walkthrough" json:"walkthrough"`
 	// Prices are USD prices per model name, used to compute review cost. A
 	// file's entries are added to the built-in table, replacing same names.
 	Prices map[string]Price `yaml:"prices" json:"prices"`

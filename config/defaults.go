@@ -56,6 +56,7 @@ func Default() Config {
 			Concurrency:     4,
 			APIType:         "openai",
 			ResponseFormat:  "json_schema",
+			Walkthrough:     true,
 			Prices:          defaultPrices(),
 		},
 		Workers: Workers{

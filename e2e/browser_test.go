@@ -228,6 +228,10 @@ func (b *browser) screenshot(t *testing.T, name string) {
 // model is the fake LLM's script: the reviewer reads the file through a
 // tool, then reports one finding.
 func model(r llmtest.Request) llmtest.Response {
+	if strings.HasPrefix(r.Messages[0].Content, "You write the walkthrough of a pull request") {
+		return llmtest.JSON(map[string]any{"summary": "Adds a user lookup by name.", "files": []any{
+			map[string]any{"file_path": "store/users.go", "group": "Storage", "line": "looks a user up by name"}}}).WithUsage(300, 40)
+	}
 	if len(r.ToolResults()) == 0 && r.HasTool("read_file_part") {
 		return llmtest.ToolCalls(llmtest.Call("call_1", "read_file_part",
 			map[string]any{"file_path": "store/users.go", "start_line": 1, "end_line": 10})).WithUsage(1200, 40)
@@ -398,8 +402,8 @@ func TestReviewInBrowser(t *testing.T) {
 	if errs := b.pageErrors(); len(errs) > 0 {
 		t.Errorf("the pages reported errors:\n%s", strings.Join(errs, "\n"))
 	}
-	if llm.Calls() != 2 {
-		t.Errorf("model called %d times, want 2 (a tool call, then the findings)", llm.Calls())
+	if llm.Calls() != 3 {
+		t.Errorf("model called %d times, want 3 (a tool call, the findings, the walkthrough)", llm.Calls())
 	}
 }
 

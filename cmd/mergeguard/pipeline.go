@@ -22,6 +22,7 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.De
 		MaxChunkTokens: cfg.MaxChunkTokens, MaxChunks: cfg.MaxChunks, AgentTimeout: cfg.AgentTimeout,
 		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: cfg.Prices,
 		Temperature: float32(cfg.Temperature), ResponseFormat: agent.ResponseFormat(cfg.ResponseFormat),
+		Walkthrough: cfg.Walkthrough,
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
 			return tools.New(src, d, tools.Options{Strict: cfg.StrictTools,
 				MaxResultBytes: cfg.ToolResultBytes, MaxReadLines: cfg.ToolReadLines, MaxSearchFiles: cfg.ToolSearchFiles})

@@ -92,7 +92,9 @@ func TestReviewCommand(t *testing.T) {
 	})
 
 	t.Run("markdown with an LLM, no failure without the flag", func(t *testing.T) {
-		srv := llmtest.NewQueue(t, llmtest.JSON(map[string]any{"findings": []any{}, "positive_notes": []any{}}))
+		srv := llmtest.NewQueue(t, llmtest.JSON(map[string]any{"findings": []any{}, "positive_notes": []any{}}),
+			llmtest.JSON(map[string]any{"summary": "Adds a cloud key.", "files": []any{
+				map[string]any{"file_path": "cloud/keys.go", "group": "Cloud", "line": "adds the key"}}}))
 		getenv := env(map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test", "MERGEGUARD_MODEL": "gpt-4o"})
 		stdout, stderr, err := runCmd(t, getenv, "review", "--repo", dir, "--base", base, "--head", head, "--format", "markdown")
 		if err != nil {
@@ -101,8 +103,8 @@ func TestReviewCommand(t *testing.T) {
 		if !strings.HasPrefix(stdout, "## MergeGuard: changes requested") || strings.Contains(stderr, "no LLM") {
 			t.Errorf("stdout = %q\nstderr = %q", stdout, stderr)
 		}
-		if srv.Calls() != 1 {
-			t.Errorf("LLM calls = %d, want 1", srv.Calls())
+		if srv.Calls() != 2 {
+			t.Errorf("LLM calls = %d, want 2 (the review, the walkthrough)", srv.Calls())
 		}
 		if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-test" {
 			t.Errorf("Authorization = %q", got)
