@@ -8,10 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/agent"
 )
 
 // Learnings are what the repository's people taught MergeGuard (DESIGN.md
@@ -174,44 +171,19 @@ func clip(s string, n int) string {
 // cover makes the learnings call. It returns, by finding index, the first
 // valid coverage the model gave: a pair it was offered.
 func (r *run) cover(ctx context.Context, fs []review.Finding, candidates map[int][]int64) (map[int]coverage, review.CostInfo, error) {
-	deps := r.p.d
 	user, err := r.coverRequest(fs, candidates)
 	if err != nil {
 		return nil, review.CostInfo{}, fmt.Errorf("learnings check: %w", err)
 	}
-	req := openai.ChatCompletionRequest{
-		Model: deps.Model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: coverPrompt},
-			{Role: openai.ChatMessageRoleUser, Content: user},
-		},
-		MaxCompletionTokens: min(deps.MaxOutputTokens, 1024),
-	}
-	if deps.ResponseFormat == agent.FormatJSONSchema {
-		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
-			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
-			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "learnings", Schema: json.RawMessage(coverSchema), Strict: true},
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, deps.AgentTimeout)
-	defer cancel()
-	resp, err := r.llm.Chat(ctx, req)
-	if err != nil {
-		return nil, review.CostInfo{}, fmt.Errorf("learnings check: %w", err)
-	}
-	cost := r.cost(resp.Model, resp.Usage)
-	if len(resp.Choices) == 0 {
-		return nil, cost, fmt.Errorf("learnings check: no choices")
-	}
 	var ans struct {
 		Covered *[]coverage `json:"covered"`
 	}
-	content := resp.Choices[0].Message.Content
-	if i, j := strings.IndexByte(content, '{'), strings.LastIndexByte(content, '}'); i >= 0 && j > i {
-		content = content[i : j+1]
+	cost, err := r.ask(ctx, question{name: "learnings check", system: coverPrompt, schema: coverSchema, maxOutput: 1024}, user, &ans)
+	if err == nil && ans.Covered == nil {
+		err = fmt.Errorf("learnings check: %w", errIncomplete)
 	}
-	if err := json.Unmarshal([]byte(content), &ans); err != nil || ans.Covered == nil {
-		return nil, cost, fmt.Errorf("learnings check: unparsable answer")
+	if err != nil {
+		return nil, cost, err
 	}
 	out := map[int]coverage{}
 	for _, c := range *ans.Covered {

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/agent"
 )
 
 // recheckSchema is the answer of a re-check call.
@@ -84,40 +81,16 @@ func (r *run) recheck(ctx context.Context, v *verifier, f review.Finding) (bool,
 	writeData(&user, "FINDING", string(finding))
 	fmt.Fprintf(&user, "Code of %s at the %s revision:\n", f.FilePath, rev)
 	writeData(&user, "CODE", truncateTokens(r.counter, code.String(), (deps.ContextTokens-deps.MaxOutputTokens)/2))
-	req := openai.ChatCompletionRequest{
-		Model: deps.Model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: recheckPrompt},
-			{Role: openai.ChatMessageRoleUser, Content: user.String()},
-		},
-		MaxCompletionTokens: min(deps.MaxOutputTokens, 512),
-	}
-	if deps.ResponseFormat == agent.FormatJSONSchema {
-		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
-			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
-			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "recheck", Schema: json.RawMessage(recheckSchema), Strict: true},
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, deps.AgentTimeout)
-	defer cancel()
-	resp, err := r.llm.Chat(ctx, req)
-	if err != nil {
-		return false, "", review.CostInfo{}, fmt.Errorf("recheck finding %s: %w", f.Fingerprint, err)
-	}
-	cost := r.cost(resp.Model, resp.Usage)
-	if len(resp.Choices) == 0 {
-		return false, "", cost, fmt.Errorf("recheck finding %s: no choices", f.Fingerprint)
-	}
 	var ans struct {
 		Confirmed *bool  `json:"confirmed"`
 		Reason    string `json:"reason"`
 	}
-	content := resp.Choices[0].Message.Content
-	if i, j := strings.IndexByte(content, '{'), strings.LastIndexByte(content, '}'); i >= 0 && j > i {
-		content = content[i : j+1]
+	cost, err := r.ask(ctx, question{name: "recheck", system: recheckPrompt, schema: recheckSchema, maxOutput: 512}, user.String(), &ans)
+	if err == nil && ans.Confirmed == nil {
+		err = errIncomplete
 	}
-	if err := json.Unmarshal([]byte(content), &ans); err != nil || ans.Confirmed == nil {
-		return false, "", cost, fmt.Errorf("recheck finding %s: unparsable answer", f.Fingerprint)
+	if err != nil {
+		return false, "", cost, fmt.Errorf("recheck finding %s: %w", f.Fingerprint, err)
 	}
 	return *ans.Confirmed, strings.TrimSpace(ans.Reason), cost, nil
 }

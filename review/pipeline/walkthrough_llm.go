@@ -3,15 +3,10 @@ package pipeline
 import (
 	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/diff"
 )
 
@@ -78,38 +73,14 @@ func (r *run) walkthroughMessage(change review.Change, base *review.Walkthrough)
 
 // askWalkthrough makes the walkthrough call.
 func (r *run) askWalkthrough(ctx context.Context, change review.Change, base *review.Walkthrough) (walkthroughAnswer, review.CostInfo, error) {
-	deps := r.p.d
-	req := openai.ChatCompletionRequest{
-		Model: deps.Model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: walkthroughPrompt},
-			{Role: openai.ChatMessageRoleUser, Content: r.walkthroughMessage(change, base)},
-		},
-		MaxCompletionTokens: min(deps.MaxOutputTokens, maxWalkthroughOutput),
-	}
-	if deps.ResponseFormat == agent.FormatJSONSchema {
-		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
-			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
-			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "walkthrough", Schema: json.RawMessage(walkthroughSchema), Strict: true},
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, deps.AgentTimeout)
-	defer cancel()
 	var ans walkthroughAnswer
-	resp, err := r.llm.Chat(ctx, req)
+	cost, err := r.ask(ctx, question{name: "walkthrough", system: walkthroughPrompt, schema: walkthroughSchema, maxOutput: maxWalkthroughOutput},
+		r.walkthroughMessage(change, base), &ans)
+	if err == nil && strings.TrimSpace(ans.Summary) == "" {
+		err = fmt.Errorf("walkthrough: %w", errIncomplete)
+	}
 	if err != nil {
-		return ans, review.CostInfo{}, fmt.Errorf("walkthrough: %w", err)
-	}
-	cost := r.cost(resp.Model, resp.Usage)
-	if len(resp.Choices) == 0 {
-		return ans, cost, errors.New("walkthrough: no choices")
-	}
-	content := resp.Choices[0].Message.Content
-	if i, j := strings.IndexByte(content, '{'), strings.LastIndexByte(content, '}'); i >= 0 && j > i {
-		content = content[i : j+1]
-	}
-	if err := json.Unmarshal([]byte(content), &ans); err != nil || strings.TrimSpace(ans.Summary) == "" {
-		return ans, cost, errors.New("walkthrough: unparsable answer")
+		return ans, cost, err
 	}
 	return ans, cost, nil
 }
