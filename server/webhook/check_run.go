@@ -68,9 +68,9 @@ func (h *checkRunHandler) Handle(ctx context.Context, eventType, deliveryID stri
 	ctx = log.WithContext(ctx)
 	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	allowed, err := h.github.CanWrite(cctx, d.InstallationID, d.Repository, sender)
+	allowed, err := canWrite(cctx, h.github, d, sender)
 	if err != nil {
-		return fmt.Errorf("check the permission of %s on %s: %w", sender, d.Repository, err)
+		return err
 	}
 	if !allowed {
 		return ignore(ctx, h.store, &log, d, sender+" has no write permission")

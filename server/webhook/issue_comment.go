@@ -88,9 +88,9 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 
-	allowed, err := h.github.CanWrite(cctx, installationID, d.Repository, user)
+	allowed, err := canWrite(cctx, h.github, d, user)
 	if err != nil {
-		return fmt.Errorf("check the permission of %s on %s: %w", user, d.Repository, err)
+		return err
 	}
 	if !allowed {
 		return ignore(ctx, h.store, &log, d, user+" has no write permission")
@@ -280,3 +280,13 @@ func limitReply(limit store.Limit, user string) string {
 
 // shortSHA is the abbreviated commit hash GitHub shows.
 func shortSHA(sha string) string { return sha[:min(len(sha), 7)] }
+
+// canWrite asks GitHub whether user may write to the repository of d: the
+// permission every command and piece of feedback needs.
+func canWrite(ctx context.Context, gh GitHub, d store.Delivery, user string) (bool, error) {
+	ok, err := gh.CanWrite(ctx, d.InstallationID, d.Repository, user)
+	if err != nil {
+		return false, fmt.Errorf("check the permission of %s on %s: %w", user, d.Repository, err)
+	}
+	return ok, nil
+}

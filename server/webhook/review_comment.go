@@ -98,9 +98,9 @@ func (h *reviewCommentHandler) Handle(ctx context.Context, eventType, deliveryID
 	ctx = log.WithContext(ctx)
 	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	writer, err := h.github.CanWrite(cctx, d.InstallationID, d.Repository, user)
+	writer, err := canWrite(cctx, h.github, d, user)
 	if err != nil {
-		return fmt.Errorf("check the permission of %s on %s: %w", user, d.Repository, err)
+		return err
 	}
 	if rc.isCmd && !writer {
 		return ignore(ctx, h.store, &log, d, user+" has no write permission")

@@ -3,7 +3,6 @@ package webhook
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -59,9 +58,9 @@ func (h *reviewThreadHandler) Handle(ctx context.Context, eventType, deliveryID 
 	ctx = log.WithContext(ctx)
 	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	allowed, err := h.github.CanWrite(cctx, d.InstallationID, d.Repository, sender)
+	allowed, err := canWrite(cctx, h.github, d, sender)
 	if err != nil {
-		return fmt.Errorf("check the permission of %s on %s: %w", sender, d.Repository, err)
+		return err
 	}
 	if !allowed {
 		return ignore(ctx, h.store, &log, d, sender+" has no write permission")
