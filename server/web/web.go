@@ -187,14 +187,24 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (u *UI) review(w http.ResponseWriter, r *http.Request) {
+// run reads the run the request's path names; it answers the 404 page or
+// the failure itself when it returns false.
+func (u *UI) run(w http.ResponseWriter, r *http.Request) (store.Run, bool) {
 	run, err := u.d.Runs.GetRun(r.Context(), r.PathValue("id"))
 	if errors.Is(err, store.ErrNotFound) {
 		u.notFound(w, r, "There is no review with that id.")
-		return
+		return store.Run{}, false
 	}
 	if err != nil {
 		u.fail(w, err, "get review")
+		return store.Run{}, false
+	}
+	return run, true
+}
+
+func (u *UI) review(w http.ResponseWriter, r *http.Request) {
+	run, ok := u.run(w, r)
+	if !ok {
 		return
 	}
 	v := u.view(run)
@@ -216,13 +226,8 @@ func (u *UI) review(w http.ResponseWriter, r *http.Request) {
 // findings is the findings section of a finished run's page, which the
 // page's script fetches when the run it follows ends (204 before).
 func (u *UI) findings(w http.ResponseWriter, r *http.Request) {
-	run, err := u.d.Runs.GetRun(r.Context(), r.PathValue("id"))
-	if errors.Is(err, store.ErrNotFound) {
-		u.notFound(w, r, "There is no review with that id.")
-		return
-	}
-	if err != nil {
-		u.fail(w, err, "get review")
+	run, ok := u.run(w, r)
+	if !ok {
 		return
 	}
 	set := u.citedFindings(run)
