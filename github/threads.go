@@ -199,7 +199,7 @@ func (r *Repo) ThreadMessages(ctx context.Context, number int, threadCommentID i
 			continue
 		}
 		login := c.GetUser().GetLogin()
-		out = append(out, review.ThreadMessage{Author: login, Bot: login == r.login, Body: c.GetBody()})
+		out = append(out, review.ThreadMessage{ID: c.GetID(), Author: login, Bot: login == r.login, Body: c.GetBody()})
 	}
 	return out, nil
 }

@@ -91,6 +91,8 @@ type Learning struct {
 
 // ThreadMessage is one comment of a review thread, oldest first.
 type ThreadMessage struct {
+	// ID is the review comment's id.
+	ID     int64  `json:"id"`
 	Author string `json:"author"`
 	// Bot is set for comments of MergeGuard's own bot account.
 	Bot  bool   `json:"bot,omitempty"`

@@ -32,10 +32,8 @@ type Ledger struct {
 	// Dismissed the entries people dismissed. Neither is posted again.
 	StillOpen []review.LedgerEntry
 	Dismissed []review.LedgerEntry
-	// Open are every open entry after this review, new ones included;
-	// All is the whole ledger after it.
-	Open []review.LedgerEntry
-	All  []review.LedgerEntry
+	// All is the whole ledger after this review.
+	All []review.LedgerEntry
 	// BlockingCleared says the ledger had a blocking finding open before
 	// this review and has none now.
 	BlockingCleared bool
@@ -82,7 +80,6 @@ func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff
 			out.ledger.StillOpen = append(out.ledger.StillOpen, e)
 		}
 		out.ledger.Changed = append(out.ledger.Changed, e)
-		out.ledger.Open = append(out.ledger.Open, e)
 	}
 	inPR := make(map[string]bool, len(d.Files))
 	for _, f := range d.Files {
@@ -106,17 +103,27 @@ func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff
 			out.ledger.Fixed = append(out.ledger.Fixed, e)
 		default:
 			out.ledger.StillOpen = append(out.ledger.StillOpen, e)
-			out.ledger.Open = append(out.ledger.Open, e)
 			out.counted = append(out.counted, e.Finding)
 		}
 		out.ledger.Changed = append(out.ledger.Changed, e)
 	}
+	out.ledger.All = merged(h.Ledger, out.ledger.Changed)
 	blockedAfter := false
-	for _, e := range out.ledger.Open {
+	for _, e := range out.ledger.All {
 		blockedAfter = blockedAfter || e.Blocking(blocking)
 	}
 	out.ledger.BlockingCleared = blockedBefore && !blockedAfter
-	out.ledger.All = merged(h.Ledger, out.ledger.Changed)
+	return out
+}
+
+// Open are the ledger's open entries after the review, new ones included.
+func (l Ledger) Open() []review.LedgerEntry {
+	var out []review.LedgerEntry
+	for _, e := range l.All {
+		if e.State == review.FindingOpen {
+			out = append(out, e)
+		}
+	}
 	return out
 }
 

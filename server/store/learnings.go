@@ -146,14 +146,12 @@ func (s *Store) FindingOfThread(ctx context.Context, repo string, number int, co
 	if commentID <= 0 { // entries never posted have no comment: 0 is none of them
 		return review.LedgerEntry{}, fmt.Errorf("finding of comment %d on %s#%d: %w", commentID, repo, number, ErrNotFound)
 	}
-	entries, err := s.Ledger(ctx, repo, number)
+	entries, err := s.ledger(ctx, repo, number, commentID)
 	if err != nil {
 		return review.LedgerEntry{}, err
 	}
-	for _, e := range entries {
-		if e.CommentID == commentID {
-			return e, nil
-		}
+	if len(entries) > 0 {
+		return entries[0], nil
 	}
 	return review.LedgerEntry{}, fmt.Errorf("finding of comment %d on %s#%d: %w", commentID, repo, number, ErrNotFound)
 }

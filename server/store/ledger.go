@@ -18,13 +18,19 @@ import (
 
 const selectLedger = `SELECT fingerprint, state, finding, first_seen_sha, last_seen_sha, fixed_sha,
 	    state_by, state_how, COALESCE(comment_id, 0), thread_id, updated_at
-	FROM pr_findings WHERE repository = $1 AND pr_number = $2
+	FROM pr_findings WHERE repository = $1 AND pr_number = $2 AND ($3 = 0 OR comment_id = $3)
 	ORDER BY file_path, (finding->>'line_start')::int, fingerprint`
 
 // Ledger returns the finding ledger of pull request number of repo
 // (owner/name), ordered by file and line; empty when it has none.
 func (s *Store) Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error) {
-	rows, err := s.pool.Query(ctx, selectLedger, repo, number)
+	return s.ledger(ctx, repo, number, 0)
+}
+
+// ledger returns the ledger's entries, only the one posted as review
+// comment commentID when it is not 0.
+func (s *Store) ledger(ctx context.Context, repo string, number int, commentID int64) ([]review.LedgerEntry, error) {
+	rows, err := s.pool.Query(ctx, selectLedger, repo, number, commentID)
 	if err != nil {
 		return nil, fmt.Errorf("read ledger of %s#%d: %w", repo, number, err)
 	}

@@ -86,7 +86,7 @@ func (p *Pool) answerRequest(ctx context.Context, j *job, repo Repo, q review.Qu
 		return req, err
 	}
 	for _, m := range msgs { // the question itself is asked apart
-		if m.Body != q.Body || m.Author != q.Author {
+		if m.ID < q.CommentID { // comment ids grow: these came before
 			req.Thread = append(req.Thread, m)
 		}
 	}

@@ -41,14 +41,15 @@ func (p *Pool) startCheck(ctx context.Context, j *job, repo Repo) {
 func reviewedCheck(res *pipeline.Result, pullURL string) *github.Check {
 	blocking := pipeline.BlockingSeverity(res.Config)
 	c := &github.Check{Conclusion: github.ConclusionSuccess}
-	for _, e := range res.Ledger.Open {
+	open := res.Ledger.Open()
+	for _, e := range open {
 		if e.Blocking(blocking) {
 			c.Conclusion = res.Config.Check.BlockingConclusion
 			break
 		}
 	}
 	c.Title, c.Summary = github.CheckSummary(res.Ledger.All, blocking, pullURL)
-	c.Annotations = github.LedgerAnnotations(res.Ledger.Open, blocking, pullURL)
+	c.Annotations = github.LedgerAnnotations(open, blocking, pullURL)
 	return c
 }
 

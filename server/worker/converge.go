@@ -77,34 +77,55 @@ func (p *Pool) healedLedger(ctx context.Context, j *job, repo Repo) ([]review.Le
 		j.log.Warn().Err(err).Msg("read review threads; the ledger keeps the states deliveries gave it")
 		return ledger, nil, nil
 	}
-	resolved := map[string]bool{}
+	resolved, writers, applied := map[string]bool{}, newWriters(repo), 0
 	changed := false
-	writers := newWriters(repo)
 	for _, t := range threads {
 		resolved[t.ID] = t.Resolved
-		if t.Fingerprint == "" || (t.Resolved && t.ResolvedBy == repo.Login()) {
-			continue // not MergeGuard's, or resolved by MergeGuard as fixed
+		e, ok := entryOf(ledger, t)
+		if !ok || (t.Resolved && t.ResolvedBy == repo.Login()) {
+			continue // not MergeGuard's finding, or resolved by MergeGuard as fixed
 		}
-		if t.Resolved && dismisses(ledger, t) && !writers.can(ctx, j, t.ResolvedBy) {
+		change := store.ThreadChange{ThreadID: t.ID, CommentID: t.CommentID, Resolved: t.Resolved, By: t.ResolvedBy}
+		dismisses := t.Resolved && e.State == review.FindingOpen
+		reopens := !t.Resolved && e.State == review.FindingDismissed && e.StateHow == review.DismissedThreadResolved
+		if dismisses && !writers.can(ctx, j, t.ResolvedBy) {
 			j.log.Info().Str("thread", t.ID).Str("by", t.ResolvedBy).Msg("a thread resolved by someone without write access dismisses nothing")
-			continue
+			dismisses, change.Resolved = false, false // learn the thread's id only
 		}
-		c, err := p.deps.Store.ApplyThread(ctx, run.Repository, run.PRNumber,
-			store.ThreadChange{ThreadID: t.ID, CommentID: t.CommentID, Resolved: t.Resolved, By: t.ResolvedBy})
+		if !dismisses && !reopens && e.ThreadID == t.ID {
+			continue // the ledger already says so
+		}
+		c, err := p.deps.Store.ApplyThread(ctx, run.Repository, run.PRNumber, change)
 		if err != nil {
 			return nil, nil, err
 		}
+		applied++
 		changed = changed || c
 	}
 	if p.healReactions(ctx, j, repo, ledger, writers) {
-		changed = true
+		applied, changed = applied+1, true
 	}
 	if changed {
 		j.log.Info().Msg("what people did to MergeGuard's threads since the last review was applied to the ledger")
 	}
+	if applied == 0 {
+		return ledger, resolved, nil
+	}
 	// Read back: states changed, thread ids were learned.
 	ledger, err = p.deps.Store.Ledger(ctx, run.Repository, run.PRNumber)
 	return ledger, resolved, err
+}
+
+// entryOf returns the ledger entry review thread t was posted for: by the
+// thread's id, or by its first comment when the ledger does not know the
+// id yet.
+func entryOf(ledger []review.LedgerEntry, t review.ReviewThread) (review.LedgerEntry, bool) {
+	for _, e := range ledger {
+		if (e.ThreadID != "" && e.ThreadID == t.ID) || (e.CommentID != 0 && e.CommentID == t.CommentID) {
+			return e, true
+		}
+	}
+	return review.LedgerEntry{}, false
 }
 
 // maxReactionReads bounds the comments whose reactions a review reads.
@@ -160,17 +181,6 @@ func (p *Pool) acknowledge(ctx context.Context, j *job, repo Repo, e review.Ledg
 	if err := resolveThreadOf(ctx, repo, j.run.PRNumber, e); err != nil {
 		j.log.Warn().Err(err).Msg("resolve a dismissed finding's thread")
 	}
-}
-
-// dismisses reports whether resolving thread t would dismiss an open
-// ledger entry.
-func dismisses(ledger []review.LedgerEntry, t review.ReviewThread) bool {
-	for _, e := range ledger {
-		if e.State == review.FindingOpen && ((e.ThreadID != "" && e.ThreadID == t.ID) || (e.CommentID != 0 && e.CommentID == t.CommentID)) {
-			return true
-		}
-	}
-	return false
 }
 
 // writers answers, once per login, whether people may push to the
