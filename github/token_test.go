@@ -78,3 +78,23 @@ func TestTokenClients(t *testing.T) {
 		t.Error("NewTokenClients without a token: no error")
 	}
 }
+
+// TestTokenLoginOfAnInstallationToken: GitHub (and its fake) refuse
+// GET /user to an installation token, as to Actions' GITHUB_TOKEN; the
+// login is then github-actions[bot].
+func TestTokenLoginOfAnInstallationToken(t *testing.T) {
+	fake := githubtest.New(t)
+	fake.RequireAuth()
+	cc, err := NewClientCreator(fake.AppConfig(42), ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := cc.NewInstallationClient(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, actions, err := TokenLogin(t.Context(), client)
+	if err != nil || login != ActionsBotLogin || !actions {
+		t.Errorf("TokenLogin = %q, %v, %v; want %s, true", login, actions, err, ActionsBotLogin)
+	}
+}

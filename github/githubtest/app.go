@@ -156,11 +156,17 @@ func (s *Server) app(w http.ResponseWriter, r *http.Request) {
 }
 
 // user answers GET /user, the authenticated user: the bot user (SetBot),
-// whom every token of the fake acts as. GitHub refuses installation tokens
-// here (403); inject that with Inject(RouteUser, …).
-func (s *Server) user(w http.ResponseWriter, _ *http.Request) {
+// whom every token of the fake acts as, except an installation token,
+// which GitHub refuses here (403, "Resource not accessible by
+// integration"), as it refuses Actions' GITHUB_TOKEN.
+func (s *Server) user(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.tokens[bearer(r)] > 0 {
+		writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration",
+			"documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user", "status": "403"})
+		return
+	}
 	writeJSON(w, http.StatusOK, s.userJSON(s.bot))
 }
 

@@ -435,14 +435,19 @@ func (s *Server) authorized(r *http.Request) bool {
 	if !s.requireAuth {
 		return true
 	}
+	_, known := s.tokens[bearer(r)]
+	return known
+}
+
+// bearer is the token of a request's Authorization header, "" for none.
+func bearer(r *http.Request) string {
 	auth := r.Header.Get("Authorization")
 	for _, prefix := range []string{"token ", "Bearer ", "bearer "} {
 		if tok, ok := strings.CutPrefix(auth, prefix); ok {
-			_, known := s.tokens[tok]
-			return known
+			return tok
 		}
 	}
-	return false
+	return ""
 }
 
 func writeFailure(w http.ResponseWriter, f Failure) {
