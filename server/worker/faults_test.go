@@ -601,8 +601,10 @@ func TestPostgresRestartMidRun(t *testing.T) {
 		before string        // the call the database is down for; "" restarts it while the model thinks
 		lease  time.Duration // renewed every third
 	}{
-		{name: "restarted while the model thinks", lease: 3 * time.Second},
-		{name: "down during a lease renewal", before: "RenewLease", lease: 6 * time.Second},
+		// A lease leaves the database twice a slow restart's time (seconds
+		// on a loaded 2-core machine) before it expires.
+		{name: "restarted while the model thinks", lease: 12 * time.Second},
+		{name: "down during a lease renewal", before: "RenewLease", lease: 15 * time.Second},
 		{name: "down when claiming the post", before: "ClaimPost", lease: time.Minute},
 		{name: "down when recording the run's end", before: "FinishRun", lease: time.Minute},
 	}
