@@ -11,6 +11,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
@@ -40,8 +41,7 @@ type Options struct {
 	// OnResult is called with each new result, one call at a time, as the
 	// cases finish; an error stops the run.
 	OnResult func(CaseResult) error
-	// TempDir is where Tree cases are made into git repositories ("" for
-	// the system's).
+	// TempDir is where Tree cases are laid out ("" for the system's).
 	TempDir string
 }
 
@@ -52,6 +52,9 @@ type Options struct {
 func Run(ctx context.Context, cases []Case, opt Options) ([]CaseResult, error) {
 	if opt.Deps.Counter == nil {
 		opt.Deps.Counter = budget.NewTokenizers().ForModel(opt.Deps.Model)
+	}
+	if opt.Deps.Analyzers == nil {
+		opt.Deps.Analyzers = analyzer.Builtin() // one secret scanner for every case: it is slow to build
 	}
 	opt.Deps.Walkthrough, opt.Deps.Recheck = false, false
 	results := make([]CaseResult, len(cases))
@@ -156,7 +159,7 @@ func contextOf(ctx context.Context, src review.Source, refs []LineRef, prompts [
 }
 
 // OpenSource opens the change of a case: its diff text, its local git
-// repository, or its tree made into a git repository under tempDir. The
+// repository, or its trees laid out under tempDir and diffed. The
 // case's title and body, when set, replace those of the source. cleanup
 // removes what was made.
 func OpenSource(ctx context.Context, c Case, tempDir string) (review.Source, func(), error) {
@@ -171,11 +174,7 @@ func OpenSource(ctx context.Context, c Case, tempDir string) (review.Source, fun
 	case c.Repo != "":
 		src, err = localgit.New(ctx, c.Repo, c.Base, c.Head)
 	case c.Tree != "":
-		var dir, base, head string
-		dir, base, head, cleanup, err = materialize(ctx, c, tempDir)
-		if err == nil {
-			src, err = localgit.New(ctx, dir, base, head)
-		}
+		src, cleanup, err = openTree(ctx, c, tempDir)
 	default:
 		err = errors.New("the case has no diff, repo or tree")
 	}

@@ -3,68 +3,82 @@ package eval
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/source/difftext"
 )
 
-// materialize makes a case's tree into a git repository under tempDir: a
-// commit of base/, then a commit with head/ copied over it, whose message
-// is the case's title and body. It returns the directory, the two
-// commits and a cleanup that removes the directory.
-func materialize(ctx context.Context, c Case, tempDir string) (dir, base, head string, cleanup func(), err error) {
-	dir, err = os.MkdirTemp(tempDir, "mergeguard-eval-")
-	if err != nil {
-		return "", "", "", func() {}, fmt.Errorf("make repository: %w", err)
-	}
-	cleanup = func() { _ = os.RemoveAll(dir) }
-	fail := func(err error) (string, string, string, func(), error) {
-		cleanup()
-		return "", "", "", func() {}, err
-	}
-	if err := git(ctx, dir, "init", "-q", "-b", "main"); err != nil {
-		return fail(err)
-	}
-	if base, err = commitTree(ctx, dir, filepath.Join(c.Tree, "base"), "base"); err != nil {
-		return fail(err)
-	}
-	msg := strings.TrimSpace(c.Title + "\n\n" + c.Body)
-	if msg == "" {
-		msg = "change"
-	}
-	if head, err = commitTree(ctx, dir, filepath.Join(c.Tree, "head"), msg); err != nil {
-		return fail(err)
-	}
-	return dir, base, head, cleanup, nil
+// treeSource is the Source of a Tree case: the base tree and the head tree
+// (base with head/ copied over it) in two directories, named a and b so
+// that `git diff --no-index --no-prefix a b`, the one process a case
+// costs, prints a git-style diff with a/ and b/ paths.
+type treeSource struct {
+	*difftext.Source
+	change     review.Change
+	base, head string
 }
 
-// commitTree copies the files of from over dir and commits them all.
-func commitTree(ctx context.Context, dir, from, msg string) (string, error) {
-	if err := copyTree(from, dir); err != nil {
-		return "", err
+var _ review.Source = (*treeSource)(nil)
+
+// openTree lays out the case's trees under a new directory in tempDir and
+// diffs them. cleanup removes the directory.
+func openTree(ctx context.Context, c Case, tempDir string) (*treeSource, func(), error) {
+	dir, err := os.MkdirTemp(tempDir, "mergeguard-eval-")
+	if err != nil {
+		return nil, func() {}, fmt.Errorf("lay out the trees: %w", err)
 	}
-	if err := git(ctx, dir, "add", "-A"); err != nil {
-		return "", err
+	cleanup := func() { _ = os.RemoveAll(dir) }
+	s := &treeSource{base: filepath.Join(dir, "a"), head: filepath.Join(dir, "b"),
+		change: review.Change{Repository: c.ID, Title: c.Title, Body: c.Body, BaseRef: "base", HeadRef: "head", BaseSHA: "base", HeadSHA: "head"}}
+	for _, step := range []struct{ from, to string }{
+		{"base", s.base}, {"base", s.head}, {"head", s.head},
+	} {
+		if err := copyTree(filepath.Join(c.Tree, step.from), step.to); err != nil {
+			cleanup()
+			return nil, func() {}, err
+		}
 	}
-	if err := git(ctx, dir, "commit", "-q", "--allow-empty", "--no-verify", "-m", msg); err != nil {
-		return "", err
+	text, err := diffDirs(ctx, dir)
+	if err == nil {
+		s.Source, err = difftext.New(text)
 	}
-	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "HEAD")
-	cmd.Dir, cmd.Env, cmd.Stdout = dir, gitEnv(), &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git rev-parse: %w", err)
+	if err != nil {
+		cleanup()
+		return nil, func() {}, err
 	}
-	return strings.TrimSpace(out.String()), nil
+	return s, cleanup, nil
+}
+
+// diffDirs returns `git diff --no-index` of dir/a and dir/b.
+func diffDirs(ctx context.Context, dir string) (string, error) {
+	var out, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "git", "diff", "--no-index", "--no-prefix", "--no-color", "--no-ext-diff", "-U3", "a", "b")
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &stderr
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "LC_ALL=C"}
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+		err = nil // differences found
+	}
+	if err != nil {
+		return "", fmt.Errorf("git diff --no-index: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return out.String(), nil
 }
 
 // copyTree copies the regular files under from to the same paths under
 // to; a missing from copies nothing.
 func copyTree(from, to string) error {
-	if _, err := os.Stat(from); os.IsNotExist(err) {
+	if _, err := os.Stat(from); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
@@ -91,27 +105,46 @@ func copyTree(from, to string) error {
 	return nil
 }
 
-// git runs a git command in dir with no user configuration and a fixed
-// identity and date, so that the commits are the same on every run.
-func git(ctx context.Context, dir string, args ...string) error {
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir, cmd.Env, cmd.Stderr = dir, gitEnv(), &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return nil
+// Change implements review.Source.
+func (s *treeSource) Change(context.Context) (review.Change, error) { return s.change, nil }
+
+// Commits implements review.Source: the change is one commit.
+func (s *treeSource) Commits(context.Context, int) ([]review.Commit, error) {
+	return []review.Commit{{SHA: "head", Author: "eval", Message: strings.TrimSpace(s.change.Title + "\n\n" + s.change.Body)}}, nil
 }
 
-func gitEnv() []string {
-	return []string{
-		"PATH=" + os.Getenv("PATH"),
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=" + os.DevNull,
-		"GIT_TERMINAL_PROMPT=0",
-		"GIT_AUTHOR_NAME=eval", "GIT_AUTHOR_EMAIL=eval@example.invalid",
-		"GIT_COMMITTER_NAME=eval", "GIT_COMMITTER_EMAIL=eval@example.invalid",
-		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
-		"LC_ALL=C",
+// ReadFile implements review.Source.
+func (s *treeSource) ReadFile(_ context.Context, p string, rev review.Revision) ([]byte, error) {
+	if p == "" || path.IsAbs(p) || slices.Contains(strings.Split(p, "/"), "..") {
+		return nil, fmt.Errorf("read %s: %w", p, review.ErrNotFound)
 	}
+	dir := s.head
+	if rev == review.Base {
+		dir = s.base
+	}
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+	if errors.Is(err, os.ErrNotExist) || err == nil && b == nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, rev, review.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, rev, err)
+	}
+	return b, nil
+}
+
+// ListFiles implements review.Source: the head tree's files.
+func (s *treeSource) ListFiles(context.Context) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(s.head, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(s.head, p)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	return out, nil
 }
