@@ -74,10 +74,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	opt, settings, err := evalOptions(f, cfg, getenv, stderr)
-	if err != nil {
-		return err
-	}
+	opt, settings := evalOptions(f, cfg, getenv, stderr)
 	done, err := resumed(f)
 	if err != nil {
 		return err
@@ -128,7 +125,7 @@ func loadDataset(f evalFlags) ([]eval.Case, error) {
 }
 
 // evalOptions wires the reviewer and the judge from the configuration.
-func evalOptions(f evalFlags, cfg config.Config, getenv func(string) string, stderr io.Writer) (eval.Options, eval.Settings, error) {
+func evalOptions(f evalFlags, cfg config.Config, getenv func(string) string, stderr io.Writer) (eval.Options, eval.Settings) {
 	deps, hasLLM := pipelineDeps(cfg.LLM, http.DefaultTransport)
 	if f.analyzersOnly || f.contextOnly {
 		deps.LLM, hasLLM = nil, false
@@ -141,14 +138,14 @@ func evalOptions(f evalFlags, cfg config.Config, getenv func(string) string, std
 	}
 	opt := eval.Options{Deps: deps, Repo: cfg.Review, Tolerance: f.tolerance, Parallel: f.parallel, ContextOnly: f.contextOnly}
 	if f.judgeModel == "" {
-		return opt, settings, nil
+		return opt, settings
 	}
 	base := cmp.Or(f.judgeBaseURL, cfg.LLM.BaseURL)
 	key := cmp.Or(getenv("MERGEGUARD_JUDGE_API_KEY"), cfg.LLM.APIKey.Value())
 	client := llm.New(llm.Config{BaseURL: base, APIKey: key, Model: f.judgeModel, Timeout: cfg.LLM.Timeout, MaxRetries: 3},
 		&http.Client{Transport: http.DefaultTransport})
 	opt.Judge = eval.LLMJudge{Client: client, Model: f.judgeModel, Prices: cfg.LLM.Prices}
-	return opt, settings, nil
+	return opt, settings
 }
 
 // resumed returns the cases already scored in the --out file with
@@ -214,7 +211,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("eval: write %s: %w", path, err)
 	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
+	defer func() { _ = os.Remove(tmp.Name()) }() //nolint:gosec // the operator's own --out or --markdown file
 	if err := write(tmp); err != nil {
 		_ = tmp.Close()
 		return fmt.Errorf("eval: write %s: %w", path, err)
@@ -222,7 +219,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("eval: write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.Name(), path); err != nil { //nolint:gosec // the operator's own --out or --markdown file
 		return fmt.Errorf("eval: write %s: %w", path, err)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/budget"
+	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
 	"github.com/mergeguard/mergeguard/review/source/localgit"
@@ -139,8 +140,13 @@ func runCase(ctx context.Context, c Case, opt Options) CaseResult {
 }
 
 // contextOf checks the context lines of a case against the recorded
-// prompts, reading the lines from src.
+// prompts, reading the lines from src, or, when src cannot read the file
+// (a bare diff), from the diff's hunks.
 func contextOf(ctx context.Context, src review.Source, refs []LineRef, prompts []string) ContextResult {
+	var d *diff.Diff
+	if text, err := src.Diff(ctx); err == nil {
+		d, _ = diff.ParseString(text)
+	}
 	lines := make([][]string, len(refs))
 	for i, ref := range refs {
 		rev := review.Head
@@ -148,14 +154,51 @@ func contextOf(ctx context.Context, src review.Source, refs []LineRef, prompts [
 			rev = review.Base
 		}
 		b, err := src.ReadFile(ctx, ref.File, rev)
-		if err != nil {
-			return ContextResult{Prompts: len(prompts), Reason: fmt.Sprintf("read %s: %v", ref, err)}
+		switch {
+		case err == nil:
+			lines[i] = LinesOf(string(b), ref.StartLine, ref.EndLine)
+		case d != nil:
+			lines[i] = diffLines(d, ref, rev)
 		}
-		if lines[i] = LinesOf(string(b), ref.StartLine, ref.EndLine); len(lines[i]) == 0 {
-			return ContextResult{Prompts: len(prompts), Reason: fmt.Sprintf("%s is past the end of the file", ref)}
+		if len(lines[i]) != ref.EndLine-ref.StartLine+1 {
+			reason := fmt.Sprintf("the lines of %s are not known", ref)
+			if err != nil {
+				reason += ": " + err.Error()
+			}
+			return ContextResult{Prompts: len(prompts), Reason: reason}
 		}
 	}
 	return CheckContext(prompts, refs, lines)
+}
+
+// diffLines returns the lines of ref that d's hunks show, nil unless all
+// of them are.
+func diffLines(d *diff.Diff, ref LineRef, rev review.Revision) []string {
+	byNum := map[int]string{}
+	for _, f := range d.Files {
+		if f.Path() != ref.File {
+			continue
+		}
+		for _, h := range f.Hunks {
+			for _, l := range h.Lines {
+				switch {
+				case rev == review.Head && l.Kind != diff.Delete:
+					byNum[l.NewLine] = l.Text
+				case rev == review.Base && l.Kind != diff.Add:
+					byNum[l.OldLine] = l.Text
+				}
+			}
+		}
+	}
+	var out []string
+	for n := ref.StartLine; n <= ref.EndLine; n++ {
+		t, ok := byNum[n]
+		if !ok {
+			return nil
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // OpenSource opens the change of a case: its diff text, its local git

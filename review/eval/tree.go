@@ -76,28 +76,37 @@ func diffDirs(ctx context.Context, dir string) (string, error) {
 }
 
 // copyTree copies the regular files under from to the same paths under
-// to; a missing from copies nothing.
+// to, both opened as roots so that no path leaves them; a missing from
+// copies nothing.
 func copyTree(from, to string) error {
 	if _, err := os.Stat(from); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+	src, err := os.OpenRoot(from)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", from, err)
+	}
+	defer func() { _ = src.Close() }()
+	if err := os.MkdirAll(to, 0o750); err != nil {
+		return fmt.Errorf("copy %s: %w", from, err)
+	}
+	dst, err := os.OpenRoot(to)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", from, err)
+	}
+	defer func() { _ = dst.Close() }()
+	err = fs.WalkDir(src.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
-		rel, err := filepath.Rel(from, p)
+		data, err := src.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
+		if err := dst.MkdirAll(path.Dir(p), 0o750); err != nil {
 			return err
 		}
-		dst := filepath.Join(to, rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
+		return dst.WriteFile(p, data, 0o600)
 	})
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", from, err)
