@@ -50,6 +50,9 @@ func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
 // model names the reviewer of the settings.
 func (s Settings) model() string {
+	if s.ContextOnly {
+		return "none (context only: the first prompts are recorded, nothing is reported)"
+	}
 	if s.Model == "" {
 		return "analyzers only"
 	}
