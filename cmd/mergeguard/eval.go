@@ -75,6 +75,11 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		return fmt.Errorf("eval: %w", err)
 	}
 	opt, settings := evalOptions(f, cfg, getenv, stderr)
+	if opt.Judge == nil && !f.contextOnly {
+		if n := unlocated(cases); n > 0 {
+			fmt.Fprintf(stderr, "mergeguard: %d golden comment(s) have no file or line: only a judge (--judge-model) can match them\n", n)
+		}
+	}
 	done, err := resumed(f)
 	if err != nil {
 		return err
@@ -172,6 +177,19 @@ func resumed(f evalFlags) (map[string]eval.CaseResult, error) {
 		}
 	}
 	return done, nil
+}
+
+// unlocated counts the golden comments without a file or line.
+func unlocated(cases []eval.Case) int {
+	n := 0
+	for _, c := range cases {
+		for _, g := range c.Golden {
+			if s, _ := g.Lines(); g.File == "" || s == 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // ordered lists the results of done in the order of cases.

@@ -115,6 +115,9 @@ func writeSummaryText(w io.Writer, r Report) {
 }
 
 func matching(s Settings) string {
+	if s.ContextOnly {
+		return "none"
+	}
 	if s.JudgeModel != "" {
 		return "judge " + s.JudgeModel
 	}
