@@ -80,7 +80,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 			fmt.Fprintf(stderr, "mergeguard: %d golden comment(s) have no file or line: only a judge (--judge-model) can match them\n", n)
 		}
 	}
-	done, err := resumed(f)
+	done, err := resumed(f, settings)
 	if err != nil {
 		return err
 	}
@@ -154,8 +154,10 @@ func evalOptions(f evalFlags, cfg config.Config, getenv func(string) string, std
 }
 
 // resumed returns the cases already scored in the --out file with
-// --resume (those that ended in an error are run again).
-func resumed(f evalFlags) (map[string]eval.CaseResult, error) {
+// --resume (those that ended in an error are run again). A file written
+// with another model, judge, tolerance or mode is refused: its figures
+// would not add up with the new ones.
+func resumed(f evalFlags, now eval.Settings) (map[string]eval.CaseResult, error) {
 	done := map[string]eval.CaseResult{}
 	if !f.resume {
 		return done, nil
@@ -170,6 +172,10 @@ func resumed(f evalFlags) (map[string]eval.CaseResult, error) {
 	prev, err := eval.ReadJSON(data)
 	if err != nil {
 		return nil, fmt.Errorf("eval: --resume %s: %w", f.out, err)
+	}
+	if p := prev.Settings; p.Model != now.Model || p.JudgeModel != now.JudgeModel || p.LineTolerance != now.LineTolerance || p.ContextOnly != now.ContextOnly {
+		return nil, fmt.Errorf("eval: --resume %s: it was written by another evaluation (model %q, judge %q, tolerance %d, context only %v); write to another --out",
+			f.out, p.Model, p.JudgeModel, p.LineTolerance, p.ContextOnly)
 	}
 	for _, r := range prev.Cases {
 		if r.Error == "" {

@@ -94,6 +94,10 @@ func TestEvalCorpus(t *testing.T) {
 	if n := calls.Load() - before; n != 0 {
 		t.Errorf("--resume asked the model %d times, want 0: every case was scored", n)
 	}
+	_, _, err = runCmd(t, getenv, "eval", "--out", out, "--resume", "--analyzers-only", corpusDir)
+	if err == nil || !strings.Contains(err.Error(), "written by another evaluation") {
+		t.Errorf("--resume of another model's report: err = %v", err)
+	}
 	if again := readReport(t, out); again.Summary.Recall != rep.Summary.Recall || len(again.Cases) != len(cases) {
 		t.Errorf("--resume changed the figures: %+v, want %+v", again.Summary, rep.Summary)
 	}

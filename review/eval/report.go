@@ -69,15 +69,15 @@ func WriteText(w io.Writer, r Report) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", c.ID, c.Language, c.Kind, contextCell(c), promptsOf(c), missingOf(c))
 		}
 	} else {
-		fmt.Fprintln(tw, "CASE\tLANG\tKIND\tGOLDEN\tFOUND\tFINDINGS\tMATCHED\tREJECTED\tDUP\tTOKENS\tCOST\tWALL")
+		fmt.Fprintln(tw, "CASE\tLANG\tKIND\tGOLDEN\tFOUND\tFINDINGS\tMATCHED\tF1\tREJECTED\tDUP\tTOKENS\tCOST\tWALL")
 		for _, c := range r.Cases {
 			if c.Error != "" {
 				fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\n", c.ID, c.Language, c.Kind, oneLine(c.Error))
 				continue
 			}
 			m := c.matched()
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t$%.4f\t%dms\n", c.ID, c.Language, c.Kind,
-				len(c.Golden), m.golden, len(c.Findings), m.findings, c.FalsePositives, c.Duplicates,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%d\t%d\t%d\t$%.4f\t%dms\n", c.ID, c.Language, c.Kind,
+				len(c.Golden), m.golden, len(c.Findings), m.findings, c.F1, c.FalsePositives, c.Duplicates,
 				c.InputTokens+c.OutputTokens, c.Cost, c.WallMS)
 		}
 	}
@@ -173,11 +173,11 @@ func WriteMarkdown(w io.Writer, r Report) error {
 			s.F1, s.CleanFindings, s.CleanCasesFlagged, s.CleanCases, s.FalsePositives, pct(s.FalsePositiveShare),
 			s.Duplicates, pct(s.DuplicateRate), s.InputTokens, s.OutputTokens, s.Cost, s.JudgeCost)
 	}
-	b.WriteString("| case | language | kind | golden | found | findings | matched | rejected | context | wall |\n|---|---|---|---:|---:|---:|---:|---:|---|---:|\n")
+	b.WriteString("| case | language | kind | golden | found | findings | matched | precision | recall | F1 | rejected | context | wall |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n")
 	for _, c := range r.Cases {
 		m := c.matched()
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %d ms |\n", c.ID, c.Language, c.Kind,
-			len(c.Golden), m.golden, len(c.Findings), m.findings, c.FalsePositives, strings.ReplaceAll(contextCell(c), "|", "\\|"), c.WallMS)
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %s | %s | %.2f | %d | %s | %d ms |\n", c.ID, c.Language, c.Kind,
+			len(c.Golden), m.golden, len(c.Findings), m.findings, pct(c.Precision), pct(c.Recall), c.F1, c.FalsePositives, strings.ReplaceAll(contextCell(c), "|", "\\|"), c.WallMS)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write markdown: %w", err)

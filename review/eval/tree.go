@@ -132,7 +132,7 @@ func (s *treeSource) ReadFile(_ context.Context, p string, rev review.Revision) 
 		dir = s.base
 	}
 	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-	if errors.Is(err, os.ErrNotExist) || err == nil && b == nil {
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read %s at %s: %w", p, rev, review.ErrNotFound)
 	}
 	if err != nil {
