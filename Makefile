@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: run test lint bench soak build fmt
+.PHONY: run test lint bench soak build fmt eval
 
 ## run: serve on :8080; without DATABASE_URL, start the dev PostgreSQL in .mergeguard/pg
 run: build
@@ -50,6 +50,14 @@ bench:
 ## for MERGEGUARD_SOAK_DURATION (default 3m), then the reviews and memory are checked
 soak:
 	MERGEGUARD_SOAK=1 bash scripts/with-postgres.sh go test -count=1 -v -timeout 40m -run '^TestSoak$$' ./e2e/
+
+## eval: the seeded-bug corpus (testdata/eval) reviewed by the built-in analyzers alone,
+## scored (precision, recall, F1, findings on clean cases), then the context recall of
+## today's prompts; set OPENAI_BASE_URL etc. and run bin/mergeguard eval for a model
+## (docs/evaluation.md)
+eval: build
+	bin/mergeguard eval --analyzers-only testdata/eval
+	bin/mergeguard eval --context-only testdata/eval
 
 ## build: bin/mergeguard with the version stamped in
 build:

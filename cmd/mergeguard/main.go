@@ -52,6 +52,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runReview(ctx, rest, getenv, stdout, stderr)
 	case "learnings":
 		err = runLearnings(ctx, rest, getenv, stdout, stderr)
+	case "eval":
+		err = runEval(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		err = runVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -82,6 +84,8 @@ Usage:
   mergeguard learnings export --repo OWNER/NAME
                                                print a repository's active learnings
                                                as .mergeguard.yml path_instructions
+  mergeguard eval [flags] DATASET              review a dataset of cases with golden comments
+                                               and score the findings (precision, recall, F1)
   mergeguard version, mergeguard --version     print the version
   mergeguard help                              print this help
 

@@ -1,0 +1,21 @@
+package shop;
+
+import java.util.List;
+
+public class OrderExporter {
+    private final UserRepository users;
+
+    public OrderExporter(UserRepository users) {
+        this.users = users;
+    }
+
+    public String toCsv(List<Order> orders) {
+        StringBuilder sb = new StringBuilder("id,email,owner_id,total\n");
+        for (Order o : orders) {
+            long ownerId = users.findByEmail(o.email()).getId();
+            sb.append(o.id()).append(',').append(o.email()).append(',').append(ownerId)
+              .append(',').append(o.total()).append('\n');
+        }
+        return sb.toString();
+    }
+}

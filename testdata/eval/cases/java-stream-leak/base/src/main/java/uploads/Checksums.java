@@ -1,0 +1,5 @@
+package uploads;
+
+public final class Checksums {
+    private Checksums() {}
+}

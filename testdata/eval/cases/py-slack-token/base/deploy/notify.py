@@ -1,0 +1,7 @@
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def announce(version):
+    log.info("deployed %s", version)

@@ -1,0 +1,3 @@
+export function autosave(save: (text: string) => void) {
+  return (text: string) => save(text);
+}

@@ -1,0 +1,3 @@
+export function publicTags(tags: string[]): string[] {
+  return tags;
+}

@@ -1,0 +1,4 @@
+export const payments = {
+  currency: "eur",
+  provider: "manual",
+};
