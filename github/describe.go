@@ -42,8 +42,8 @@ const (
 // describeEndRE is the end marker line.
 var describeEndRE = regexp.MustCompile(`^<!-- mergeguard:describe-end mac=([0-9a-f]{64}) -->$`)
 
-// ErrDescriptionTooLong: the description with MergeGuard's section would
-// be longer than GitHub takes (maxBodyLength characters).
+// ErrDescriptionTooLong is returned when the description with MergeGuard's
+// section would be longer than GitHub takes (maxBodyLength characters).
 var ErrDescriptionTooLong = errors.New("the pull request's description is too long to add MergeGuard's walkthrough to (GitHub takes at most 65536 characters)")
 
 // errNoDescriptionKey: Describe needs the key that signs its markers.
