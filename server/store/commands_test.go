@@ -155,8 +155,8 @@ func TestRecordCommandFullReview(t *testing.T) {
 		Full     bool
 		Describe bool
 		Trigger  store.Trigger
-		By      string
-		Runs    int
+		By       string
+		Runs     int
 	}
 	tests := []struct {
 		name    string
