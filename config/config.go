@@ -65,6 +65,12 @@ type Database struct {
 	// URL is the Postgres connection URL or keyword/value string
 	// (DATABASE_URL). It may carry a password, so it is a Secret.
 	URL Secret `yaml:"url" json:"url"`
+	// Migrate makes `serve` apply pending migrations at start
+	// (MERGEGUARD_MIGRATE). When false, serve only checks that the schema
+	// is current and clean, and refuses to start otherwise: for operators
+	// who migrate with `mergeguard migrate up` (the Helm chart's
+	// migration Job) before new replicas start.
+	Migrate bool `yaml:"migrate" json:"migrate"`
 }
 
 // GitHub mirrors go-githubapp's githubapp.Config (same YAML keys and

@@ -152,6 +152,30 @@ func TestLoadEnvOverrides(t *testing.T) {
 			},
 		},
 		{
+			name: "migrations at start: on by default, off from the file",
+			file: "database:\n  url: postgres://db/x\n  migrate: false\n",
+			want: func(c *config.Config) {
+				c.Database.URL = "postgres://db/x"
+				c.Database.Migrate = false
+			},
+		},
+		{
+			name: "migrations at start: the environment turns them off",
+			env:  map[string]string{"MERGEGUARD_MIGRATE": " FALSE "},
+			want: func(c *config.Config) { c.Database.Migrate = false },
+		},
+		{
+			name: "migrations at start: the environment beats the file",
+			file: "database:\n  migrate: false\n",
+			env:  map[string]string{"MERGEGUARD_MIGRATE": "1"},
+			want: func(c *config.Config) { c.Database.Migrate = true },
+		},
+		{
+			name: "migrations at start: a file without the key keeps the default",
+			file: "database:\n  url: postgres://db/x\n",
+			want: func(c *config.Config) { c.Database.URL = "postgres://db/x" },
+		},
+		{
 			name: "empty variable counts as unset",
 			file: "server:\n  addr: \":7000\"\n",
 			env:  map[string]string{"MERGEGUARD_ADDR": ""},
@@ -364,6 +388,11 @@ func TestValidate(t *testing.T) {
 				`GITHUB_APP_INTEGRATION_ID: "abc" is not an integer`,
 				`MERGEGUARD_WORKERS: "2.5" is not an integer`,
 			},
+		},
+		{
+			name: "bad boolean variable",
+			env:  map[string]string{"MERGEGUARD_MIGRATE": "no"},
+			want: []string{`MERGEGUARD_MIGRATE: "no" is not a boolean (true or false)`},
 		},
 		{
 			name: "GitHub App half configured",

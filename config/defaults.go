@@ -14,6 +14,7 @@ const defaultLLMBaseURL = "https://api.openai.com/v1"
 // environment says otherwise. Every default of the application lives here.
 func Default() Config {
 	return Config{
+		Database: Database{Migrate: true},
 		Server: Server{
 			Addr:              ":8080",
 			ReadHeaderTimeout: 10 * time.Second,

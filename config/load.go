@@ -104,6 +104,7 @@ type EnvVar struct {
 func EnvVars() []EnvVar {
 	return []EnvVar{
 		{"DATABASE_URL", "database.url", func(c *Config, v string) error { c.Database.URL = Secret(v); return nil }},
+		{"MERGEGUARD_MIGRATE", "database.migrate", func(c *Config, v string) error { return parseBool(v, &c.Database.Migrate) }},
 		{"GITHUB_WEB_URL", "github.web_url", func(c *Config, v string) error { c.GitHub.WebURL = v; return nil }},
 		{"GITHUB_V3_API_URL", "github.v3_api_url", func(c *Config, v string) error { c.GitHub.V3APIURL = v; return nil }},
 		{"GITHUB_V4_API_URL", "github.v4_api_url", func(c *Config, v string) error { c.GitHub.V4APIURL = v; return nil }},
@@ -141,6 +142,17 @@ func EnvVars() []EnvVar {
 		{"MERGEGUARD_LOG_LEVEL", "log.level", func(c *Config, v string) error { c.Log.Level = v; return nil }},
 		{"MERGEGUARD_LOG_FORMAT", "log.format", func(c *Config, v string) error { c.Log.Format = v; return nil }},
 	}
+}
+
+// parseBool parses v as a boolean (true, false, 1, 0, t, f, in any case)
+// into dst.
+func parseBool(v string, dst *bool) error {
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return fmt.Errorf("%q is not a boolean (true or false)", v)
+	}
+	*dst = b
+	return nil
 }
 
 // parseInt parses v as a base-10 integer into dst.

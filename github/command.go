@@ -55,7 +55,7 @@ const HelpText = "MergeGuard commands (people with write access to the repositor
 	"| `/mergeguard ask <question>` | ask MergeGuard about this pull request |\n" +
 	"| `/mergeguard ignore` | in a MergeGuard thread: dismiss its finding on this pull request |\n" +
 	"| `/mergeguard learn` | in a MergeGuard thread: keep the lesson MergeGuard proposed for later reviews |\n" +
-	"| `/mergeguard describe` | describe this pull request |\n" +
+	"| `/mergeguard describe` | write MergeGuard's walkthrough into this pull request's description (your text is left as it is) |\n" +
 	"| `/mergeguard pause` | stop automatic reviews on this pull request |\n" +
 	"| `/mergeguard resume` | restart automatic reviews on this pull request |\n" +
 	"| `/mergeguard help` | show this help |\n\n" +

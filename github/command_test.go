@@ -61,6 +61,8 @@ func TestParseCommand(t *testing.T) {
 		{"ignore", "/mergeguard ignore", Command{Name: CommandIgnore, Raw: "ignore"}, true},
 		{"learn", "Good catch.\n/mergeguard learn", Command{Name: CommandLearn, Raw: "learn"}, true},
 		{"describe", "/mergeguard describe", Command{Name: CommandDescribe, Raw: "describe"}, true},
+		{"describe any case, after text", "Please.\n/MergeGuard Describe now", Command{Name: CommandDescribe, Raw: "Describe", Args: []string{"now"}}, true},
+		{"describe in a code fence", "```\n/mergeguard describe\n```", Command{}, false},
 		{"ask", "/mergeguard ask why is  this safe?", Command{Name: CommandAsk, Raw: "ask", Args: []string{"why", "is", "this", "safe?"}, Text: "why is  this safe?"}, true},
 		{"ask over lines", "/mergeguard Ask what does\nthis loop do?\r\n", Command{Name: CommandAsk, Raw: "Ask", Args: []string{"what", "does"}, Text: "what does\nthis loop do?"}, true},
 		{"ask without a question", "/mergeguard ask", Command{Name: CommandAsk, Raw: "ask"}, true},

@@ -44,6 +44,10 @@ type PublisherOptions struct {
 	// BotLogin is a person's account (a token's user), whose pending
 	// reviews are their own unsubmitted drafts.
 	KeepPending bool
+	// DescriptionKey signs the markers of MergeGuard's section of pull
+	// request descriptions (Repo.Describe; see DescriptionKey); without
+	// it Describe refuses.
+	DescriptionKey []byte
 }
 
 // Publisher posts MergeGuard's pull-request reviews. It is safe for

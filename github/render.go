@@ -360,6 +360,17 @@ func writeWalkthrough(b *strings.Builder, tp textPolicy, w *review.Walkthrough) 
 		return
 	}
 	b.WriteString("\n<details>\n<summary>Walkthrough</summary>\n\n")
+	writeWalkthroughBody(b, tp, w)
+	b.WriteString("</details>\n")
+}
+
+// writeWalkthroughBody writes a walkthrough's summary and each group's
+// files, a line each, every word through the untrusted text policy and
+// every path as code.
+func writeWalkthroughBody(b *strings.Builder, tp textPolicy, w *review.Walkthrough) {
+	if w == nil {
+		return
+	}
 	if s := tp.block(w.Summary, maxWalkthroughSummary); s != "" {
 		b.WriteString(s + "\n\n")
 	}
@@ -383,7 +394,6 @@ func writeWalkthrough(b *strings.Builder, tp textPolicy, w *review.Walkthrough) 
 	if total > listed {
 		fmt.Fprintf(b, "And %d more files.\n\n", total-listed)
 	}
-	b.WriteString("</details>\n")
 }
 
 // pathText shows a path as code, unless it holds a "<" (a forged marker or

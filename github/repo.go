@@ -23,6 +23,7 @@ type Installations struct {
 	login     string
 	webURL    string
 	publisher *Publisher
+	descKey   []byte
 }
 
 // NewInstallations asks GitHub who the App is (GET /app, with the App's
@@ -48,7 +49,8 @@ func NewInstallations(ctx context.Context, cc githubapp.ClientCreator, webURL st
 	if webURL == "" {
 		webURL = DefaultWebURL
 	}
-	return &Installations{cc: cc, login: opts.BotLogin, webURL: strings.TrimRight(webURL, "/") + "/", publisher: NewPublisher(opts)}, nil
+	return &Installations{cc: cc, login: opts.BotLogin, webURL: strings.TrimRight(webURL, "/") + "/", publisher: NewPublisher(opts),
+		descKey: opts.DescriptionKey}, nil
 }
 
 // Login is the App's bot account, "<slug>[bot]": the author of everything
@@ -71,7 +73,7 @@ func (i *Installations) Repo(installationID int64, fullName string) (*Repo, erro
 	if err != nil {
 		return nil, fmt.Errorf("installation %d graphql client: %w", installationID, err)
 	}
-	return &Repo{owner: owner, name: name, client: client, v4: v4, publisher: i.publisher, login: i.login, webURL: i.webURL,
+	return &Repo{owner: owner, name: name, client: client, v4: v4, publisher: i.publisher, login: i.login, webURL: i.webURL, descKey: i.descKey,
 		sources: map[int]*Source{}}, nil
 }
 
@@ -85,6 +87,7 @@ type Repo struct {
 	publisher   *Publisher
 	login       string
 	webURL      string // GitHub's web address, with a trailing slash
+	descKey     []byte // signs the description's markers (Describe)
 
 	mu      sync.Mutex
 	sources map[int]*Source // by pull request number: Publish asks them what GitHub hid

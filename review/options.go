@@ -13,6 +13,10 @@ type Options struct {
 	// Full forces a full review of a pull request, never an incremental
 	// one (/mergeguard full-review, rerun --full); other runs ignore it.
 	Full bool `json:"full,omitempty"`
+	// Describe writes the walkthrough of a pull request run into the pull
+	// request's description once the review is posted (/mergeguard
+	// describe); other runs ignore it, and so does the review itself.
+	Describe bool `json:"describe,omitempty"`
 	// Title names a diff run in the web UI (the title of POST /api/review);
 	// the review itself ignores it.
 	Title string `json:"title,omitempty"`
@@ -22,7 +26,7 @@ type Options struct {
 // returns them in canonical form (lower case). Its error names the first
 // bad value by its key ("focus_areas: ...").
 func (o Options) Normalize() (Options, error) {
-	out := Options{IncludeStyle: o.IncludeStyle, Full: o.Full, Title: o.Title}
+	out := Options{IncludeStyle: o.IncludeStyle, Full: o.Full, Describe: o.Describe, Title: o.Title}
 	for _, f := range o.FocusAreas {
 		c, err := ParseCategory(string(f))
 		if err != nil {

@@ -19,6 +19,7 @@ func TestOptionsNormalize(t *testing.T) {
 		{"empty", review.Options{}, review.Options{}, ""},
 		{"any case", review.Options{FocusAreas: []review.Category{"Security", " BUG"}, SeverityThreshold: "WARNING", IncludeStyle: true},
 			review.Options{FocusAreas: []review.Category{"security", "bug"}, SeverityThreshold: "warning", IncludeStyle: true}, ""},
+		{"pull request flags kept", review.Options{Full: true, Describe: true, Title: "t"}, review.Options{Full: true, Describe: true, Title: "t"}, ""},
 		{"bad focus area", review.Options{FocusAreas: []review.Category{"security", "vibes"}}, review.Options{},
 			`focus_areas: unknown category "vibes" (want security, bug, performance or quality)`},
 		{"bad severity", review.Options{SeverityThreshold: "urgent"}, review.Options{},

@@ -84,7 +84,11 @@ func newInstallations(ctx context.Context, cfg config.Config, version string, mx
 	if err != nil {
 		return nil, err
 	}
-	return github.NewInstallations(ctx, cc, cfg.GitHub.WebURL, github.PublisherOptions{MaxInlineComments: cfg.GitHub.MaxInlineComments})
+	// The markers of MergeGuard's section of a description are signed
+	// with a key derived from the webhook secret, which only MergeGuard
+	// and GitHub hold.
+	return github.NewInstallations(ctx, cc, cfg.GitHub.WebURL, github.PublisherOptions{MaxInlineComments: cfg.GitHub.MaxInlineComments,
+		DescriptionKey: github.DescriptionKey(cfg.GitHub.App.WebhookSecret.Value())})
 }
 
 // newWorkers builds the review workers; installations is nil without a

@@ -317,3 +317,83 @@ func dropDatabase(t *testing.T, dbURL string) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeWithoutMigrations: with MERGEGUARD_MIGRATE=false serve leaves
+// the schema alone, refusing a database that is behind or dirty with what
+// to do, and serves one that is current.
+func TestServeWithoutMigrations(t *testing.T) {
+	latest, err := store.LatestVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct {
+		prepare func(t *testing.T, dbURL string)
+		want    string
+	}{
+		"empty": {
+			prepare: func(*testing.T, string) {},
+			want:    fmt.Sprintf("serve: database schema version 0 is behind this binary's %d; run `mergeguard migrate up` first", latest),
+		},
+		"one migration behind": {
+			prepare: func(t *testing.T, dbURL string) {
+				if err := store.MigrateUp(t.Context(), dbURL); err != nil {
+					t.Fatal(err)
+				}
+				if err := store.MigrateDown(t.Context(), dbURL, 1); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: fmt.Sprintf("serve: database schema version %d is behind this binary's %d; run `mergeguard migrate up` first", latest-1, latest),
+		},
+		"dirty": {
+			prepare: func(t *testing.T, dbURL string) {
+				if err := store.MigrateUp(t.Context(), dbURL); err != nil {
+					t.Fatal(err)
+				}
+				execSQL(t, dbURL, "UPDATE schema_migrations SET dirty = true")
+			},
+			want: fmt.Sprintf("serve: database schema version %d is dirty: a migration failed part way", latest),
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			dbURL := storetest.Empty(t)
+			tt.prepare(t, dbURL)
+			before, dirtyBefore, _ := store.MigrateVersion(t.Context(), dbURL)
+			// A serve that wrongly starts is stopped, and fails the test.
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			err := run(ctx, []string{"serve"}, env(map[string]string{"DATABASE_URL": dbURL, "MERGEGUARD_MIGRATE": "false", "MERGEGUARD_ADDR": "127.0.0.1:0"}), io.Discard, io.Discard)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("serve = %v, want an error starting %q", err, tt.want)
+			}
+			if v, dirty, err := store.MigrateVersion(t.Context(), dbURL); err != nil || v != before || dirty != dirtyBefore {
+				t.Errorf("after serve, schema version = %d dirty=%v err=%v; want it untouched at %d dirty=%v", v, dirty, err, before, dirtyBefore)
+			}
+		})
+	}
+
+	t.Run("current", func(t *testing.T) {
+		dbURL := storetest.URL(t) // migrated
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		s := startServe(t, ctx, map[string]string{"DATABASE_URL": dbURL, "MERGEGUARD_MIGRATE": "false"})
+		if status, _ := get(t, s.base+"/readyz"); status != http.StatusOK {
+			t.Errorf("GET /readyz = %d, want 200", status)
+		}
+		s.stop(t, cancel)
+	})
+}
+
+// execSQL runs one statement on the database at dbURL.
+func execSQL(t *testing.T, dbURL, sql string) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(t.Context(), sql)
+	if err := errors.Join(err, conn.Close(t.Context())); err != nil {
+		t.Fatal(err)
+	}
+}

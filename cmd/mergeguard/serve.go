@@ -17,7 +17,8 @@ import (
 	"github.com/mergeguard/mergeguard/server/web"
 )
 
-// runServe is `mergeguard serve`: it migrates the database, opens the store
+// runServe is `mergeguard serve`: it migrates the database (or, with
+// database.migrate false, checks that it is migrated), opens the store
 // and serves HTTP until ctx is cancelled (SIGINT or SIGTERM).
 func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := newFlagSet("serve", stderr)
@@ -45,7 +46,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	dbURL := cfg.Database.URL.Value()
-	if err := store.MigrateUp(ctx, dbURL); err != nil {
+	if err := prepareSchema(ctx, dbURL, cfg.Database.Migrate); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	st, err := store.Open(ctx, dbURL)
@@ -105,5 +106,34 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info().Msg("stopped")
+	return nil
+}
+
+// prepareSchema readies the database schema for serve: with migrate it
+// applies pending migrations; without, it only reads the schema version and
+// refuses a database that is behind this binary's migrations or dirty (a
+// migration failed half way), which an operator fixes with `mergeguard
+// migrate`. A database ahead of the binary (an older replica during a
+// rollout) is accepted either way.
+func prepareSchema(ctx context.Context, dbURL string, migrate bool) error {
+	if migrate {
+		return store.MigrateUp(ctx, dbURL)
+	}
+	version, dirty, err := store.MigrateVersion(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	latest, err := store.LatestVersion()
+	if err != nil {
+		return err
+	}
+	switch {
+	case dirty:
+		return fmt.Errorf("database schema version %d is dirty: a migration failed part way; "+
+			"repair the database, then run `mergeguard migrate up` (database.migrate is false, so serve does not migrate)", version)
+	case version < latest:
+		return fmt.Errorf("database schema version %d is behind this binary's %d; "+
+			"run `mergeguard migrate up` first (database.migrate is false, so serve does not migrate)", version, latest)
+	}
 	return nil
 }

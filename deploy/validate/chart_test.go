@@ -532,6 +532,13 @@ func TestCheckInvariantsCatchesBrokenObjects(t *testing.T) {
 			func(o *objects) { o.jobs[0].Spec.Template.Labels = o.deployments[0].Spec.Template.Labels },
 			"the Service selects the migration Job's pods",
 		},
+		"extra: pods migrate beside the Job": {
+			func(o *objects) {
+				c := &pod(o).Containers[0]
+				c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "MERGEGUARD_MIGRATE" })
+			},
+			"has MERGEGUARD_MIGRATE true with 1 migration Jobs, want false",
+		},
 		"extra: migration args": {
 			func(o *objects) { o.jobs[0].Spec.Template.Spec.Containers[0].Args = []string{"serve"} },
 			"does not run migrate up",
@@ -939,6 +946,25 @@ func checkExtras(o *objects, podLabels map[string]string, httpPort int32) []erro
 		}
 		if jobPod.Spec.RestartPolicy != corev1.RestartPolicyNever {
 			fail("Job %s restartPolicy %q, want Never", job.Name, jobPod.Spec.RestartPolicy)
+		}
+	}
+	// The pods migrate at start unless the Job does it for them; then
+	// they must not (MERGEGUARD_MIGRATE=false: they check the schema).
+	wantMigrate := "true"
+	if len(o.jobs) > 0 {
+		wantMigrate = "false"
+	}
+	for _, d := range o.deployments {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			got := "true" // the binary's default
+			for _, e := range c.Env {
+				if e.Name == "MERGEGUARD_MIGRATE" {
+					got = e.Value
+				}
+			}
+			if got != wantMigrate {
+				fail("container %s has MERGEGUARD_MIGRATE %s with %d migration Jobs, want %s", c.Name, got, len(o.jobs), wantMigrate)
+			}
 		}
 	}
 	return errs

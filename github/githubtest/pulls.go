@@ -593,3 +593,122 @@ func (s *Server) dismissReview(w http.ResponseWriter, r *http.Request) {
 	rv.State = "DISMISSED"
 	writeJSON(w, http.StatusOK, s.reviewJSON(rp, p, rv))
 }
+
+const docUpdatePull = "https://docs.github.com/rest/pulls/pulls#update-a-pull-request"
+
+// updatePull answers pulls/update: title, body, state (open or closed),
+// base and maintainer_can_modify, each optional; other keys are ignored,
+// as GitHub does. A value of the wrong type, a state other than open or
+// closed, an empty title and a body over MaxBodyLength characters are
+// refused with GitHub's 422s; a base branch change is not supported.
+func (s *Server) updatePull(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp, p, ok := s.requestPull(w, r)
+	if !ok {
+		return
+	}
+	var req map[string]json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"message": "Problems parsing JSON", "documentation_url": docUpdatePull, "status": "400"})
+		return
+	}
+	upd, msg := decodePullUpdate(req)
+	if msg != "" {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": msg, "documentation_url": docUpdatePull, "status": "422"})
+		return
+	}
+	switch {
+	case upd.title != nil && strings.TrimSpace(*upd.title) == "":
+		writePullInvalid(w, "missing_field", "title", "")
+		return
+	case upd.body != nil && len([]rune(*upd.body)) > MaxBodyLength:
+		writePullInvalid(w, "custom", "body", "body is too long (maximum is 65536 characters)")
+		return
+	}
+	if upd.title != nil {
+		p.pr.Title = *upd.title
+	}
+	if upd.body != nil {
+		p.pr.Body = *upd.body
+	}
+	if upd.state != nil {
+		p.pr.State = *upd.state
+	}
+	writeJSON(w, http.StatusOK, s.pullJSON(rp, p))
+}
+
+// pullUpdate is what a pulls/update request changes; nil leaves a field.
+type pullUpdate struct {
+	title, body, state *string
+}
+
+// decodePullUpdate checks each key of a pulls/update request against the
+// operation's schema and returns GitHub's message for the first key that
+// fails it, "" when all pass. A null body clears the description.
+func decodePullUpdate(req map[string]json.RawMessage) (pullUpdate, string) {
+	var upd pullUpdate
+	for _, key := range []string{"title", "body", "state", "base", "maintainer_can_modify"} {
+		raw, ok := req[key]
+		if !ok {
+			continue
+		}
+		if key == "maintainer_can_modify" {
+			var b bool
+			if json.Unmarshal(raw, &b) != nil {
+				return upd, fmt.Sprintf("Invalid request.\n\nFor 'properties/%s', %s is not a boolean.", key, raw)
+			}
+			continue
+		}
+		var v *string
+		if json.Unmarshal(raw, &v) != nil || (v == nil && key != "body") {
+			return upd, fmt.Sprintf("Invalid request.\n\nFor 'properties/%s', %s is not a string.", key, raw)
+		}
+		switch key {
+		case "title":
+			upd.title = v
+		case "body":
+			upd.body = v
+			if v == nil {
+				upd.body = new(string)
+			}
+		case "state":
+			if *v != "open" && *v != "closed" {
+				return upd, fmt.Sprintf("Invalid request.\n\nFor 'properties/state', %s is not one of [\"open\", \"closed\"].", raw)
+			}
+			upd.state = v
+		}
+	}
+	return upd, ""
+}
+
+// writePullInvalid answers pulls/update's 422 Validation Failed.
+func writePullInvalid(w http.ResponseWriter, code, field, message string) {
+	e := map[string]any{"resource": "PullRequest", "code": code, "field": field}
+	if message != "" {
+		e["message"] = message
+	}
+	writeJSON(w, http.StatusUnprocessableEntity, map[string]any{
+		"message": "Validation Failed", "errors": []any{e}, "documentation_url": docUpdatePull, "status": "422",
+	})
+}
+
+// PullBody returns the description of a pull request as it stands.
+func (s *Server) PullBody(owner, repoName string, number int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.pullLocked(owner, repoName, number); p != nil {
+		return p.pr.Body
+	}
+	return ""
+}
+
+// SetPullBody sets the description of a pull request, as its author
+// editing it does.
+func (s *Server) SetPullBody(owner, repoName string, number int, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.pullLocked(owner, repoName, number); p != nil {
+		p.pr.Body = body
+	}
+}

@@ -43,6 +43,7 @@ const (
 	RouteApp                = "GET /app"
 	RouteUser               = "GET /user"
 	RoutePull               = "GET /repos/{owner}/{repo}/pulls/{pull_number}"
+	RouteUpdatePull         = "PATCH /repos/{owner}/{repo}/pulls/{pull_number}"
 	RoutePullFiles          = "GET /repos/{owner}/{repo}/pulls/{pull_number}/files"
 	RoutePullCommits        = "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits"
 	RouteReviews            = "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews"
@@ -180,6 +181,7 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 		RouteApp:                        s.app,
 		RouteUser:                       s.user,
 		RoutePull:                       s.pull,
+		RouteUpdatePull:                 s.updatePull,
 		RoutePullFiles:                  s.pullFiles,
 		RoutePullCommits:                s.pullCommits,
 		RouteReviews:                    s.listReviews,

@@ -58,8 +58,9 @@ type CommandResult struct {
 	// coalesced with (Coalesced).
 	Run       *Run
 	Coalesced bool
-	// Upgraded is true when the command asked for a full review and the
-	// queued run it coalesced with was not one: that run now is.
+	// Upgraded is true when the command asked for a full review or a
+	// description and the queued run it coalesced with lacked one: that
+	// run now has it.
 	Upgraded bool
 	// Dismissed is true when Command.Dismiss dismissed an open finding
 	// (false when it was not open).
@@ -98,9 +99,11 @@ const (
 //     head is queued (any trigger; a queued automatic run becomes a
 //     requested one) or running on request, which it then returns
 //     (OutcomeCoalesced). A full review (c.Run.Options {"full": true})
-//     coalesces with a queued run, which becomes a full one (Upgraded),
-//     or with a running full one; a running run that is not full does not
-//     stand for it, so it is queued behind that run. An answer
+//     or one that describes the pull request ({"describe": true})
+//     coalesces with a queued run, which takes on those options
+//     (Upgraded), or with a running one that has them all; a running run
+//     without them does not stand for it, so it is queued behind that
+//     run. An answer
 //     (ModeAnswer) is always queued: it neither coalesces with nor
 //     supersedes reviews.
 //
@@ -213,30 +216,51 @@ const (
 	// selectActiveTwin finds a run of the head that a command need not
 	// repeat: queued (any trigger), or running on request and not asked to
 	// stop. A running automatic run may still end skipped by the
-	// repository's gates, which a requested review ignores. When the
-	// command asks for a full review ($4), a running run stands for it
-	// only when it is a full one too: a queued run can still be made one.
+	// repository's gates, which a requested review ignores. A running run
+	// stands for the command only when its options hold the flags the
+	// command asks for ($4: full review, description): a queued run can
+	// still be given them.
 	selectActiveTwin = `SELECT ` + runColumns + ` FROM review_runs
 		WHERE repository = $1 AND pr_number = $2 AND head_sha = $3 AND mode = 'pr'
 		  AND (status = 'queued' OR (status = 'running' AND trigger = 'command' AND NOT cancel_requested
-		       AND (NOT $4 OR options @> '{"full": true}')))
+		       AND options @> $4::jsonb))
 		ORDER BY status = 'running' DESC, created_at DESC LIMIT 1`
 
 	// requestRun makes a queued run a requested one (its requester is
-	// kept when it was one already), and a full review when $3 is true.
+	// kept when it was one already) with the flags $3 added to its
+	// options.
 	requestRun = `UPDATE review_runs SET trigger = 'command',
 		    requested_by = CASE WHEN trigger = 'command' THEN requested_by ELSE $2 END,
-		    options = CASE WHEN $3 THEN options || '{"full": true}' ELSE options END
+		    options = options || $3::jsonb
 		WHERE id = $1 AND status = 'queued' RETURNING ` + runColumns
 )
 
-// fullReview reports whether run options ask for a full review: the
-// "full" key of review.Options.
-func fullReview(options json.RawMessage) bool {
-	var o struct {
-		Full bool `json:"full"`
+// runFlags are the options of a pull request run that a command asks for
+// and a coalesced run must take on: review.Options' "full" and
+// "describe" keys.
+type runFlags struct {
+	Full     bool `json:"full,omitempty"`
+	Describe bool `json:"describe,omitempty"`
+}
+
+// flagsOf reads the flags of run options; bad options have none.
+func flagsOf(options json.RawMessage) runFlags {
+	var f runFlags
+	if len(options) > 0 && json.Unmarshal(options, &f) != nil {
+		return runFlags{}
 	}
-	return len(options) > 0 && json.Unmarshal(options, &o) == nil && o.Full
+	return f
+}
+
+// json is the flags as a JSON object holding the set ones only.
+func (f runFlags) json() string {
+	b, _ := json.Marshal(f) // two booleans always marshal
+	return string(b)
+}
+
+// lacks reports whether f holds a flag that have does not.
+func (f runFlags) lacks(have runFlags) bool {
+	return (f.Full && !have.Full) || (f.Describe && !have.Describe)
 }
 
 // commandRun queues the run a command asks for, or coalesces a review
@@ -263,8 +287,8 @@ func commandRun(ctx context.Context, tx pgx.Tx, d Delivery, r NewRun, res *Comma
 // when r is), and records d as coalesced with it; false when there is
 // none.
 func coalesce(ctx context.Context, tx pgx.Tx, d Delivery, r NewRun, res *CommandResult) (bool, error) {
-	full := fullReview(r.Options)
-	twin, err := queryRun(ctx, tx, selectActiveTwin, r.Repository, r.PRNumber, r.HeadSHA, full)
+	flags := flagsOf(r.Options)
+	twin, err := queryRun(ctx, tx, selectActiveTwin, r.Repository, r.PRNumber, r.HeadSHA, flags.json())
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return false, nil
@@ -272,16 +296,16 @@ func coalesce(ctx context.Context, tx pgx.Tx, d Delivery, r NewRun, res *Command
 		return false, err
 	}
 	detail := "run " + twin.ID + " of head " + twin.HeadSHA + " already " + string(twin.Status)
-	// selectActiveTwin returns a running run only when it is full
-	// enough, so an upgrade is always of a queued run.
-	res.Upgraded = full && !fullReview(twin.Options)
+	// selectActiveTwin returns a running run only when it has every
+	// flag, so an upgrade is always of a queued run.
+	res.Upgraded = flags.lacks(flagsOf(twin.Options))
 	if twin.Status == StatusQueued && (twin.Trigger != TriggerCommand || res.Upgraded) {
-		if twin, err = queryRun(ctx, tx, requestRun, twin.ID, r.RequestedBy, res.Upgraded); err != nil {
+		if twin, err = queryRun(ctx, tx, requestRun, twin.ID, r.RequestedBy, flags.json()); err != nil {
 			return false, err
 		}
 	}
 	if res.Upgraded {
-		detail += "; now a full review"
+		detail += "; now with options " + flags.json()
 	}
 	res.Run, res.Coalesced = &twin, true
 	_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeCoalesced, detail)

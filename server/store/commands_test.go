@@ -147,14 +147,16 @@ func TestReplayWindow(t *testing.T) {
 func TestRecordCommandFullReview(t *testing.T) {
 	t.Parallel()
 	full := json.RawMessage(`{"full": true}`)
+	describe := json.RawMessage(`{"describe": true}`)
 	type result struct {
 		Coalesced, Upgraded bool
 		// SameRun is true when the result's run is the earlier one.
-		SameRun bool
-		Full    bool
-		Trigger store.Trigger
-		By      string
-		Runs    int
+		SameRun  bool
+		Full     bool
+		Describe bool
+		Trigger  store.Trigger
+		By       string
+		Runs     int
 	}
 	tests := []struct {
 		name    string
@@ -175,6 +177,19 @@ func TestRecordCommandFullReview(t *testing.T) {
 			result{Coalesced: true, SameRun: true, Full: true, Trigger: store.TriggerCommand, By: "bob", Runs: 1}},
 		{"rerun onto a running requested run", requested(prRun("o/r", 1, "a"), nil), true, nil,
 			result{Coalesced: true, SameRun: true, Trigger: store.TriggerCommand, By: "bob", Runs: 1}},
+		// describe ({"describe": true}) is a flag like full.
+		{"describe onto a queued automatic run", prRun("o/r", 1, "a"), false, describe,
+			result{Coalesced: true, Upgraded: true, SameRun: true, Describe: true, Trigger: store.TriggerCommand, By: "alice", Runs: 1}},
+		{"describe onto a queued full run keeps it full", requested(prRun("o/r", 1, "a"), full), false, describe,
+			result{Coalesced: true, Upgraded: true, SameRun: true, Full: true, Describe: true, Trigger: store.TriggerCommand, By: "bob", Runs: 1}},
+		{"full onto a queued describe run keeps the description", requested(prRun("o/r", 1, "a"), describe), false, full,
+			result{Coalesced: true, Upgraded: true, SameRun: true, Full: true, Describe: true, Trigger: store.TriggerCommand, By: "bob", Runs: 1}},
+		{"describe onto a running run that does not describe", requested(prRun("o/r", 1, "a"), full), true, describe,
+			result{Describe: true, Trigger: store.TriggerCommand, By: "alice", Runs: 2}},
+		{"describe onto a running describe run", requested(prRun("o/r", 1, "a"), describe), true, describe,
+			result{Coalesced: true, SameRun: true, Describe: true, Trigger: store.TriggerCommand, By: "bob", Runs: 1}},
+		{"full describe onto a running describe run that is not full", requested(prRun("o/r", 1, "a"), describe), true, json.RawMessage(`{"full": true, "describe": true}`),
+			result{Full: true, Describe: true, Trigger: store.TriggerCommand, By: "alice", Runs: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,7 +211,7 @@ func TestRecordCommandFullReview(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var opts struct{ Full bool }
+			var opts struct{ Full, Describe bool }
 			if err := json.Unmarshal(stored.Options, &opts); err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +219,7 @@ func TestRecordCommandFullReview(t *testing.T) {
 			if err := raw.QueryRow(t.Context(), `SELECT count(*) FROM review_runs`).Scan(&runs); err != nil {
 				t.Fatal(err)
 			}
-			got := result{res.Coalesced, res.Upgraded, res.Run.ID == earlier.ID, opts.Full, stored.Trigger, stored.RequestedBy, runs}
+			got := result{res.Coalesced, res.Upgraded, res.Run.ID == earlier.ID, opts.Full, opts.Describe, stored.Trigger, stored.RequestedBy, runs}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

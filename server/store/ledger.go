@@ -227,6 +227,23 @@ func (s *Store) LastReview(ctx context.Context, repo string, number int, except 
 	return run, nil
 }
 
+// ReviewOfHead returns the newest pull request run of repo#number that
+// reviewed head and succeeded (its Result holds the verdict, and so the
+// walkthrough); ErrNotFound when there is none.
+func (s *Store) ReviewOfHead(ctx context.Context, repo string, number int, head string) (Run, error) {
+	run, err := queryRun(ctx, s.pool, `SELECT `+runColumns+` FROM review_runs
+		WHERE repository = $1 AND pr_number = $2 AND mode = 'pr' AND head_sha = $3 AND $3 <> ''
+		  AND status = 'succeeded' AND result IS NOT NULL
+		ORDER BY finished_at DESC, created_at DESC LIMIT 1`, repo, number, head)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Run{}, fmt.Errorf("review of %s#%d at %s: %w", repo, number, head, ErrNotFound)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("review of %s#%d at %s: %w", repo, number, head, err)
+	}
+	return run, nil
+}
+
 // SetRunCheck records the check run a run held by workerID reports to, so
 // that a retried attempt completes the same check. Only the lease holder
 // may set it (ErrLeaseLost).

@@ -208,6 +208,38 @@ func TestLastReview(t *testing.T) {
 	}
 }
 
+// TestReviewOfHead finds the newest succeeded review of a head only.
+func TestReviewOfHead(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	if _, err := s.ReviewOfHead(t.Context(), "o/r", 1, "h1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("ReviewOfHead of a new pull request = %v, want ErrNotFound", err)
+	}
+	finish := func(head string, res store.Result) string {
+		run := enqueue(t, s, prRun("o/r", 1, head))
+		claim(t, s, "w")
+		if err := s.FinishRun(t.Context(), run.ID, "w", res); err != nil {
+			t.Fatal(err)
+		}
+		return run.ID
+	}
+	verdict := &review.Verdict{Verdict: review.DecisionComment, Summary: "ok", Walkthrough: &review.Walkthrough{Summary: "walk"}}
+	want := finish("h1", store.Result{Status: store.StatusSucceeded, Verdict: verdict})
+	finish("h1", store.Result{Status: store.StatusFailed, Error: "boom"})
+	finish("h1", store.Result{Status: store.StatusSkipped, Reason: "paused"})
+	finish("h2", store.Result{Status: store.StatusSucceeded, Verdict: verdict})
+	got, err := s.ReviewOfHead(t.Context(), "o/r", 1, "h1")
+	if err != nil || got.ID != want || got.Result == nil || got.Result.Walkthrough == nil || got.Result.Walkthrough.Summary != "walk" {
+		t.Errorf("ReviewOfHead(h1) = %s %+v, %v; want %s with its walkthrough", got.ID, got.Result, err, want)
+	}
+	if _, err := s.ReviewOfHead(t.Context(), "o/r", 1, "h3"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("ReviewOfHead of an unreviewed head = %v, want ErrNotFound", err)
+	}
+	if _, err := s.ReviewOfHead(t.Context(), "o/r", 2, "h1"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("ReviewOfHead of another pull request = %v, want ErrNotFound", err)
+	}
+}
+
 // TestHistoryNamesTheRunOnlyForItsChanges: a person's dismissal is not
 // attributed to the run that last wrote the entry.
 func TestHistoryNamesTheRunOnlyForItsChanges(t *testing.T) {

@@ -97,7 +97,7 @@ func (h *checkRunHandler) rerun(ctx context.Context, d store.Delivery, p checkPu
 	d.PRNumber = p.number
 	log := zerolog.Ctx(ctx).With().Int(github.LogKeyPRNum, p.number).Logger()
 	c := store.Command{Name: github.CommandRerun, User: user, PRNumber: p.number,
-		Run: requestedRun(&d, p.number, p.head, user, false, h.maxAttempts)}
+		Run: requestedRun(&d, p.number, p.head, user, review.Options{}, h.maxAttempts)}
 	res, err := h.store.RecordCommand(ctx, d, c)
 	if err != nil {
 		return err

@@ -127,6 +127,7 @@ const (
 	closedReply   = "This pull request is closed: MergeGuard reviews open pull requests only."
 	coalescedText = "A review of head `%s` is already %s; this command adds nothing."
 	upgradedText  = "A review of head `%s` is already queued; it will now be a full review."
+	describesText = "A review of head `%s` is already queued; it will now also write its walkthrough into this pull request's description."
 	limitText     = "Too many MergeGuard commands %s: at most %d every %d minutes. " +
 		"This command and the next ones are ignored until the oldest is %d minutes old."
 )
@@ -168,7 +169,7 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd github.Command, commentID int64, user string, closed bool) (store.Command, ack, error) {
 	number := d.PRNumber
 	c := store.Command{Name: cmd.Name, User: user, PRNumber: number}
-	d.Sender = user
+	d.Sender, d.Command = user, cmd.Name
 	switch cmd.Name {
 	case github.CommandAsk:
 		if cmd.Text == "" {
@@ -181,7 +182,10 @@ func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd g
 	case github.CommandIgnore, github.CommandLearn:
 		d.Outcome, d.Detail = outcomeReplied, cmd.Name+" outside a review thread"
 		return c, ack{reaction: github.ReactionOK, reply: fmt.Sprintf(threadOnlyText, cmd.Name)}, nil
-	case github.CommandRerun, github.CommandReview, github.CommandFullReview:
+	case github.CommandRerun, github.CommandReview, github.CommandFullReview, github.CommandDescribe:
+		// describe is a review run that also writes the description: the
+		// worker takes the walkthrough of a succeeded review of the head
+		// when there is one, and reviews first otherwise.
 		if closed {
 			d.Outcome, d.Detail = outcomeReplied, "pull request closed; nothing to review"
 			return c, ack{reply: closedReply}, nil
@@ -190,7 +194,8 @@ func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd g
 		if err != nil {
 			return c, ack{}, fmt.Errorf("read the head of %s#%d: %w", d.Repository, number, err)
 		}
-		c.Run = requestedRun(d, number, head, user, cmd.Full, h.maxAttempts)
+		opts := review.Options{Full: cmd.Full, Describe: cmd.Name == github.CommandDescribe}
+		c.Run = requestedRun(d, number, head, user, opts, h.maxAttempts)
 		return c, ack{reaction: github.ReactionSeen}, nil
 	case github.CommandPause, github.CommandResume:
 		paused := cmd.Name == github.CommandPause
@@ -209,8 +214,8 @@ func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd g
 
 // requestedRun is the run a person asks for, by a command or the check's
 // Re-run button: a review of pull request number of d.Repository at head,
-// a full one when full is set.
-func requestedRun(d *store.Delivery, number int, head review.PullHead, user string, full bool, maxAttempts int) *store.NewRun {
+// with the flags of opts (a full review, a description).
+func requestedRun(d *store.Delivery, number int, head review.PullHead, user string, opts review.Options, maxAttempts int) *store.NewRun {
 	r := &store.NewRun{
 		Mode:           store.ModePR,
 		Trigger:        store.TriggerCommand,
@@ -223,10 +228,11 @@ func requestedRun(d *store.Delivery, number int, head review.PullHead, user stri
 		RequestedBy:    user,
 		MaxAttempts:    maxAttempts,
 	}
-	if full {
+	if opts.Full || opts.Describe {
 		// The options of a run that must be a full review, never an
-		// incremental one (review.Options.Full); they always marshal.
-		r.Options, _ = json.Marshal(review.Options{Full: true})
+		// incremental one (review.Options.Full), or that writes the
+		// description (Describe); they always marshal.
+		r.Options, _ = json.Marshal(review.Options{Full: opts.Full, Describe: opts.Describe})
 	}
 	return r
 }
@@ -253,6 +259,9 @@ func recorded(ctx context.Context, log *zerolog.Logger, d store.Delivery, res st
 		a.reply = fmt.Sprintf(coalescedText, shortSHA(res.Run.HeadSHA), res.Run.Status)
 		if res.Upgraded {
 			a.reply = fmt.Sprintf(upgradedText, shortSHA(res.Run.HeadSHA))
+			if d.Command == github.CommandDescribe {
+				a.reply = fmt.Sprintf(describesText, shortSHA(res.Run.HeadSHA))
+			}
 		}
 		return a
 	case res.Run != nil:

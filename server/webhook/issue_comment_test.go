@@ -69,6 +69,8 @@ func TestCommentCommands(t *testing.T) {
 		HeadReads int
 		// Full is set when the run queued is a forced full review.
 		Full bool
+		// Describe is set when the run queued writes the description.
+		Describe bool
 	}
 	tests := []struct {
 		name string
@@ -81,6 +83,9 @@ func TestCommentCommands(t *testing.T) {
 		{"full-review by a writer", writer, "/mergeguard full-review", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1, Full: true}},
 		{"rerun --full by a writer", writer, "/mergeguard rerun --full", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1, Full: true}},
 		{"review --FULL by a writer", writer, "/mergeguard review --FULL", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1, Full: true}},
+		{"describe by a writer", writer, "/mergeguard describe", result{Outcome: "queued", Runs: 1, Reactions: []string{"eyes"}, PermissionChecks: 1, HeadReads: 1, Describe: true}},
+		{"describe by a reader", reader, "/mergeguard describe", result{Outcome: "ignored", PermissionChecks: 1}},
+		{"describe by a stranger", stranger, "/mergeguard describe", result{Outcome: "ignored", PermissionChecks: 1}},
 		{"full-review by a reader", reader, "/mergeguard full-review", result{Outcome: "ignored", PermissionChecks: 1}},
 		{"rerun by a reader", reader, "/mergeguard rerun", result{Outcome: "ignored", PermissionChecks: 1}},
 		{"rerun by a stranger", stranger, "/mergeguard rerun", result{Outcome: "ignored", PermissionChecks: 1}},
@@ -127,7 +132,7 @@ func TestCommentCommands(t *testing.T) {
 				got.Replies = append(got.Replies, c.Body)
 			}
 			for _, r := range in.runs() {
-				got.Full = fullOptions(t, r)
+				got.Full, got.Describe = fullOptions(t, r), describeOptions(t, r)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -236,6 +241,54 @@ func fullOptions(t *testing.T, r store.Run) bool {
 		t.Fatalf("options of run %s: %v", r.ID, err)
 	}
 	return o.Full
+}
+
+// describeOptions reports whether run r writes the description: options
+// {"describe": true}, review.Options.Describe.
+func describeOptions(t *testing.T, r store.Run) bool {
+	t.Helper()
+	var o review.Options
+	if err := json.Unmarshal(r.Options, &o); err != nil {
+		t.Fatalf("options of run %s: %v", r.ID, err)
+	}
+	return o.Describe
+}
+
+// TestDescribeIsNotCoalescedAway: describe asked for while a review of
+// the head is queued makes that run write the description, and says so;
+// a second one adds nothing, and a full review keeps the description.
+func TestDescribeIsNotCoalescedAway(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
+	in := newIntake(t)
+	pr := in.gh.AddPR(githubtest.PR{Owner: "Codertocat", Repo: "Hello-World", Number: 2,
+		Base: map[string]string{"README.md": "Hello\n"}, Head: map[string]string{"README.md": "Hello World\n"}, Diff: smallDiff})
+	alice := githubtest.User{Login: "alice", ID: 11, Type: "User"}
+	in.gh.SetPermission("Codertocat", "Hello-World", alice.Login, "write")
+	short := pr.HeadSHA[:7]
+	steps := []struct {
+		body, outcome  string
+		full, describe bool
+		reply          string
+	}{
+		{"/mergeguard rerun", "queued", false, false, ""},
+		{"/mergeguard describe", "coalesced", false, true, "A review of head `" + short + "` is already queued; it will now also write its walkthrough into this pull request's description."},
+		{"/mergeguard describe", "coalesced", false, true, "A review of head `" + short + "` is already queued; this command adds nothing."},
+		{"/mergeguard full-review", "coalesced", true, true, "A review of head `" + short + "` is already queued; it will now be a full review."},
+	}
+	for i, step := range steps {
+		id := fmt.Sprintf("c-%d", i)
+		if got := in.send(in.commentOn(id, alice, step.body)); got != http.StatusOK {
+			t.Fatalf("%s: status %d, want 200", step.body, got)
+		}
+		runs := in.runs()
+		if len(runs) != 1 {
+			t.Fatalf("%s: %d runs, want 1", step.body, len(runs))
+		}
+		got := []any{in.delivery(id).Outcome, fullOptions(t, runs[0]), describeOptions(t, runs[0]), lastReply(in)}
+		if diff := cmp.Diff([]any{step.outcome, step.full, step.describe, step.reply}, got); diff != "" {
+			t.Errorf("step %d %s (-want +got):\n%s", i, step.body, diff)
+		}
+	}
 }
 
 // TestFullReviewIsNotCoalescedAway: a full review asked for while a rerun

@@ -72,7 +72,7 @@ func endedCheck(res store.Result) *github.Check {
 // best effort: the run is already recorded.
 func (p *Pool) completeCheck(ctx context.Context, j *job, out outcome) {
 	run := j.run
-	if run.Mode != store.ModePR || run.HeadSHA == "" || p.deps.GitHub == nil {
+	if run.Mode != store.ModePR || run.HeadSHA == "" || p.deps.GitHub == nil || j.noCheck {
 		return
 	}
 	repo, err := p.deps.GitHub.Repo(run.InstallationID, run.Repository)

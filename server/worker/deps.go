@@ -33,6 +33,7 @@ type Store interface {
 	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
 	ApplyThread(ctx context.Context, repo string, number int, t store.ThreadChange) (changed bool, err error)
 	LastReview(ctx context.Context, repo string, number int, except string) (store.Run, error)
+	ReviewOfHead(ctx context.Context, repo string, number int, head string) (store.Run, error)
 	FindingOfThread(ctx context.Context, repo string, number int, commentID int64) (review.LedgerEntry, error)
 	AnswersInThread(ctx context.Context, repo string, number int, threadCommentID int64, except string) (int, error)
 	DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error)
@@ -76,6 +77,8 @@ type Repo interface {
 	Answer(ctx context.Context, number int, body string) (int64, error)
 	CreateCheck(ctx context.Context, c github.Check) (int64, error)
 	UpdateCheck(ctx context.Context, id int64, c github.Check) error
+	// Describe writes a walkthrough into the pull request's description.
+	Describe(ctx context.Context, number int, d github.Description) (bool, error)
 }
 
 var _ Repo = (*github.Repo)(nil)

@@ -101,7 +101,7 @@ func newEnvWith(t *testing.T, answer func(llmtest.Request) llmtest.Response, cfg
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.inst, err = github.NewInstallations(t.Context(), cc, "", github.PublisherOptions{})
+	e.inst, err = github.NewInstallations(t.Context(), cc, "", github.PublisherOptions{DescriptionKey: github.DescriptionKey("test secret")})
 	if err != nil {
 		t.Fatal(err)
 	}

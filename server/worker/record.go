@@ -113,8 +113,12 @@ func failureNotice(run *store.Run, err error) string {
 	var (
 		ue     userError
 		cfgErr *pipeline.RepoConfigError
+		de     describeError
 	)
 	switch {
+	case errors.As(err, &de):
+		return fmt.Sprintf("MergeGuard could not write the walkthrough into this pull request's description (run `%s`): %s "+
+			"Comment `/mergeguard describe` to try again.", run.ID, de.reason())
 	case errors.Is(err, pipeline.ErrLLMUnavailable):
 		return fmt.Sprintf("MergeGuard could not complete the review of this pull request (run `%s`): "+
 			"the language model kept failing (rate limits or server errors) over %d attempts. "+

@@ -28,6 +28,9 @@ type job struct {
 	workerID  string
 	log       *zerolog.Logger
 	claimedAt time.Time
+	// noCheck keeps the run from completing a check run: a describe run
+	// that reviewed nothing must not replace the head's check.
+	noCheck bool
 }
 
 // outcome is how a job ended without error.
@@ -90,15 +93,25 @@ func (p *Pool) reviewDiff(ctx context.Context, j *job) (outcome, error) {
 // pipeline decides everything about the review; this only moves it between
 // the store and GitHub.
 func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
+	describe := describeAsked(j.run)
+	var repo Repo
+	if describe { // before the gate: describing from a review costs nothing
+		var err error
+		if repo, err = p.repo(j); err != nil {
+			return outcome{}, err
+		}
+		if out, done, err := p.describeFromReview(ctx, j, repo); done || err != nil {
+			return out, err
+		}
+	}
 	if out, stop, err := p.gate(ctx, j); stop || err != nil {
 		return out, err
 	}
-	if p.deps.GitHub == nil {
-		return outcome{}, errors.New("no GitHub App is configured")
-	}
-	repo, err := p.deps.GitHub.Repo(j.run.InstallationID, j.run.Repository)
-	if err != nil {
-		return outcome{}, err
+	if repo == nil {
+		var err error
+		if repo, err = p.repo(j); err != nil {
+			return outcome{}, err
+		}
 	}
 	src := headSource{Source: repo.Source(j.run.PRNumber), pool: p, job: j}
 	req, err := p.request(j, src)
@@ -119,11 +132,22 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	if errors.As(err, &moved) {
 		return superseded(moved.Error()), nil
 	}
+	if err == nil && describe && out.result.Status == store.StatusSkipped {
+		out.notice = joinNotice(out.notice, describeNotice)
+	}
 	if err != nil || out.result.Status != store.StatusSucceeded {
 		return out, err
 	}
 	out.result.Scope = res.Scope
 	return p.publish(ctx, j, repo, res, out, h)
+}
+
+// repo opens the repository of a pull request run.
+func (p *Pool) repo(j *job) (Repo, error) {
+	if p.deps.GitHub == nil {
+		return nil, errors.New("no GitHub App is configured")
+	}
+	return p.deps.GitHub.Repo(j.run.InstallationID, j.run.Repository)
 }
 
 // gate makes the checks that need only the database, before any GitHub
@@ -217,6 +241,9 @@ func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Res
 	out.result.Ledger = withPlacements(res.Ledger.Changed, posted.Placements)
 	p.resolveFixed(pctx, j, repo, res.Ledger.Fixed, h.resolved)
 	out.check = reviewedCheck(res, repo.PullURL(run.PRNumber))
+	if describeAsked(run) {
+		p.describeAfterReview(pctx, j, repo, res.Verdict.Walkthrough, &out)
+	}
 	return out, nil
 }
 
