@@ -19,9 +19,11 @@ run: build
 	exec bin/mergeguard serve
 
 ## test: go vet, then every test with the race detector against a throwaway PostgreSQL;
-## Chromium is installed for the browser tests (e2e/) unless MERGEGUARD_SKIP_BROWSER=1
+## Chromium is installed for the browser tests (e2e/) unless MERGEGUARD_SKIP_BROWSER=1, and
+## shellcheck for the linters' tests (review/lint)
 test:
 	go vet ./...
+	bash scripts/ensure-shellcheck.sh >/dev/null
 	@if [ "$${MERGEGUARD_SKIP_BROWSER:-}" != 1 ]; then bash scripts/ensure-chromium.sh >/dev/null; fi
 	bash scripts/with-postgres.sh go test -race ./...
 	go -C deploy/validate vet ./...

@@ -32,6 +32,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/lint"
 )
 
 // ChatClient sends one chat completion; *llm.Client implements it.
@@ -84,6 +85,10 @@ type Deps struct {
 	Tools func(src review.Source, d *diff.Diff) Toolbox
 	// Analyzers are the deterministic agents; nil means analyzer.Builtin().
 	Analyzers []analyzer.Analyzer
+	// Linters check whole files of the kinds they know (workflows,
+	// Dockerfiles, Go, shell) beside the analyzers; nil runs none
+	// (lint.Default is the set `mergeguard` runs).
+	Linters []lint.Linter
 	// Recheck asks the LLM to confirm or refute each critical finding
 	// before the verdict (one extra call per finding).
 	Recheck bool
@@ -335,7 +340,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	vf := r.verifyStage(ctx, d, idx, rv.findings)
 	c := r.carry(ctx, r.req.History, change.HeadSHA, d, since, touchedFiles(focus, since), vf.reported)
 	vf.reported, vf.notes = c.reported, append(vf.notes, c.notes...)
-	res := r.report(ctx, change, focus, idx, pl, rv, vf, notes, c.counted)
+	res := r.report(ctx, change, focus, idx, pl, rv, vf, append(notes, rv.notes...), c.counted)
 	res.Scope, res.Ledger, res.Config = sc, c.ledger, repo
 	r.addWalkthrough(ctx, res, change, d, since == nil)
 	return res, nil

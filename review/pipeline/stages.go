@@ -103,10 +103,11 @@ func (r *run) overhead(change review.Change, pr prompts) int {
 	c := r.counter
 	input := deps.ContextTokens - deps.MaxOutputTokens
 	n := c.Count(systemMessage(pr.conventions, "", r.req.Repo.Language, len(r.req.Learnings) > 0)) + maxPathInstrTokens
-	n += c.Count(userMessage(change, chunk{n: 999}, 999, c, nil, ""))
+	n += c.Count(userMessage(change, chunk{n: 999}, 999, c, chunkContext{}))
 	if len(r.known) > 0 {
 		n += maxKnownTokens + 40 // the list and its framing
 	}
+	n += maxEvidenceTokens + 40 // the analyzers' findings, when there are some
 	if len(r.req.Learnings) > 0 {
 		n += r.learningsBudget() + 40 // the list and its framing
 	}
@@ -130,6 +131,7 @@ type reviewed struct {
 	findings      []review.Finding
 	agents        []review.AgentResult
 	positiveNotes map[string][]string
+	notes         []string // the linters': what they could not check
 	llmAgents     int
 	llmSucceeded  float64 // successes count 1, truncated runs 0.5
 	llmCalls      int
@@ -137,31 +139,30 @@ type reviewed struct {
 	cost          review.CostInfo
 }
 
-// reviewStage runs the chunk agents (at most Concurrency at once) and the
-// analyzers side by side, and collects their findings.
+// reviewStage runs the analyzers and linters, then the chunk agents (at
+// most Concurrency at once) with the analyzers' findings on their files as
+// evidence, and collects every agent's findings.
 func (r *run) reviewStage(ctx context.Context, change review.Change, d *diff.Diff, pl plan, pr prompts) reviewed {
 	deps := r.p.d
-	var (
-		llmResults = make([]agent.Result, len(pl.chunks))
-		anResults  = make([]analyzed, len(deps.Analyzers))
-		wg         sync.WaitGroup
-	)
-	scan := analyzerFiles(d, pl)
-	for i, a := range deps.Analyzers {
-		wg.Go(func() { anResults[i] = r.runAnalyzer(ctx, a, scan) })
+	det, notes := r.deterministic(ctx, analyzerFiles(d, pl))
+	evidence := map[string][]review.Finding{}
+	for _, a := range det {
+		for _, f := range a.findings {
+			evidence[f.FilePath] = append(evidence[f.FilePath], f)
+		}
 	}
+	llmResults := make([]agent.Result, len(pl.chunks))
 	var g errgroup.Group
 	g.SetLimit(deps.Concurrency)
 	for i, c := range pl.chunks {
 		g.Go(func() error {
-			llmResults[i] = r.runChunk(ctx, change, c, len(pl.chunks), pr)
+			llmResults[i] = r.runChunk(ctx, change, c, len(pl.chunks), pr, evidence)
 			return nil
 		})
 	}
 	_ = g.Wait() // chunk agents never return errors: they end in a status
-	wg.Wait()
 
-	out := reviewed{positiveNotes: map[string][]string{}}
+	out := reviewed{positiveNotes: map[string][]string{}, notes: notes}
 	for _, res := range llmResults {
 		out.agents = append(out.agents, res.AgentResult)
 		out.findings = append(out.findings, res.Output.Findings...)
@@ -179,7 +180,7 @@ func (r *run) reviewStage(ctx context.Context, change review.Change, d *diff.Dif
 		out.toolCalls += res.ToolCalls
 		out.cost = out.cost.Add(res.Cost)
 	}
-	for _, a := range anResults {
+	for _, a := range det {
 		out.agents = append(out.agents, a.result)
 		out.findings = append(out.findings, a.findings...)
 	}
@@ -211,7 +212,7 @@ func analyzerFiles(d *diff.Diff, pl plan) []*diff.File {
 }
 
 // runChunk runs the LLM agent of one chunk.
-func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total int, pr prompts) agent.Result {
+func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total int, pr prompts, evidence map[string][]review.Finding) agent.Result {
 	deps := r.p.d
 	name := fmt.Sprintf("reviewer:chunk-%d", c.n)
 	r.emit(ctx, review.EventAgentStarted, review.StageReviewer, name, map[string]any{
@@ -226,7 +227,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 		Name:   name,
 		Stage:  review.StageReviewer,
 		System: systemMessage(pr.conventions, pathInstructions(r.req.Repo, c.paths(), r.counter), r.req.Repo.Language, len(r.req.Learnings) > 0),
-		User:   userMessage(change, c, total, r.counter, r.known, pr.learnings[c.n]),
+		User:   userMessage(change, c, total, r.counter, chunkContext{known: r.known, evidence: evidence, learnings: pr.learnings[c.n]}),
 		Tools:  pr.tools,
 		Emit: func(t review.EventType, data map[string]any) {
 			data["chunk"] = c.n
@@ -251,6 +252,34 @@ func (r *run) cost(model string, u openai.Usage) review.CostInfo {
 type analyzed struct {
 	result   review.AgentResult
 	findings []review.Finding
+}
+
+// deterministic runs the built-in analyzers and the linters side by side
+// on the files to scan and returns their outcomes (agents that had nothing
+// to check left out) and the linters' notes.
+func (r *run) deterministic(ctx context.Context, scan []*diff.File) ([]analyzed, []string) {
+	deps := r.p.d
+	out := make([]analyzed, len(deps.Analyzers)+len(deps.Linters))
+	notes := make([][]string, len(deps.Linters))
+	var wg sync.WaitGroup
+	for i, a := range deps.Analyzers {
+		wg.Go(func() { out[i] = r.runAnalyzer(ctx, a, scan) })
+	}
+	for i, l := range deps.Linters {
+		wg.Go(func() { out[len(deps.Analyzers)+i], notes[i] = r.runLinter(ctx, l, scan) })
+	}
+	wg.Wait()
+	ran := out[:0]
+	for _, a := range out {
+		if a.result.Agent != "" {
+			ran = append(ran, a)
+		}
+	}
+	var all []string
+	for _, n := range notes {
+		all = append(all, n...)
+	}
+	return ran, all
 }
 
 // runAnalyzer runs one built-in analyzer as an agent.

@@ -1,0 +1,103 @@
+package lint
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/moby/buildkit/client/llb"
+	"github.com/moby/buildkit/client/llb/sourceresolver"
+	"github.com/moby/buildkit/frontend/dockerfile/dockerfile2llb"
+	"github.com/opencontainers/go-digest"
+
+	"github.com/mergeguard/mergeguard/review"
+)
+
+// Dockerfile checks Dockerfiles with BuildKit's build checks, the rules
+// `docker build --check` runs: stage and keyword casing, undefined ARGs and
+// variables, relative WORKDIRs, shell-form commands where JSON is
+// recommended, deprecated instructions, secrets passed in ARG or ENV, and
+// more. Nothing is built and no image is pulled.
+type Dockerfile struct{}
+
+// Name implements Linter.
+func (Dockerfile) Name() string { return AgentPrefix + "dockerfile" }
+
+// Applies implements Linter: Dockerfile, Containerfile, *.Dockerfile and
+// Dockerfile.* files.
+func (Dockerfile) Applies(p string) bool {
+	b := base(p)
+	return b == "dockerfile" || b == "containerfile" ||
+		strings.HasSuffix(b, ".dockerfile") || strings.HasPrefix(b, "dockerfile.")
+}
+
+// Lint implements Linter.
+func (d Dockerfile) Lint(ctx context.Context, files []File, _ Tree) (Report, error) {
+	var rep Report
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		fs, err := d.lint(ctx, f)
+		if err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("dockerfile: could not check %s: %v", f.Path(), err))
+			continue
+		}
+		rep.Findings = append(rep.Findings, onAdded(f.Diff, fs)...)
+	}
+	return rep, nil
+}
+
+// lint runs BuildKit's checks on one file. A file BuildKit cannot parse
+// is reported as one finding at the line it names.
+func (d Dockerfile) lint(ctx context.Context, f File) ([]review.Finding, error) {
+	scratch := llb.Scratch()
+	def, err := scratch.Marshal(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("source map: %w", err)
+	}
+	sm := llb.NewSourceMap(&scratch, f.Path(), "Dockerfile", f.Content)
+	sm.Definition = def // the lint results name their source by it
+	res, err := dockerfile2llb.DockerfileLint(ctx, f.Content, dockerfile2llb.ConvertOpt{
+		SourceMap: sm, MetaResolver: offline{},
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []review.Finding
+	for _, w := range res.Warnings {
+		line := 0
+		if w.Location != nil && len(w.Location.Ranges) > 0 {
+			line = int(w.Location.Ranges[0].Start.Line)
+		}
+		sev, cat, conf := review.SeverityStyle, review.CategoryQuality, exact
+		switch w.RuleName {
+		case "SecretsUsedInArgOrEnv":
+			// A name that looks like a secret's is a guess.
+			sev, cat, conf = review.SeverityWarning, review.CategorySecurity, heuristic
+		case "UndefinedVar", "UndefinedArgInFrom", "InvalidDefaultArgInFrom", "DuplicateStageName",
+			"ReservedStageName", "WorkdirRelativePath", "CopyIgnoredFile", "InvalidBaseImagePlatform":
+			sev, cat = review.SeverityWarning, review.CategoryBug
+		}
+		desc := fmt.Sprintf("%s\n\nReported by BuildKit's build check %s (%s).", w.Detail, w.RuleName, w.URL)
+		out = append(out, finding(d.Name(), f, line, sev, cat, conf, title(w.Detail), desc))
+	}
+	if e := res.Error; e != nil {
+		line := 0
+		if len(e.Location.Ranges) > 0 {
+			line = int(e.Location.Ranges[0].Start.Line)
+		}
+		out = append(out, finding(d.Name(), f, line, review.SeverityWarning, review.CategoryBug, exact,
+			title(e.Message), e.Message+"\n\nBuildKit cannot build this Dockerfile."))
+	}
+	return out, nil
+}
+
+// offline answers BuildKit's base-image lookups without the network: every
+// base image is an empty linux image. The checks that need an image's real
+// configuration (its platform, its environment) then say nothing.
+type offline struct{}
+
+func (offline) ResolveImageConfig(_ context.Context, ref string, _ sourceresolver.Opt) (string, digest.Digest, []byte, error) {
+	return ref, "", []byte(`{"os":"linux","rootfs":{"type":"layers"}}`), nil
+}

@@ -1,0 +1,97 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/lint"
+	"github.com/mergeguard/mergeguard/review/llm"
+	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/source/difftext"
+)
+
+// lintDiff adds a workflow that puts a PR title into a script and a Go file
+// with a printf mistake, and changes one line of a Dockerfile whose other
+// lines the diff does not show.
+const lintDiff = `diff --git a/.github/workflows/greet.yml b/.github/workflows/greet.yml
+new file mode 100644
+--- /dev/null
++++ b/.github/workflows/greet.yml
+@@ -0,0 +1,9 @@
++name: greet
++on: pull_request_target
++jobs:
++  greet:
++    runs-on: ubuntu-latest
++    steps:
++      - name: Greet
++        run: |
++          echo "${{ github.event.pull_request.title }}"
+diff --git a/cmd/hello/main.go b/cmd/hello/main.go
+new file mode 100644
+--- /dev/null
++++ b/cmd/hello/main.go
+@@ -0,0 +1,7 @@
++package main
++
++import "fmt"
++
++func main() {
++	fmt.Printf("%d\n", "hello")
++}
+diff --git a/Dockerfile b/Dockerfile
+--- a/Dockerfile
++++ b/Dockerfile
+@@ -1,1 +1,1 @@
+-FROM alpine:3.19
++FROM alpine:3.20
+`
+
+// TestLinters: the linters' findings are reported and verified like the
+// analyzers', a file the diff holds only in part (and the Source cannot
+// read) is named in a note, and the model sees the findings on its
+// chunk's files as evidence.
+func TestLinters(t *testing.T) {
+	srv := llmtest.NewQueue(t, answer())
+	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o", MaxRetries: 1}, nil)
+	src, err := difftext.New(lintDiff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := Deps{LLM: client, Model: "gpt-4o", Linters: lint.Default("", true)}
+	res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Agent, File string
+		Line        int
+		Status      review.VerificationStatus
+	}
+	var got []row
+	for _, f := range res.Verdict.Findings() {
+		got = append(got, row{f.Agent, f.FilePath, f.LineStart, f.VerificationStatus})
+	}
+	want := []row{
+		{"analyzer:actionlint", ".github/workflows/greet.yml", 8, review.Verified},
+		{"analyzer:govet", "cmd/hello/main.go", 6, review.Verified},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	notes := strings.Join(res.Verdict.Notes, "\n")
+	for _, n := range []string{"dockerfile: 1 files could not be read whole", "shellcheck is not installed"} {
+		if !strings.Contains(notes, n) {
+			t.Errorf("notes lack %q:\n%s", n, notes)
+		}
+	}
+	user := srv.Requests()[0].Messages[1].Content
+	begin, hit, end := strings.Index(user, "<<<BEGIN ANALYZERS"), strings.Index(user, "cmd/hello/main.go:6-6"), strings.Index(user, "<<<END ANALYZERS")
+	if begin < 0 || begin > hit || hit > end {
+		t.Errorf("the prompt lacks the analyzers' findings as data:\n%s", user)
+	}
+}
