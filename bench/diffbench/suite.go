@@ -15,7 +15,8 @@ import (
 type Input struct {
 	Name  string
 	Diffs [][]byte
-	Lines int // diff lines in all
+	Texts []string // Diffs as strings
+	Lines int      // diff lines in all
 	Bytes int
 }
 
@@ -64,6 +65,7 @@ func Synthetic(files, hunks int) Input {
 func newInput(name string, diffs [][]byte) Input {
 	in := Input{Name: name, Diffs: diffs}
 	for _, d := range diffs {
+		in.Texts = append(in.Texts, string(d))
 		in.Bytes += len(d)
 		in.Lines += strings.Count(string(d), "\n")
 	}
@@ -111,8 +113,8 @@ func Run(in Input, impls []Impl, rounds int, minRound time.Duration) ([]Row, err
 	fns := make([]func() error, len(impls))
 	for i, impl := range impls {
 		fns[i] = func() error {
-			for _, d := range in.Diffs {
-				if err := impl.Run(d); err != nil {
+			for j, d := range in.Diffs {
+				if err := impl.Run(d, in.Texts[j]); err != nil {
 					return fmt.Errorf("%s: %w", impl.Name, err)
 				}
 			}

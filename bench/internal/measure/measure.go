@@ -24,8 +24,9 @@ type Timing struct {
 
 // Rounds times each of fns in turn, rounds times, each round at least
 // minRound long, interleaved so that a slow spell of a shared machine falls
-// on every function alike; a function's figure is its median round. The
-// first error returned by a call ends the measurement.
+// on every function alike; a function's figure is its fastest round (other
+// work on the machine only ever adds time). The first error returned by a
+// call ends the measurement.
 func Rounds(fns []func() error, rounds int, minRound time.Duration) ([]Timing, error) {
 	all := make([][]Timing, len(fns))
 	for _, fn := range fns {
@@ -44,8 +45,7 @@ func Rounds(fns []func() error, rounds int, minRound time.Duration) ([]Timing, e
 	}
 	out := make([]Timing, len(fns))
 	for i, ts := range all {
-		slices.SortFunc(ts, func(a, b Timing) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) })
-		out[i] = ts[len(ts)/2]
+		out[i] = slices.MinFunc(ts, func(a, b Timing) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) })
 	}
 	return out, nil
 }

@@ -1,0 +1,38 @@
+package measure
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestRounds(t *testing.T) {
+	calls := make([]int, 2)
+	fns := []func() error{
+		func() error { calls[0]++; return nil },
+		func() error { calls[1]++; time.Sleep(time.Millisecond); return nil },
+	}
+	ts, err := Rounds(fns, 3, 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts[1].NsPerOp < float64(time.Millisecond) || ts[0].NsPerOp >= ts[1].NsPerOp {
+		t.Errorf("timings %+v: want the sleeping function at least 1 ms a call and slower", ts)
+	}
+	if calls[0] < 4 || calls[1] < 4 { // the warm-up and three rounds
+		t.Errorf("calls = %v", calls)
+	}
+	boom := errors.New("boom")
+	if _, err := Rounds([]func() error{func() error { return boom }}, 1, 0); !errors.Is(err, boom) {
+		t.Errorf("Rounds = %v, want boom", err)
+	}
+}
+
+func TestRatio(t *testing.T) {
+	if got := Ratio(3, 2); got != 1.5 {
+		t.Errorf("Ratio(3, 2) = %v", got)
+	}
+	if got := Ratio(3, 0); got != 0 {
+		t.Errorf("Ratio(3, 0) = %v", got)
+	}
+}
