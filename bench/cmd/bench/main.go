@@ -1,9 +1,10 @@
 // Command bench runs the side-by-side benchmark suite: MergeGuard's webhook
-// intake, diff parsing and token counting against their peers (see
-// the README's Performance section). It prints the table and writes it, with the machine it
-// ran on, as JSON to -out. `make bench` runs it from bench/ under
-// scripts/with-postgres.sh --durable, which starts a PostgreSQL with default
-// durability.
+// intake, diff parsing and token counting against their peers (see the
+// README's Performance section). It prints the table and writes it, with
+// the machine it ran on, as JSON to -out. `make bench-peers` runs it from
+// bench/ under scripts/with-postgres.sh --durable, which starts a
+// PostgreSQL with default durability; the intake needs its URL in
+// MERGEGUARD_BENCH_DATABASE_URL.
 //
 //	go run ./cmd/bench -out results.json
 //
