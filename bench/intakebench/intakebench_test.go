@@ -54,7 +54,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.PayloadBytes < 20000 || len(c.Levels) != 2 {
+	if c.PayloadBytes < 27000 || len(c.Levels) != 2 {
 		t.Fatalf("comparison = %+v", c)
 	}
 	for i, p := range c.Levels {
@@ -74,7 +74,7 @@ func TestPayloadsAreSignedVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"action":"opened","number":3,"pull_request":{"number":3}}`
+	want := "{\n  \"action\": \"opened\",\n  \"number\": 3,\n  \"pull_request\": {\n    \"number\": 3\n  }\n}"
 	if len(ps) != 3 || string(ps[2].Body) != want || ps[0].Signature == ps[1].Signature {
 		t.Errorf("payloads = %q; want 3 distinct, the last %s", ps, want)
 	}

@@ -17,7 +17,8 @@ import (
 // Results is what `make bench` writes to bench/results.json.
 type Results struct {
 	Machine measure.Machine `json:"machine"`
-	// Command is how the results were made.
+	// Command is the suite's command line, run in bench/ (make
+	// bench-peers runs it).
 	Command string                  `json:"command"`
 	Intake  *intakebench.Comparison `json:"intake,omitempty"`
 	Diff    []diffbench.Row         `json:"diff,omitempty"`
@@ -117,7 +118,7 @@ func (r Results) Markdown(w io.Writer) error {
 			b.WriteString(strings.Repeat("|---", len(row)) + "|\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nMeasured on %s, with `%s`.\n", r.MachineLine(), r.Command)
+	fmt.Fprintf(&b, "\nMeasured on %s, by `make bench-peers` (`%s` in bench/).\n", r.MachineLine(), r.Command)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string) error {
 // suite runs the suites o names.
 func suite(ctx context.Context, o options) (report.Results, error) {
 	res := report.Results{Machine: measure.ThisMachine(time.Now(), o.commit),
-		Command: "make bench (bench/cmd/bench " + strings.Join(os.Args[1:], " ") + ")"}
+		Command: strings.Join(append([]string{"bench"}, os.Args[1:]...), " ")}
 	for _, s := range strings.Split(o.suites, ",") {
 		var err error
 		switch strings.TrimSpace(s) {
