@@ -98,9 +98,10 @@ type Row struct {
 	Input string `json:"input"`
 	Impl  string `json:"impl"`
 	measure.Timing
-	MBPerS float64 `json:"mb_per_s"`
-	// Ratio is this row's time over MergeGuard's (ParseString + NewIndex)
-	// on the same input: above 1, the peer is slower.
+	// MBPerS is the input's size over the CPU time of one call.
+	MBPerS float64 `json:"mb_per_cpu_s"`
+	// Ratio is this row's CPU time over MergeGuard's (ParseString +
+	// NewIndex) on the same input: above 1, the peer is slower.
 	Ratio float64 `json:"time_vs_mergeguard"`
 }
 
@@ -128,7 +129,7 @@ func Run(in Input, impls []Impl, rounds int, minRound time.Duration) ([]Row, err
 	rows := make([]Row, len(impls))
 	for i, t := range ts {
 		rows[i] = Row{Input: in.Name, Impl: impls[i].Name, Timing: t,
-			MBPerS: float64(in.Bytes) / 1e6 / (t.NsPerOp / 1e9), Ratio: measure.Ratio(t.NsPerOp, ts[0].NsPerOp)}
+			MBPerS: float64(in.Bytes) / 1e6 / (t.CPUNsPerOp / 1e9), Ratio: measure.Ratio(t.CPUNsPerOp, ts[0].CPUNsPerOp)}
 	}
 	return rows, nil
 }

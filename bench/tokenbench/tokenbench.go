@@ -49,7 +49,8 @@ type Row struct {
 	Impl   string `json:"impl"`
 	Tokens int    `json:"tokens"`
 	measure.Timing
-	MBPerS float64 `json:"mb_per_s"`
+	// MBPerS is the input's size over the CPU time of one count.
+	MBPerS float64 `json:"mb_per_cpu_s"`
 	// Ratio is this row's MB/s over MergeGuard's on the same input: below
 	// 1, the peer is slower.
 	Ratio float64 `json:"speed_vs_mergeguard"`
@@ -79,7 +80,7 @@ func Run(in Input, counters []Counter, rounds int, minRound time.Duration) ([]Ro
 	}
 	rows := make([]Row, len(counters))
 	for i, t := range ts {
-		mbps := float64(len(in.Text)) / 1e6 / (t.NsPerOp / 1e9)
+		mbps := float64(len(in.Text)) / 1e6 / (t.CPUNsPerOp / 1e9)
 		rows[i] = Row{Input: in.Name, Bytes: len(in.Text), Impl: counters[i].Name, Tokens: counts[i], Timing: t, MBPerS: mbps}
 	}
 	for i := range rows {

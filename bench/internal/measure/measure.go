@@ -16,7 +16,11 @@ import (
 
 // Timing is what one function cost per call.
 type Timing struct {
+	// NsPerOp is wall time; CPUNsPerOp is the process's CPU time (user +
+	// system, getrusage, garbage collection included), which other work on
+	// a busy machine does not inflate.
 	NsPerOp     float64 `json:"ns_per_op"`
+	CPUNsPerOp  float64 `json:"cpu_ns_per_op"`
 	BytesPerOp  float64 `json:"bytes_allocated_per_op"`
 	AllocsPerOp float64 `json:"allocs_per_op"`
 	Iterations  int     `json:"iterations"`
@@ -24,9 +28,8 @@ type Timing struct {
 
 // Rounds times each of fns in turn, rounds times, each round at least
 // minRound long, interleaved so that a slow spell of a shared machine falls
-// on every function alike; a function's figure is its fastest round (other
-// work on the machine only ever adds time). The first error returned by a
-// call ends the measurement.
+// on every function alike; a function's figure is its round of least CPU
+// time. The first error returned by a call ends the measurement.
 func Rounds(fns []func() error, rounds int, minRound time.Duration) ([]Timing, error) {
 	all := make([][]Timing, len(fns))
 	for _, fn := range fns {
@@ -45,16 +48,22 @@ func Rounds(fns []func() error, rounds int, minRound time.Duration) ([]Timing, e
 	}
 	out := make([]Timing, len(fns))
 	for i, ts := range all {
-		out[i] = slices.MinFunc(ts, func(a, b Timing) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) })
+		out[i] = slices.MinFunc(ts, func(a, b Timing) int { return cmp.Compare(a.CPUNsPerOp, b.CPUNsPerOp) })
 	}
 	return out, nil
 }
 
-// round calls fn n times, doubling n until the calls take minRound.
+// round calls fn n times, doubling n until the calls take minRound of
+// CPU time.
 func round(fn func() error, minRound time.Duration) (Timing, error) {
 	for n := 1; ; n *= 2 {
+		runtime.GC() // no garbage of another function's round to collect
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
+		cpuStart, err := CPUTime()
+		if err != nil {
+			return Timing{}, err
+		}
 		start := time.Now()
 		for range n {
 			if err := fn(); err != nil {
@@ -62,10 +71,15 @@ func round(fn func() error, minRound time.Duration) (Timing, error) {
 			}
 		}
 		elapsed := time.Since(start)
+		cpuEnd, err := CPUTime()
+		if err != nil {
+			return Timing{}, err
+		}
 		runtime.ReadMemStats(&after)
-		if elapsed >= minRound || n >= 1<<30 {
+		if cpuEnd-cpuStart >= minRound || n >= 1<<30 {
 			return Timing{
 				NsPerOp:     float64(elapsed.Nanoseconds()) / float64(n),
+				CPUNsPerOp:  float64((cpuEnd - cpuStart).Nanoseconds()) / float64(n),
 				BytesPerOp:  float64(after.TotalAlloc-before.TotalAlloc) / float64(n),
 				AllocsPerOp: float64(after.Mallocs-before.Mallocs) / float64(n),
 				Iterations:  n,
