@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: run test lint bench soak build fmt eval
+.PHONY: run test lint bench bench-peers soak build fmt eval
 
 ## run: serve on :8080; without DATABASE_URL, start the dev PostgreSQL in .mergeguard/pg
 run: build
@@ -28,11 +28,14 @@ test:
 	bash scripts/with-postgres.sh go test -race ./...
 	go -C deploy/validate vet ./...
 	go -C deploy/validate test ./...
+	go -C bench vet ./...
+	bash scripts/with-postgres.sh go -C bench test ./...
 
 ## lint: golangci-lint (installed into bin/ on first use)
 lint: $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
 	cd deploy/validate && ../../$(GOLANGCI_LINT) run ./...
+	cd bench && ../$(GOLANGCI_LINT) run ./...
 
 $(GOLANGCI_LINT):
 	GOBIN=$(CURDIR)/bin go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
@@ -40,13 +43,24 @@ $(GOLANGCI_LINT):
 
 ## bench: every benchmark, with allocations, then the load test (e2e TestLoad: the
 ## real `mergeguard serve` against fake GitHub and LLM servers on loopback), which
-## prints its tables and writes bench/results.json, then the answer latency (e2e
-## TestAnswerLatency: 50 replies answered with a 1 s model)
+## prints its tables and writes bench/load.json, then the answer latency (e2e
+## TestAnswerLatency: 50 replies answered with a 1 s model), then bench-peers
 bench:
 	bash scripts/with-postgres.sh go test -bench . -benchmem -run '^$$' ./...
 	MERGEGUARD_LOAD=1 bash scripts/with-postgres.sh go test -count=1 -v -timeout 15m -run '^TestLoad$$' ./e2e/ \
-		-load-out=$(CURDIR)/bench/results.json
+		-load-out=$(CURDIR)/bench/load.json
 	MERGEGUARD_LATENCY=1 bash scripts/with-postgres.sh go test -count=1 -v -timeout 10m -run '^TestAnswerLatency$$' ./e2e/
+	$(MAKE) bench-peers
+
+## bench-peers: the side-by-side suite (bench/, its own module): webhook intake
+## against go-githubapp on a PostgreSQL with default durability, diff parsing
+## against reviewdog, sourcegraph/go-diff and go-gitdiff, token counting against
+## tiktoken-go; prints the table, writes bench/results.json and renders it into
+## the README's performance section
+bench-peers:
+	cd bench && go build -o ../bin/bench ./cmd/bench
+	cd bench && bash ../scripts/with-postgres.sh --durable ../bin/bench -out results.json -commit $(COMMIT) $(BENCH_FLAGS)
+	cd bench && go run ./cmd/readme -results results.json -readme ../README.md
 
 ## soak: the soak test (e2e TestSoak): two replicas keep 200 pull requests in flight
 ## for MERGEGUARD_SOAK_DURATION (default 3m), then the reviews and memory are checked

@@ -7,7 +7,7 @@
 // loopback only: TestTwoReplicas runs two replicas on one database;
 // TestLoad (MERGEGUARD_LOAD=1, `make bench`) measures intake, review
 // throughput, API calls, tokens and memory and writes -load-out
-// (bench/results.json); TestSoak (MERGEGUARD_SOAK=1, `make soak`) keeps 200
+// (bench/load.json); TestSoak (MERGEGUARD_SOAK=1, `make soak`) keeps 200
 // pull requests in flight through two replicas for
 // MERGEGUARD_SOAK_DURATION (default 3m). Every request loop is bounded in
 // count and time.

@@ -25,7 +25,7 @@ import (
 	"github.com/mergeguard/mergeguard/server/store/storetest"
 )
 
-var loadOut = flag.String("load-out", filepath.Join("..", "bench", "results.json"),
+var loadOut = flag.String("load-out", filepath.Join("..", "bench", "load.json"),
 	"where TestLoad writes its results as JSON")
 
 // Bounds and settings of the load test.
@@ -144,7 +144,7 @@ type goal struct {
 //   - the peak RSS of a replica reviewing a 3,000-file pull request.
 //
 // It prints a table and writes the numbers as JSON to -load-out (default
-// bench/results.json). It asserts only that the runs it measures end; the
+// bench/load.json). It asserts only that the runs it measures end; the
 // goals are reported, not enforced: speed is measured, never a test.
 func TestLoad(t *testing.T) {
 	if os.Getenv("MERGEGUARD_LOAD") != "1" {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# with-postgres.sh CMD [ARGS...]
+# with-postgres.sh [--durable] CMD [ARGS...]
 #
 # Runs CMD with MERGEGUARD_TEST_DATABASE_URL pointing at a PostgreSQL server.
 # When the variable is already set, CMD simply runs against that server.
@@ -9,14 +9,24 @@
 # binaries are found (in PATH or /usr/lib/postgresql/*/bin). The script exits
 # with CMD's status.
 #
+# With --durable the cluster is always a new one and keeps PostgreSQL's
+# default durability (fsync, synchronous_commit and full_page_writes on), as
+# a production server would; its URL is in MERGEGUARD_BENCH_DATABASE_URL
+# (the side-by-side benchmark's intake runs on it: make bench).
+#
 #   bash scripts/with-postgres.sh go test -race ./server/store/...
 set -euo pipefail
 
+durable=""
+if [ "${1:-}" = "--durable" ]; then
+	durable=1
+	shift
+fi
 if [ $# -eq 0 ]; then
-	echo "usage: $0 CMD [ARGS...]" >&2
+	echo "usage: $0 [--durable] CMD [ARGS...]" >&2
 	exit 2
 fi
-if [ -n "${MERGEGUARD_TEST_DATABASE_URL:-}" ]; then
+if [ -z "$durable" ] && [ -n "${MERGEGUARD_TEST_DATABASE_URL:-}" ]; then
 	exec "$@"
 fi
 
@@ -46,6 +56,10 @@ trap 'exit 143' TERM
 
 pg_initdb "$tmp/data"
 
+durability=(-c fsync=off -c synchronous_commit=off -c full_page_writes=off)
+if [ -n "$durable" ]; then
+	durability=()
+fi
 started=""
 for _ in $(seq 1 20); do
 	port=$((20000 + RANDOM % 40000))
@@ -53,7 +67,7 @@ for _ in $(seq 1 20); do
 		continue
 	fi
 	if pg_start "$tmp/data" "$port" "$tmp" "$tmp/postgres.log" \
-		-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300; then
+		"${durability[@]}" -c max_connections=300; then
 		started=1
 		break
 	fi
@@ -68,7 +82,12 @@ if [ -z "$started" ]; then
 	exit 1
 fi
 
-export MERGEGUARD_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+url="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+if [ -n "$durable" ]; then
+	export MERGEGUARD_BENCH_DATABASE_URL="$url"
+else
+	export MERGEGUARD_TEST_DATABASE_URL="$url"
+fi
 status=0
 "$@" || status=$?
 exit "$status"

@@ -1,0 +1,84 @@
+package intakebench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+)
+
+// serverEnv makes the test binary an intake process (Serve), as the
+// suite's binary is with "intake-server".
+const serverEnv = "INTAKEBENCH_SERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serverEnv) == "1" {
+		flag.Parse()
+		fs := flag.NewFlagSet("intake-server", flag.ExitOnError)
+		impl, db, secret := fs.String("impl", "", ""), fs.String("db", "", ""), fs.String("secret", "", "")
+		_ = fs.Parse(flag.Args())
+		if err := Serve(context.Background(), *impl, *db, *secret, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestRun is a small comparison: both intakes start, answer every
+// delivery, report their CPU, and MergeGuard stores each acknowledged
+// delivery once.
+func TestRun(t *testing.T) {
+	pg := os.Getenv("MERGEGUARD_BENCH_DATABASE_URL")
+	if pg == "" {
+		pg = os.Getenv("MERGEGUARD_TEST_DATABASE_URL")
+	}
+	if pg == "" {
+		t.Skip("no PostgreSQL: run under scripts/with-postgres.sh")
+	}
+	payload, err := os.ReadFile("../testdata/webhooks/pull_request.opened.payload.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(serverEnv, "1")
+	c, err := Run(t.Context(), Config{
+		ServerCommand: []string{os.Args[0], "-test.run=^$", "--"}, PostgresURL: pg, Payload: payload, Pulls: 20, Warmup: 10,
+		Levels: []Level{
+			{Senders: 5, Max: 60, MaxDuration: 20 * time.Second},
+			{Senders: 5, Rate: 100, Max: 30, MaxDuration: 20 * time.Second},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PayloadBytes < 27000 || len(c.Levels) != 2 {
+		t.Fatalf("comparison = %+v", c)
+	}
+	for i, p := range c.Levels {
+		for name, r := range map[string]Result{"mergeguard": p.MergeGuard, "go-githubapp": p.Anchor} {
+			if r.Deliveries == 0 || r.Errors != 0 || r.PerSecond <= 0 || r.CPUMSPerDelivery <= 0 {
+				t.Errorf("level %d, %s: %+v", i, name, r)
+			}
+		}
+		if p.Stored != p.MergeGuard.Deliveries {
+			t.Errorf("level %d: %d stored of %d", i, p.Stored, p.MergeGuard.Deliveries)
+		}
+	}
+}
+
+func TestPayloadsAreSignedVariants(t *testing.T) {
+	ps, err := Payloads([]byte(`{"action":"opened","number":1,"pull_request":{"number":1}}`), 3, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"action\": \"opened\",\n  \"number\": 3,\n  \"pull_request\": {\n    \"number\": 3\n  }\n}"
+	if len(ps) != 3 || string(ps[2].Body) != want || ps[0].Signature == ps[1].Signature {
+		t.Errorf("payloads = %q; want 3 distinct, the last %s", ps, want)
+	}
+	if _, err := Payloads([]byte(`{"number":1}`), 1, "s"); err == nil {
+		t.Error("a payload without pull_request was accepted")
+	}
+}
