@@ -65,6 +65,11 @@ type Database struct {
 	// URL is the Postgres connection URL or keyword/value string
 	// (DATABASE_URL). It may carry a password, so it is a Secret.
 	URL Secret `yaml:"url" json:"url"`
+	// SecretKey encrypts the secrets MergeGuard keeps in the database (the
+	// GitHub App the /setup flow created) with AES-256-GCM
+	// (MERGEGUARD_SECRET_KEY): 32 bytes, written as 64 hexadecimal digits or
+	// in base64 (`openssl rand -base64 32`). Empty turns the /setup flow off.
+	SecretKey Secret `yaml:"secret_key" json:"secret_key"`
 }
 
 // GitHub mirrors go-githubapp's githubapp.Config (same YAML keys and
