@@ -7,6 +7,9 @@
 CREATE TABLE setup_states (
     state_hash   bytea       PRIMARY KEY CHECK (length(state_hash) = 32),
     browser_hash bytea       NOT NULL CHECK (length(browser_hash) = 32),
+    -- the GitHub (web address) the manifest was sent to: the code is
+    -- exchanged with its API
+    web_url      text        NOT NULL,
     created_at   timestamptz NOT NULL DEFAULT now(),
     expires_at   timestamptz NOT NULL
 );

@@ -141,7 +141,7 @@ func TestTakeSetupState(t *testing.T) {
 	s, raw := newStore(t)
 	ctx := t.Context()
 	for _, st := range []string{"good", "foreign", "expired"} {
-		if err := s.CreateSetupState(ctx, hash(st), hash("browser"), 10*time.Minute); err != nil {
+		if err := s.CreateSetupState(ctx, store.SetupState{StateHash: hash(st), BrowserHash: hash("browser"), WebURL: "https://ghe.example.com/"}, 10*time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -162,8 +162,12 @@ func TestTakeSetupState(t *testing.T) {
 		{"expired, replayed", "expired", "browser", store.ErrSetupStateUnknown},
 	}
 	for _, tt := range tests {
-		if err := s.TakeSetupState(ctx, hash(tt.state), hash(tt.browser)); !errors.Is(err, tt.want) {
+		web, err := s.TakeSetupState(ctx, hash(tt.state), hash(tt.browser))
+		if !errors.Is(err, tt.want) {
 			t.Errorf("%s: TakeSetupState = %v, want %v", tt.name, err, tt.want)
+		}
+		if wantWeb := map[bool]string{true: "https://ghe.example.com/"}[tt.want == nil]; web != wantWeb {
+			t.Errorf("%s: TakeSetupState web URL = %q, want %q", tt.name, web, wantWeb)
 		}
 	}
 }
