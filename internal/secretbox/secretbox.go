@@ -47,12 +47,13 @@ func New(key []byte) (*Box, error) {
 // Seal encrypts plaintext bound to ad: version byte, nonce, then the
 // ciphertext with its tag.
 func (b *Box) Seal(plaintext, ad []byte) ([]byte, error) {
-	out := make([]byte, 1+b.aead.NonceSize(), 1+b.aead.NonceSize()+len(plaintext)+b.aead.Overhead())
-	out[0] = version
-	if _, err := rand.Read(out[1:]); err != nil {
+	nonce := make([]byte, b.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
 		return nil, fmt.Errorf("secretbox: nonce: %w", err)
 	}
-	return b.aead.Seal(out, out[1:], plaintext, ad), nil
+	out := make([]byte, 0, 1+len(nonce)+len(plaintext)+b.aead.Overhead())
+	out = append(append(out, version), nonce...)
+	return b.aead.Seal(out, nonce, plaintext, ad), nil
 }
 
 // Open decrypts a value Seal made with the same key and ad; it returns

@@ -72,12 +72,7 @@ func validLogin(s string) bool {
 	if s == "" || len(s) > 39 || strings.HasPrefix(s, "-") || strings.HasSuffix(s, "-") || strings.Contains(s, "--") {
 		return false
 	}
-	for _, c := range s {
-		if !(c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
+	return strings.Trim(s, "-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
 }
 
 // baseURL checks an absolute http(s) URL without query or fragment and

@@ -37,12 +37,14 @@ func digest(s string) []byte {
 // subrequests and POSTs. It is HttpOnly, limited to /setup and lives as
 // long as the state.
 func setNonceCookie(w http.ResponseWriter, r *http.Request, nonce string) {
+	//nolint:gosec // Secure is set whenever the request came over TLS (a local MergeGuard is plain HTTP)
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: nonce, Path: "/setup", MaxAge: int(stateTTL / time.Second),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode}) //nolint:gosec // Secure is set whenever the request came over TLS
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
 }
 
 // clearNonceCookie deletes the cookie once the setup is done.
 func clearNonceCookie(w http.ResponseWriter, r *http.Request) {
+	//nolint:gosec // Secure is set whenever the request came over TLS (a local MergeGuard is plain HTTP)
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/setup", MaxAge: -1,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode}) //nolint:gosec // Secure is set whenever the request came over TLS
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
 }

@@ -80,6 +80,7 @@ func (s *Store) SaveAppCredentials(ctx context.Context, c AppCredentials) error 
 	if s.box == nil {
 		return ErrNoSecretKey
 	}
+	//nolint:gosec // the secrets are marshalled to be sealed right below, never stored or logged in clear
 	plain, err := json.Marshal(sealedApp{c.PrivateKey.Value(), c.WebhookSecret.Value(), c.ClientSecret.Value()})
 	if err != nil {
 		return fmt.Errorf("save GitHub App: %w", err)

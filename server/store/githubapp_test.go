@@ -115,7 +115,7 @@ func TestSaveAppCredentialsNotifies(t *testing.T) {
 	s, _ := newStore(t)
 	withKey(t, s, 7)
 	got := make(chan string, 4)
-	go s.Listen(t.Context(), store.ChannelApp, func(p string) { got <- "notified" })
+	go s.Listen(t.Context(), store.ChannelApp, func(string) { got <- "notified" })
 	select {
 	case <-got: // the (re)connect call
 	case <-time.After(10 * time.Second):
