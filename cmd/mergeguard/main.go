@@ -52,6 +52,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runReview(ctx, rest, getenv, stdout, stderr)
 	case "learnings":
 		err = runLearnings(ctx, rest, getenv, stdout, stderr)
+	case "app":
+		err = runApp(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		err = runVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -82,6 +84,8 @@ Usage:
   mergeguard learnings export --repo OWNER/NAME
                                                print a repository's active learnings
                                                as .mergeguard.yml path_instructions
+  mergeguard app export [--one-line]           print the GitHub App created at /setup as
+                                               environment lines (for a secret manager)
   mergeguard version, mergeguard --version     print the version
   mergeguard help                              print this help
 

@@ -12,6 +12,16 @@ import (
 
 //go:generate cp ../../deploy/github-app.yml github-app.yml
 
+// EmbeddedManifest returns the App manifest in YAML: a copy of
+// deploy/github-app.yml (`go generate` refreshes it; a test checks it).
+func EmbeddedManifest() ([]byte, error) {
+	b, err := assets.ReadFile("github-app.yml")
+	if err != nil {
+		return nil, fmt.Errorf("read the embedded App manifest: %w", err)
+	}
+	return b, nil
+}
+
 // Paths under the public URL that the manifest names.
 const (
 	// HookPath is the webhook route (server/webhook.Route).

@@ -29,7 +29,7 @@ import (
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
-//go:embed templates/*.html setup.js
+//go:embed templates/*.html setup.js github-app.yml
 var assets embed.FS
 
 // Store is what the flow keeps in the database; *store.Store implements it.
