@@ -95,7 +95,8 @@ func (h *appHolder) Register(mux *http.ServeMux) { mux.Handle("POST "+webhook.Ro
 func (h *appHolder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := h.cur.Load()
 	if p == nil {
-		http.Error(w, "MergeGuard has no GitHub App configured yet: "+errNoApp.Error()+".", http.StatusServiceUnavailable)
+		http.Error(w, "MergeGuard has no GitHub App yet: create one at /setup, or set GITHUB_APP_INTEGRATION_ID, "+
+			"GITHUB_APP_WEBHOOK_SECRET and GITHUB_APP_PRIVATE_KEY.", http.StatusServiceUnavailable)
 		return
 	}
 	p.webhook.ServeHTTP(w, r)
