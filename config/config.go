@@ -71,6 +71,11 @@ type Database struct {
 	// who migrate with `mergeguard migrate up` (the Helm chart's
 	// migration Job) before new replicas start.
 	Migrate bool `yaml:"migrate" json:"migrate"`
+	// SecretKey encrypts the secrets MergeGuard keeps in the database (the
+	// GitHub App the /setup flow created) with AES-256-GCM
+	// (MERGEGUARD_SECRET_KEY): 32 bytes, written as 64 hexadecimal digits or
+	// in base64 (`openssl rand -base64 32`). Empty turns the /setup flow off.
+	SecretKey Secret `yaml:"secret_key" json:"secret_key"`
 }
 
 // GitHub mirrors go-githubapp's githubapp.Config (same YAML keys and

@@ -583,6 +583,7 @@ func TestSecretsNeverPrint(t *testing.T) {
 		"GITHUB_APP_PRIVATE_KEY":    key,
 		"OPENAI_API_KEY":            "sk-secret-value",
 		"MERGEGUARD_API_TOKEN":      "api-token-value",
+		"MERGEGUARD_SECRET_KEY":     "c2VjcmV0LWtleS12YWx1ZS0wMTIzNDU2Nzg5YWJjZGU=",
 	}
 	cfg, err := config.Load("", env(secrets))
 	if err != nil {
@@ -607,7 +608,7 @@ func TestSecretsNeverPrint(t *testing.T) {
 		"yaml": string(yamlOut),
 	}
 	for name, out := range outputs {
-		for _, s := range []string{"db-password", "hook-secret-value", "PRIVATE KEY", "sk-secret-value", "api-token-value"} {
+		for _, s := range []string{"db-password", "hook-secret-value", "PRIVATE KEY", "sk-secret-value", "api-token-value", "c2VjcmV0LWtleS12YWx1ZS0wMTIzNDU2Nzg5YWJjZGU"} {
 			if strings.Contains(out, s) {
 				t.Errorf("%s output contains the secret %q", name, s)
 			}

@@ -105,6 +105,7 @@ func EnvVars() []EnvVar {
 	return []EnvVar{
 		{"DATABASE_URL", "database.url", func(c *Config, v string) error { c.Database.URL = Secret(v); return nil }},
 		{"MERGEGUARD_MIGRATE", "database.migrate", func(c *Config, v string) error { return parseBool(v, &c.Database.Migrate) }},
+		{"MERGEGUARD_SECRET_KEY", "database.secret_key", func(c *Config, v string) error { c.Database.SecretKey = Secret(v); return nil }},
 		{"GITHUB_WEB_URL", "github.web_url", func(c *Config, v string) error { c.GitHub.WebURL = v; return nil }},
 		{"GITHUB_V3_API_URL", "github.v3_api_url", func(c *Config, v string) error { c.GitHub.V3APIURL = v; return nil }},
 		{"GITHUB_V4_API_URL", "github.v4_api_url", func(c *Config, v string) error { c.GitHub.V4APIURL = v; return nil }},

@@ -47,6 +47,11 @@ func (c Config) Validate(reqs ...Requirement) error {
 		v.add("database.url", "required by this command (set DATABASE_URL)")
 	}
 
+	if c.Database.SecretKey.IsSet() {
+		if _, err := ParseSecretKey(c.Database.SecretKey.Value()); err != nil {
+			v.add("database.secret_key", err.Error()+" (MERGEGUARD_SECRET_KEY)")
+		}
+	}
 	c.GitHub.check(&v)
 	c.LLM.check(&v)
 

@@ -16,67 +16,52 @@ import (
 	"github.com/mergeguard/mergeguard/server/api"
 	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
-	"github.com/mergeguard/mergeguard/server/webhook"
 	"github.com/mergeguard/mergeguard/server/worker"
 )
 
 // githubApp is the GitHub App half of `mergeguard serve`.
 type githubApp struct {
-	// webhook is the intake of POST /api/github/hook, nil without an App.
-	webhook *webhook.Handler
-	// pulls resolves github_url reviews of the API, nil without an App.
-	pulls api.PullRequests
+	// holder is the current App: the intake of POST /api/github/hook, the
+	// resolver of github_url reviews and the workers' GitHub. It holds none
+	// until an App is configured or created at /setup.
+	holder *appHolder
 	// workers review queued runs, nil when the configuration runs none in
 	// this process.
 	workers *worker.Pool
 }
 
-// newGitHubApp builds the webhook intake (when the GitHub App is configured)
-// and the review workers on st. With an App, it first learns the App's bot
-// login from GitHub.
+// newGitHubApp builds the App holder and the review workers on st. With
+// an App in the environment or configuration file it first learns the
+// App's bot login from GitHub; otherwise it loads the App stored by /setup,
+// when there is one (Watch then follows changes).
 func newGitHubApp(ctx context.Context, cfg config.Config, st *store.Store, log *zerolog.Logger, version string, mx *metrics.Metrics) (githubApp, error) {
-	var (
-		app           githubApp
-		installations *github.Installations
-	)
+	h := &appHolder{cfg: cfg, store: st, log: log, version: version, mx: mx, poll: appPollInterval}
 	if cfg.GitHub.App.Configured() {
-		var err error
-		installations, err = newInstallations(ctx, cfg, version, mx)
+		a := cfg.GitHub.App
+		parts, err := h.build(ctx, appIdentity{id: a.IntegrationID, webhookSecret: a.WebhookSecret, privateKey: a.PrivateKey})
 		if err != nil {
 			return githubApp{}, err
 		}
-		log.Info().Str("login", installations.Login()).Msg("GitHub App identified")
-		app.webhook, err = webhook.New(webhook.Deps{
-			Secret:            cfg.GitHub.App.WebhookSecret.Value(),
-			Store:             st,
-			GitHub:            webhook.NewGitHub(installations),
-			BotLogin:          installations.Login(),
-			AppID:             cfg.GitHub.App.IntegrationID,
-			MaxAttempts:       cfg.Workers.MaxAttempts,
-			BodyBytesInFlight: cfg.GitHub.WebhookBytesInFlight,
-			Metrics:           mx,
-			Logger:            log,
-		})
-		if err != nil {
-			return githubApp{}, err
-		}
-		app.pulls = pullResolver{store: st, installations: installations}
+		h.cur.Store(parts)
+	} else if st.HasSecretKey() {
+		h.reload(ctx) // logs what fails; Watch tries again
 	}
+	app := githubApp{holder: h}
 	if cfg.Workers.Concurrency == 0 {
 		log.Info().Msg("workers.concurrency is 0: this process reviews nothing")
 		return app, nil
 	}
 	var err error
-	app.workers, err = newWorkers(cfg, st, installations, log, mx)
+	app.workers, err = newWorkers(cfg, st, h, log, mx)
 	return app, err
 }
 
 // newInstallations makes the App's client creator and learns its login.
-func newInstallations(ctx context.Context, cfg config.Config, version string, mx *metrics.Metrics) (*github.Installations, error) {
+func newInstallations(ctx context.Context, cfg config.Config, id appIdentity, version string, mx *metrics.Metrics) (*github.Installations, error) {
 	var ghc githubapp.Config
 	ghc.V3APIURL, ghc.V4APIURL = cfg.GitHub.V3APIURL, cfg.GitHub.V4APIURL
-	ghc.App.IntegrationID = cfg.GitHub.App.IntegrationID
-	ghc.App.PrivateKey = cfg.GitHub.App.PrivateKey.Value()
+	ghc.App.IntegrationID = id.id
+	ghc.App.PrivateKey = id.privateKey.Value()
 	cc, err := github.NewClientCreator(ghc, github.ClientOptions{
 		Version: version, Timeout: cfg.GitHub.Timeout,
 		Middleware: []githubapp.ClientMiddleware{mx.GitHubMiddleware()},
@@ -91,9 +76,9 @@ func newInstallations(ctx context.Context, cfg config.Config, version string, mx
 		DescriptionKey: github.DescriptionKey(cfg.GitHub.App.WebhookSecret.Value())})
 }
 
-// newWorkers builds the review workers; installations is nil without a
-// GitHub App (pull request runs then fail).
-func newWorkers(cfg config.Config, st *store.Store, installations *github.Installations, log *zerolog.Logger, mx *metrics.Metrics) (*worker.Pool, error) {
+// newWorkers builds the review workers; gh resolves through the App
+// holder (pull request runs fail while it holds no App).
+func newWorkers(cfg config.Config, st *store.Store, gh worker.GitHub, log *zerolog.Logger, mx *metrics.Metrics) (*worker.Pool, error) {
 	deps, hasLLM := pipelineDeps(cfg.LLM, mx.LLMTransport(nil))
 	if !hasLLM {
 		log.Warn().Msg("no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
@@ -104,13 +89,10 @@ func newWorkers(cfg config.Config, st *store.Store, installations *github.Instal
 		host = "mergeguard"
 	}
 	pl := pipeline.New(deps)
-	wd := worker.Deps{Store: st, Reviewer: pl, PublicURL: cfg.Server.PublicURL,
+	wd := worker.Deps{Store: st, GitHub: gh, Reviewer: pl, PublicURL: cfg.Server.PublicURL,
 		Model: deps.Model, Metrics: mx, Logger: log}
 	if deps.LLM != nil {
 		wd.Answerer = pl
-	}
-	if installations != nil {
-		wd.GitHub = worker.Installations(installations)
 	}
 	return worker.New(wd, worker.Config{
 		ID:            fmt.Sprintf("%s-%d", host, os.Getpid()),

@@ -54,6 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runLearnings(ctx, rest, getenv, stdout, stderr)
 	case "eval":
 		err = runEval(ctx, rest, getenv, stdout, stderr)
+	case "app":
+		err = runApp(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		err = runVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -86,6 +88,8 @@ Usage:
                                                as .mergeguard.yml path_instructions
   mergeguard eval [flags] DATASET              review a dataset of cases with golden comments
                                                and score the findings (precision, recall, F1)
+  mergeguard app export [--one-line]           print the GitHub App created at /setup as
+                                               environment lines (for a secret manager)
   mergeguard version, mergeguard --version     print the version
   mergeguard help                              print this help
 

@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/server"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/api"
 	"github.com/mergeguard/mergeguard/server/events"
 	"github.com/mergeguard/mergeguard/server/metrics"
+	"github.com/mergeguard/mergeguard/server/setup"
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/web"
 )
@@ -41,15 +44,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	v := buildInfo()
 	log.Info().Str("version", v.version).Str("commit", v.commit).Msg("starting mergeguard serve")
 	if !cfg.GitHub.App.Configured() {
-		log.Warn().Msg("GitHub App not configured (set GITHUB_APP_INTEGRATION_ID, GITHUB_APP_WEBHOOK_SECRET " +
-			"and GITHUB_APP_PRIVATE_KEY): webhooks are off, serving the API and diff reviews only")
+		log.Warn().Msg("GitHub App not configured in the environment (GITHUB_APP_INTEGRATION_ID, GITHUB_APP_WEBHOOK_SECRET " +
+			"and GITHUB_APP_PRIVATE_KEY): webhooks are off until an App is created at /setup (or stored by another replica)")
 	}
 
 	dbURL := cfg.Database.URL.Value()
 	if err := prepareSchema(ctx, dbURL, cfg.Database.Migrate); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	st, err := store.Open(ctx, dbURL)
+	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -75,18 +78,23 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.pulls, Hub: hub, Access: policy, GitHubWebURL: cfg.GitHub.WebURL, Logger: *log,
+	setupFlow, err := newSetup(cfg, st, policy, *log, v.version)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.holder, Hub: hub, Access: policy, GitHubWebURL: cfg.GitHub.WebURL, Logger: *log,
 		MaxBodies: cfg.API.MaxConcurrentSubmissions, MaxStreams: cfg.API.MaxStreams, MaxStreamsPerClient: cfg.API.MaxStreamsPerClient,
 		StreamBatch: cfg.API.StreamBatch, StreamWriteTimeout: cfg.API.StreamWriteTimeout,
 		Heartbeat: cfg.API.StreamHeartbeat, Poll: cfg.API.StreamPoll})
-	routes := []server.Registrar{reviewAPI, ui}
-	if app.webhook != nil {
-		routes = append(routes, app.webhook)
-	}
+	routes := []server.Registrar{reviewAPI, ui, setupFlow, app.holder}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		hub.Run(gctx, st) // reconnects by itself until gctx ends
+		return nil
+	})
+	g.Go(func() error {
+		app.holder.Watch(gctx) // swaps in the App /setup stores, on every replica
 		return nil
 	})
 	if app.workers != nil {
@@ -136,4 +144,41 @@ func prepareSchema(ctx context.Context, dbURL string, migrate bool) error {
 			"run `mergeguard migrate up` first (database.migrate is false, so serve does not migrate)", version, latest)
 	}
 	return nil
+}
+
+// openStore opens the store at database.url with database.secret_key,
+// when set, to seal and open stored secrets.
+func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
+	st, err := store.Open(ctx, cfg.Database.URL.Value())
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Database.SecretKey.IsSet() {
+		key, err := config.ParseSecretKey(cfg.Database.SecretKey.Value())
+		if err == nil {
+			err = st.SetSecretKey(key)
+		}
+		if err != nil {
+			st.Close()
+			return nil, fmt.Errorf("MERGEGUARD_SECRET_KEY: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// newSetup builds /setup, the manifest flow, on the manifest of
+// deploy/github-app.yml.
+func newSetup(cfg config.Config, st *store.Store, policy access.Policy, log zerolog.Logger, version string) (*setup.Setup, error) {
+	manifest, err := setup.EmbeddedManifest()
+	if err != nil {
+		return nil, err
+	}
+	return setup.New(setup.Deps{
+		Store: st, Access: policy, Manifest: manifest, PublicURL: cfg.Server.PublicURL,
+		WebURL: cfg.GitHub.WebURL, APIURL: cfg.GitHub.V3APIURL,
+		Configured: cfg.GitHub.App.Configured(), SecretKey: st.HasSecretKey(), Logger: log,
+		Convert: func(ctx context.Context, apiURL, code string) (github.ManifestApp, error) {
+			return github.ConvertManifest(ctx, code, github.ManifestOptions{APIURL: apiURL, Version: version, Timeout: cfg.GitHub.Timeout})
+		},
+	})
 }

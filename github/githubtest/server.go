@@ -135,7 +135,9 @@ type Server struct {
 	tokens      map[string]int64 // installation token → installation id
 	requireAuth bool
 	appKey      *appKey
-	treeLimit   int
+	// manifestApps are the Apps created from manifests (manifest.go).
+	manifestApps []*ManifestApp
+	treeLimit    int
 	// examples are the decoded response examples, read-only: handlers
 	// change copies (example).
 	examples map[string]map[string]any
@@ -207,6 +209,9 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 		RouteGetCheck:                   s.getCheck,
 		RouteListChecks:                 s.listChecks,
 		RouteReplyComment:               s.replyComment,
+		RouteNewAppFromManifest:         s.newAppFromManifest,
+		RouteNewOrgAppFromManifest:      s.newAppFromManifest,
+		RouteManifestConversion:         s.manifestConversion,
 	}
 }
 
@@ -363,7 +368,7 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &statusRecorder{ResponseWriter: w, call: s.record(r, route, body)}
-		authorized := route == RouteAccessToken || route == RouteApp || route == RouteCodeload || s.authorized(r) // the App routes check the JWT themselves
+		authorized := route == RouteAccessToken || route == RouteApp || route == RouteCodeload || manifestRoute(route) || s.authorized(r) // the App routes check the JWT themselves; the manifest flow is unauthenticated
 
 		f, injected := s.nextFailure(route)
 		var done *httptest.ResponseRecorder // the answer of work done ahead (Processed)

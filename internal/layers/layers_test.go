@@ -36,7 +36,8 @@ var rules = []rule{
 	{folder: "internal", may: []string{"internal"}},
 	{folder: "review", may: []string{"review", "config", "internal"}, forbidden: githubLibraries},
 	{folder: "github", may: []string{"github", "review", "config", "internal"}},
-	{folder: "server/store", may: []string{"server/store", "review", "migrations", "internal"}, forbidden: githubLibraries},
+	// config: the stored GitHub App's secrets are config.Secret, which never print.
+	{folder: "server/store", may: []string{"server/store", "review", "config", "migrations", "internal"}, forbidden: githubLibraries},
 	{folder: "server/worker", may: []string{"server", "review", "github", "config", "internal"}, forbidden: githubLibraries},
 	{folder: "server/webhook", may: []string{"server", "review", "github", "config", "internal"}, forbidden: githubLibraries},
 	{folder: "server", may: []string{"server", "review", "github", "config", "internal"}},

@@ -29,6 +29,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mergeguard/mergeguard/internal/secretbox"
 )
 
 // ErrNotFound is returned when the requested row does not exist (a malformed
@@ -47,6 +49,9 @@ var ErrCancelled = errors.New("run cancelled")
 // Store is the Postgres store. Create it with Open.
 type Store struct {
 	pool *pgxpool.Pool
+	// box seals and opens the stored secrets (github_app); nil until
+	// SetSecretKey.
+	box *secretbox.Box
 }
 
 // Open connects to the database at url (a postgres:// URL; pgxpool options

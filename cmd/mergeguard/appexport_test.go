@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/store/storetest"
+)
+
+var (
+	testSecretKey  = base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{5}, 32))
+	otherSecretKey = strings.Repeat("ab", 32)
+)
+
+// storeApp stores an App in the database at dbURL as /setup does.
+func storeApp(t *testing.T, dbURL string, app store.AppCredentials) {
+	t.Helper()
+	st, err := store.Open(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	key, err := config.ParseSecretKey(testSecretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetSecretKey(key); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveAppCredentials(t.Context(), app); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAppExport(t *testing.T) {
+	dbURL := storetest.URL(t)
+	empty := storetest.URL(t)
+	storeApp(t, dbURL, store.AppCredentials{AppID: 77, Slug: "mg", HTMLURL: "https://github.com/apps/mg", ClientID: "Iv1.x",
+		PrivateKey: "-----BEGIN RSA PRIVATE KEY-----\nAAA\nBBB\n-----END RSA PRIVATE KEY-----\n", WebhookSecret: "it's-secret", ClientSecret: "cs"})
+	tests := []struct {
+		name    string
+		args    []string
+		vars    map[string]string
+		want    string
+		wantErr string
+	}{
+		{"multi-line key", []string{"app", "export"}, map[string]string{"DATABASE_URL": dbURL, "MERGEGUARD_SECRET_KEY": testSecretKey},
+			"# GitHub App mg (https://github.com/apps/mg), created at /setup\nGITHUB_APP_INTEGRATION_ID='77'\n" +
+				"GITHUB_APP_WEBHOOK_SECRET='it'\\''s-secret'\nGITHUB_APP_PRIVATE_KEY='-----BEGIN RSA PRIVATE KEY-----\nAAA\nBBB\n-----END RSA PRIVATE KEY-----\n'\n" +
+				"GITHUB_OAUTH_CLIENT_ID='Iv1.x'\nGITHUB_OAUTH_CLIENT_SECRET='cs'\n", ""},
+		{"one-line key", []string{"app", "--one-line", "export"}, map[string]string{"DATABASE_URL": dbURL, "MERGEGUARD_SECRET_KEY": testSecretKey},
+			`GITHUB_APP_PRIVATE_KEY='-----BEGIN RSA PRIVATE KEY-----\nAAA\nBBB\n-----END RSA PRIVATE KEY-----'`, ""},
+		{"no key", []string{"app", "export"}, map[string]string{"DATABASE_URL": dbURL}, "", "MERGEGUARD_SECRET_KEY is not set"},
+		{"another key", []string{"app", "export"}, map[string]string{"DATABASE_URL": dbURL, "MERGEGUARD_SECRET_KEY": otherSecretKey}, "", "do not decrypt with MERGEGUARD_SECRET_KEY"},
+		{"nothing stored", []string{"app", "export"}, map[string]string{"DATABASE_URL": empty, "MERGEGUARD_SECRET_KEY": testSecretKey}, "", "no GitHub App is stored"},
+		{"no database", []string{"app", "export"}, map[string]string{"MERGEGUARD_SECRET_KEY": testSecretKey}, "", "DATABASE_URL"},
+		{"unknown action", []string{"app", "import"}, map[string]string{}, "", "the only action is export"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout bytes.Buffer
+			err := run(t.Context(), tt.args, env(tt.vars), &stdout, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				if strings.Contains(err.Error(), "it's-secret") || strings.Contains(err.Error(), "PRIVATE KEY") {
+					t.Errorf("the error shows a secret: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(stdout.String(), tt.want) {
+				t.Errorf("output:\n%s\nwant it to contain:\n%s", stdout.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestServeSwapsInTheStoredApp: serve without an App answers webhooks 503;
+// once an App is stored (by /setup on any replica) it serves the App's
+// webhooks without a restart.
+func TestServeSwapsInTheStoredApp(t *testing.T) {
+	gh := githubtest.New(t)
+	base := gh.AppConfig(1) // the fake's URLs; the App itself is the stored one below
+	dbURL := storetest.URL(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	s := startServe(t, ctx, map[string]string{
+		"DATABASE_URL": dbURL, "MERGEGUARD_SECRET_KEY": testSecretKey, "MERGEGUARD_WORKERS": "0",
+		"GITHUB_V3_API_URL": base.V3APIURL, "GITHUB_V4_API_URL": base.V4APIURL,
+	})
+	ping := githubtest.Delivery{Event: "ping", ID: "ping-1", Payload: []byte(`{"zen":"Keep it logically awesome."}`)}
+	deliver := func(secret string) int {
+		req, err := ping.Request(ctx, s.base+"/api/github/hook", []byte(secret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if status := deliver("whatever"); status != http.StatusServiceUnavailable {
+		t.Errorf("webhook without an App = %d, want 503", status)
+	}
+	// The stored App is the fake's: its key signs the JWTs the fake checks.
+	app := gh.AppConfig(4242)
+	storeApp(t, dbURL, store.AppCredentials{AppID: 4242, Slug: "mergeguard", HTMLURL: gh.WebURL() + "apps/mergeguard",
+		PrivateKey: config.Secret(app.App.PrivateKey), WebhookSecret: "stored-secret"})
+	deadline := time.Now().Add(20 * time.Second)
+	for deliver("stored-secret") == http.StatusServiceUnavailable {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stored App was not swapped in\n%s", s.logs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if status := deliver("stored-secret"); status/100 != 2 {
+		t.Errorf("webhook signed with the stored secret = %d, want 2xx\n%s", status, s.logs)
+	}
+	if status := deliver("wrong-secret"); status != http.StatusUnauthorized {
+		t.Errorf("webhook signed with another secret = %d, want 401", status)
+	}
+	if strings.Contains(s.logs.String(), "stored-secret") || strings.Contains(s.logs.String(), "PRIVATE KEY") {
+		t.Error("the log shows a stored secret")
+	}
+	s.stop(t, cancel)
+}

@@ -1,0 +1,2 @@
+DROP TABLE github_app;
+DROP TABLE setup_states;
