@@ -126,6 +126,11 @@ func EnvVars() []EnvVar {
 			c.GitHub.App.PrivateKeyFile = v
 			return nil
 		}},
+		{"GITHUB_OAUTH_CLIENT_ID", "github.oauth.client_id", func(c *Config, v string) error { c.GitHub.OAuth.ClientID = v; return nil }},
+		{"GITHUB_OAUTH_CLIENT_SECRET", "github.oauth.client_secret", func(c *Config, v string) error {
+			c.GitHub.OAuth.ClientSecret = Secret(v)
+			return nil
+		}},
 		{"OPENAI_BASE_URL", "llm.base_url", func(c *Config, v string) error { c.LLM.BaseURL = v; return nil }},
 		{"OPENAI_API_KEY", "llm.api_key", func(c *Config, v string) error { c.LLM.APIKey = Secret(v); return nil }},
 		{"MERGEGUARD_MODEL", "llm.model", func(c *Config, v string) error { c.LLM.Model = v; return nil }},
@@ -134,6 +139,7 @@ func EnvVars() []EnvVar {
 		}},
 		{"MERGEGUARD_ADDR", "server.addr", func(c *Config, v string) error { c.Server.Addr = v; return nil }},
 		{"MERGEGUARD_PUBLIC_URL", "server.public_url", func(c *Config, v string) error { c.Server.PublicURL = v; return nil }},
+		{"MERGEGUARD_SECRET_KEY", "server.secret_key", func(c *Config, v string) error { c.Server.SecretKey = Secret(v); return nil }},
 		{"MERGEGUARD_API_TOKEN", "api.token", func(c *Config, v string) error { c.API.Token = Secret(v); return nil }},
 		{"MERGEGUARD_WORKERS", "workers.concurrency", func(c *Config, v string) error {
 			return parseInt(v, &c.Workers.Concurrency)

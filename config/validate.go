@@ -42,6 +42,9 @@ func (c Config) Validate(reqs ...Requirement) error {
 	noLimit(&v, "server.write_timeout", s.WriteTimeout)
 	noLimit(&v, "server.idle_timeout", s.IdleTimeout)
 	positive(&v, "server.shutdown_timeout", s.ShutdownTimeout)
+	if k := s.SecretKey.Value(); k != "" && len(k) < 32 {
+		v.add("server.secret_key", fmt.Sprintf("must be at least 32 characters, got %d (e.g. openssl rand -hex 32)", len(k)))
+	}
 
 	if slices.Contains(reqs, RequireDatabase) && !c.Database.URL.IsSet() {
 		v.add("database.url", "required by this command (set DATABASE_URL)")
@@ -90,6 +93,15 @@ func (g GitHub) check(v *validation) {
 	atLeastOne(v, "github.max_inline_comments", g.MaxInlineComments)
 	if g.WebhookBytesInFlight < 1<<20 {
 		v.add("github.webhook_bytes_in_flight", fmt.Sprintf("must be at least 1048576 (1 MiB), got %d", g.WebhookBytesInFlight))
+	}
+
+	if o := g.OAuth; o.Configured() {
+		if o.ClientID == "" {
+			v.add("github.oauth.client_id", "required with github.oauth.client_secret (set GITHUB_OAUTH_CLIENT_ID)")
+		}
+		if !o.ClientSecret.IsSet() {
+			v.add("github.oauth.client_secret", "required with github.oauth.client_id (set GITHUB_OAUTH_CLIENT_SECRET)")
+		}
 	}
 
 	a := g.App
