@@ -135,6 +135,7 @@ type Server struct {
 	requireAuth bool
 	appKey      *appKey
 	treeLimit   int
+	oauth       *oauthState // oauth.go
 	// examples are the decoded response examples, read-only: handlers
 	// change copies (example).
 	examples map[string]map[string]any
@@ -205,6 +206,10 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 		RouteGetCheck:                   s.getCheck,
 		RouteListChecks:                 s.listChecks,
 		RouteReplyComment:               s.replyComment,
+		RouteOAuthAuthorize:             s.oauthAuthorize,
+		RouteOAuthAccessToken:           s.oauthAccessToken,
+		RouteRepo:                       s.getRepo,
+		RouteOrgMembership:              s.orgMembership,
 	}
 }
 
@@ -361,7 +366,9 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &statusRecorder{ResponseWriter: w, call: s.record(r, route, body)}
-		authorized := route == RouteAccessToken || route == RouteApp || route == RouteCodeload || s.authorized(r) // the App routes check the JWT themselves
+		// The App routes check the JWT themselves; the OAuth pages are on the web host.
+		authorized := route == RouteAccessToken || route == RouteApp || route == RouteCodeload ||
+			route == RouteOAuthAuthorize || route == RouteOAuthAccessToken || s.authorized(r)
 
 		f, injected := s.nextFailure(route)
 		var done *httptest.ResponseRecorder // the answer of work done ahead (Processed)
@@ -436,7 +443,8 @@ func (s *Server) authorized(r *http.Request) bool {
 		return true
 	}
 	_, known := s.tokens[bearer(r)]
-	return known
+	_, user := s.userOfLocked(r)
+	return known || user
 }
 
 // bearer is the token of a request's Authorization header, "" for none.

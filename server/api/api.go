@@ -138,7 +138,7 @@ func (a *API) guard(h http.HandlerFunc) http.Handler {
 			writeError(w, http.StatusForbidden, "cross-site request refused")
 			return
 		}
-		if !a.d.Access.Allow(r, false) {
+		if !a.d.Access.Allow(r) {
 			msg := "missing or wrong bearer token"
 			if a.d.Access.Token == "" {
 				msg = "MERGEGUARD_API_TOKEN is not set: the API answers local requests (to localhost) only"
