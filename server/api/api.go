@@ -129,6 +129,16 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("DELETE /api/repos/{owner}/{name}/learnings/{id}", a.guard(a.deleteLearning))
 }
 
+// Review serves what GET /api/review/{id} answers without the API's guard,
+// for the web UI, which guards it itself (GET /reviews/{id}/verdict). The
+// path value "id" names the run.
+func (a *API) Review(w http.ResponseWriter, r *http.Request) { a.get(w, r) }
+
+// Stream serves what GET /api/review/{id}/stream answers without the API's
+// guard, for the web UI, which guards it itself (GET
+// /reviews/{id}/stream).
+func (a *API) Stream(w http.ResponseWriter, r *http.Request) { a.stream(w, r) }
+
 // guard refuses cross-site state-changing requests (403), requests
 // without the token (401) and browser requests without the CSRF token
 // (403), in that order.
