@@ -18,13 +18,13 @@ func must(v string, err error) string {
 
 func TestPolicyAllow(t *testing.T) {
 	tests := []struct {
-		name        string
-		token       string
-		remote      string
-		host        string
-		header      map[string]string
-		cookie      string
-		want        bool
+		name   string
+		token  string
+		remote string
+		host   string
+		header map[string]string
+		cookie string
+		want   bool
 	}{
 		{name: "no token, loopback", remote: "127.0.0.1:5555", host: "localhost:8080", want: true},
 		{name: "no token, loopback, no port", remote: "127.0.0.1:5555", host: "localhost", want: true},
