@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -44,7 +45,7 @@ func signInWithGitHub(cfg config.Config, policy access.Policy, version string, l
 	case policy.Sessions() == nil:
 		log.Warn().Msg("sign-in with GitHub is off: it needs MERGEGUARD_SECRET_KEY or MERGEGUARD_API_TOKEN to key its sessions")
 	default:
-		log.Info().Str("callback", cfg.Server.PublicURL+"/signin/github/callback").Msg("sign-in with GitHub is on")
+		log.Info().Str("callback", strings.TrimRight(cfg.Server.PublicURL, "/")+"/signin/github/callback").Msg("sign-in with GitHub is on")
 	}
 	return oauth, app
 }
