@@ -160,11 +160,18 @@ func (o *OAuth) OrgAdmin(ctx context.Context, token, org string) (bool, error) {
 	return m.GetRole() == "admin" && m.GetState() == "active", nil
 }
 
+// ErrUserTokenRefused says GitHub refused a user token (401): it expired
+// or was revoked, and its person must sign in again.
+var ErrUserTokenRefused = errors.New("github oauth: GitHub refused the user token (expired or revoked)")
+
 // answered turns a GitHub answer into yes (2xx), no (403, 404) or an
-// error.
+// error (ErrUserTokenRefused for 401).
 func answered(resp *gh.Response, err error, what string) (bool, error) {
 	if err == nil {
 		return true, nil
+	}
+	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+		return false, fmt.Errorf("%s: %w", what, ErrUserTokenRefused)
 	}
 	if resp != nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusForbidden) {
 		return false, nil

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -151,6 +152,13 @@ func (u *UI) canSee(w http.ResponseWriter, r *http.Request, repo string) (yes, o
 	ctx, cancel := context.WithTimeout(r.Context(), githubTimeout)
 	defer cancel()
 	yes, err := u.vis.canSee(ctx, viewerOf(r), repo)
+	if errors.Is(err, github.ErrUserTokenRefused) {
+		// The person's GitHub token expired or was revoked: their
+		// session ends.
+		access.ClearCookie(w, access.SessionCookie, u.d.Access.SecureCookies(r))
+		http.Redirect(w, r, "/signin?next="+url.QueryEscape(SafeNext(r.URL.RequestURI())), http.StatusSeeOther)
+		return false, false
+	}
 	if err != nil {
 		u.d.Logger.Warn().Err(err).Str("repository", repo).Msg("web: ask GitHub what a signed-in person may read")
 		http.Error(w, "Could not ask GitHub whether you may read this repository; try again.", http.StatusServiceUnavailable)
