@@ -162,12 +162,12 @@ func (s *Sessions) Open(value string) (Viewer, error) {
 // SetCookie sets the session cookie to value for ttl: HttpOnly,
 // SameSite=Strict, Path=/, and Secure when secure is set.
 func SetCookie(w http.ResponseWriter, name, value string, ttl time.Duration, secure bool) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: int(ttl / time.Second),
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: int(ttl / time.Second), //nolint:gosec // Secure whenever the browser reaches us over TLS (see Policy.SecureCookies)
 		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
 }
 
 // ClearCookie removes the cookie name (set with SetCookie).
 func ClearCookie(w http.ResponseWriter, name string, secure bool) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1,
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, //nolint:gosec // Secure as SetCookie
 		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
 }

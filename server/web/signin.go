@@ -202,7 +202,7 @@ func (u *UI) signInGitHub(w http.ResponseWriter, r *http.Request) {
 	}
 	// SameSite=Lax: GitHub's redirect back is a cross-site navigation,
 	// which does not carry Strict cookies.
-	http.SetCookie(w, &http.Cookie{Name: stateCookie, Value: base64.RawURLEncoding.EncodeToString(raw), Path: "/signin/github",
+	http.SetCookie(w, &http.Cookie{Name: stateCookie, Value: base64.RawURLEncoding.EncodeToString(raw), Path: "/signin/github", //nolint:gosec // Secure whenever the browser reaches us over TLS; Lax on purpose (above)
 		MaxAge: int(stateTTL / time.Second), HttpOnly: true, Secure: u.d.Access.SecureCookies(r), SameSite: http.SameSiteLaxMode})
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, u.d.GitHub.AuthorizeURL(clientID, u.callbackURL(), st.State), http.StatusFound)
@@ -211,7 +211,7 @@ func (u *UI) signInGitHub(w http.ResponseWriter, r *http.Request) {
 // takeState reads and clears the state cookie: a state is used once.
 func (u *UI) takeState(w http.ResponseWriter, r *http.Request) (oauthState, bool) {
 	c, err := r.Cookie(stateCookie)
-	http.SetCookie(w, &http.Cookie{Name: stateCookie, Value: "", Path: "/signin/github", MaxAge: -1,
+	http.SetCookie(w, &http.Cookie{Name: stateCookie, Value: "", Path: "/signin/github", MaxAge: -1, //nolint:gosec // as the state cookie set in signInGitHub
 		HttpOnly: true, Secure: u.d.Access.SecureCookies(r), SameSite: http.SameSiteLaxMode})
 	if err != nil {
 		return oauthState{}, false
