@@ -257,7 +257,8 @@ func (u *UI) gitHubCallback(w http.ResponseWriter, r *http.Request) {
 	u.d.Logger.Info().Str("login", login).Int64("user_id", id).Msg("web: signed in with GitHub")
 	// A page, not a redirect: the navigation from it is same-site, so the
 	// new SameSite=Strict cookie goes with it.
-	u.renderStatus(w, r, http.StatusOK, "signedin", map[string]any{"Title": "Signed in", "Login": login, "Next": SafeNext(st.Next)})
+	u.renderStatus(w, r, http.StatusOK, "signedin", map[string]any{"Title": "Signed in", "Login": login, "Next": SafeNext(st.Next),
+		"Viewer": access.Viewer{Login: login, UserID: id}})
 }
 
 // exchange trades the code for the person's token and identity.

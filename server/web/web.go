@@ -395,10 +395,12 @@ func (u *UI) renderStatus(w http.ResponseWriter, r *http.Request, status int, pa
 		return
 	}
 	data["CSRF"] = tok
-	if v, ok := r.Context().Value(viewerKey{}).(access.Viewer); ok {
-		data["Viewer"] = v
-	} else if v, ok := u.d.Access.Viewer(r); ok {
-		data["Viewer"] = v
+	if _, set := data["Viewer"]; !set {
+		if v, ok := r.Context().Value(viewerKey{}).(access.Viewer); ok {
+			data["Viewer"] = v
+		} else if v, ok := u.d.Access.Viewer(r); ok {
+			data["Viewer"] = v
+		}
 	}
 	var b strings.Builder
 	if err := u.pages[page].ExecuteTemplate(&b, "layout", data); err != nil {
