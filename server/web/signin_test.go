@@ -232,6 +232,17 @@ func TestSignOut(t *testing.T) {
 	}
 }
 
+// reviewData stands for the API's review handlers.
+type reviewData struct{}
+
+func (reviewData) Review(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.WriteString(w, "verdict of "+r.PathValue("id"))
+}
+
+func (reviewData) Stream(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.WriteString(w, "stream of "+r.PathValue("id"))
+}
+
 // gitHubUI serves the UI with Sign in with GitHub against a fake GitHub,
 // and runs of several repositories.
 func gitHubUI(t *testing.T) (*httptest.Server, *githubtest.Server, map[string]string) {
@@ -246,7 +257,8 @@ func gitHubUI(t *testing.T) (*httptest.Server, *githubtest.Server, map[string]st
 	ui, err := New(Deps{Runs: st, Logger: zerolog.Nop(),
 		Access:   access.Policy{Token: "s3cret"}.WithSessions(access.NewSessions("a-secret-key-of-thirty-two-chars", "s3cret")),
 		GitHub:   github.NewOAuth(gh.WebURL(), gh.URL(), github.ClientOptions{}),
-		OAuthApp: StaticOAuthApp{ClientID: "Iv1.client", ClientSecret: "oauth-secret"}, PublicURL: srv.URL})
+		OAuthApp: StaticOAuthApp{ClientID: "Iv1.client", ClientSecret: "oauth-secret"}, PublicURL: srv.URL,
+		Reviews: reviewData{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,6 +342,9 @@ func TestGitHubSignInSeesOnlyReadableRepositories(t *testing.T) {
 		if res, _ := b.do("GET", path, nil, nil); res.StatusCode != want {
 			t.Errorf("GET %s: %d, want %d", path, res.StatusCode, want)
 		}
+	}
+	if _, body := b.do("GET", "/repos/acme/widgets/learnings", nil, nil); !strings.Contains(body, "you read them") {
+		t.Errorf("the learnings page should be read-only for a GitHub user:\n%s", body)
 	}
 	// GitHub was asked once per repository and organisation: answers are
 	// kept a minute.
