@@ -89,6 +89,8 @@ type GitHub struct {
 	V4APIURL string `yaml:"v4_api_url" json:"v4_api_url"`
 	// App is the GitHub App's identity.
 	App GitHubApp `yaml:"app" json:"app"`
+	// OAuth is the App's OAuth client, for "Sign in with GitHub".
+	OAuth GitHubOAuth `yaml:"oauth" json:"oauth"`
 	// Timeout bounds each attempt of a GitHub API request, reading the
 	// answer included.
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
@@ -126,6 +128,21 @@ type GitHubApp struct {
 func (a GitHubApp) Configured() bool {
 	return a.IntegrationID != 0 || a.WebhookSecret.IsSet() || a.PrivateKey.IsSet() || a.PrivateKeyFile != ""
 }
+
+// GitHubOAuth is the GitHub App's OAuth client (the App settings' "Client
+// ID" and a client secret), which the web UI's "Sign in with GitHub" uses.
+// Both or neither.
+type GitHubOAuth struct {
+	// ClientID is the App's client id (GITHUB_OAUTH_CLIENT_ID).
+	ClientID string `yaml:"client_id" json:"client_id"`
+	// ClientSecret is a client secret of the App
+	// (GITHUB_OAUTH_CLIENT_SECRET).
+	ClientSecret Secret `yaml:"client_secret" json:"client_secret"`
+}
+
+// Configured reports whether the OAuth client is set; Validate makes sure
+// that then both parts are.
+func (o GitHubOAuth) Configured() bool { return o.ClientID != "" || o.ClientSecret.IsSet() }
 
 // LLM configures the OpenAI-compatible model server.
 type LLM struct {

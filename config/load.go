@@ -128,6 +128,11 @@ func EnvVars() []EnvVar {
 			c.GitHub.App.PrivateKeyFile = v
 			return nil
 		}},
+		{"GITHUB_OAUTH_CLIENT_ID", "github.oauth.client_id", func(c *Config, v string) error { c.GitHub.OAuth.ClientID = v; return nil }},
+		{"GITHUB_OAUTH_CLIENT_SECRET", "github.oauth.client_secret", func(c *Config, v string) error {
+			c.GitHub.OAuth.ClientSecret = Secret(v)
+			return nil
+		}},
 		{"OPENAI_BASE_URL", "llm.base_url", func(c *Config, v string) error { c.LLM.BaseURL = v; return nil }},
 		{"OPENAI_API_KEY", "llm.api_key", func(c *Config, v string) error { c.LLM.APIKey = Secret(v); return nil }},
 		{"MERGEGUARD_MODEL", "llm.model", func(c *Config, v string) error { c.LLM.Model = v; return nil }},

@@ -97,6 +97,15 @@ func (g GitHub) check(v *validation) {
 		v.add("github.webhook_bytes_in_flight", fmt.Sprintf("must be at least 1048576 (1 MiB), got %d", g.WebhookBytesInFlight))
 	}
 
+	if o := g.OAuth; o.Configured() {
+		if o.ClientID == "" {
+			v.add("github.oauth.client_id", "required with github.oauth.client_secret (set GITHUB_OAUTH_CLIENT_ID)")
+		}
+		if !o.ClientSecret.IsSet() {
+			v.add("github.oauth.client_secret", "required with github.oauth.client_id (set GITHUB_OAUTH_CLIENT_SECRET)")
+		}
+	}
+
 	a := g.App
 	if a.IntegrationID < 0 {
 		v.add("github.app.integration_id", fmt.Sprintf("must be positive, got %d", a.IntegrationID))

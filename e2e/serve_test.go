@@ -56,6 +56,8 @@ type serveOptions struct {
 	env map[string]string
 	// config is the text of the --config file; empty passes none.
 	config string
+	// addr is the listen address; empty picks a free loopback port.
+	addr string
 }
 
 // startReplica runs `bin serve` on a free loopback port against dbURL
@@ -65,7 +67,10 @@ type serveOptions struct {
 func startReplica(t testing.TB, bin, name, dbURL string, opts serveOptions) *replica {
 	t.Helper()
 	dir := t.TempDir()
-	addr := freeAddr(t)
+	addr := opts.addr
+	if addr == "" {
+		addr = freeAddr(t)
+	}
 	r := &replica{name: name, url: "http://" + addr, log: filepath.Join(dir, "serve.log"), exited: make(chan error, 1)}
 	logFile, err := os.Create(r.log)
 	if err != nil {

@@ -63,14 +63,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	hub := events.NewHub()
 	mx.WatchGauge("mergeguard_stream_clients", "Open live event streams on this replica.",
 		func() float64 { return float64(hub.Subscribers()) })
-	policy, err := access.NewPolicy(cfg.API.Token.Value(), cfg.Server.PublicURL)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	if policy.Token == "" {
-		log.Warn().Msg("MERGEGUARD_API_TOKEN is not set: the review API and web UI answer requests from this machine to localhost only")
-	}
-	ui, err := web.New(web.Deps{Runs: st, Access: policy, Logger: *log, GitHubURL: cfg.GitHub.WebURL})
+	policy, err := newPolicy(cfg, log)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -86,6 +79,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		MaxBodies: cfg.API.MaxConcurrentSubmissions, MaxStreams: cfg.API.MaxStreams, MaxStreamsPerClient: cfg.API.MaxStreamsPerClient,
 		StreamBatch: cfg.API.StreamBatch, StreamWriteTimeout: cfg.API.StreamWriteTimeout,
 		Heartbeat: cfg.API.StreamHeartbeat, Poll: cfg.API.StreamPoll})
+	gh, oauthApp := signInWithGitHub(cfg, policy, st, v.version, log)
+	ui, err := web.New(web.Deps{Runs: st, Access: policy, Logger: *log, GitHubURL: cfg.GitHub.WebURL, Reviews: reviewAPI,
+		GitHub: gh, OAuthApp: oauthApp, PublicURL: cfg.Server.PublicURL})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	routes := []server.Registrar{reviewAPI, ui, setupFlow, app.holder}
 
 	g, gctx := errgroup.WithContext(ctx)

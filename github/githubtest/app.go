@@ -155,13 +155,18 @@ func (s *Server) app(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, m)
 }
 
-// user answers GET /user, the authenticated user: the bot user (SetBot),
-// whom every token of the fake acts as, except an installation token,
+// user answers GET /user, the authenticated user: the user of a user
+// token (UserToken, the OAuth flow), else the bot user (SetBot),
+// whom every other token of the fake acts as, except an installation token,
 // which GitHub refuses here (403, "Resource not accessible by
 // integration"), as it refuses Actions' GITHUB_TOKEN.
 func (s *Server) user(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if u, ok := s.userOfLocked(r); ok {
+		writeJSON(w, http.StatusOK, s.userJSON(u))
+		return
+	}
 	if s.tokens[bearer(r)] > 0 {
 		writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration",
 			"documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user", "status": "403"})

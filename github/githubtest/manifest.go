@@ -43,7 +43,8 @@ type ManifestApp struct {
 }
 
 // WebURL returns the fake's web address (GITHUB_WEB_URL), where the
-// manifest flow's pages are, with a trailing slash.
+// manifest flow's and OAuth's pages are (the fake serves them beside the
+// API), with a trailing slash.
 func (s *Server) WebURL() string { return s.srv.URL + "/" }
 
 // ManifestApps returns the Apps created from manifests, oldest first.

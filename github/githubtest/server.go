@@ -138,6 +138,7 @@ type Server struct {
 	// manifestApps are the Apps created from manifests (manifest.go).
 	manifestApps []*ManifestApp
 	treeLimit    int
+	oauth        *oauthState // oauth.go
 	// examples are the decoded response examples, read-only: handlers
 	// change copies (example).
 	examples map[string]map[string]any
@@ -212,6 +213,10 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 		RouteNewAppFromManifest:         s.newAppFromManifest,
 		RouteNewOrgAppFromManifest:      s.newAppFromManifest,
 		RouteManifestConversion:         s.manifestConversion,
+		RouteOAuthAuthorize:             s.oauthAuthorize,
+		RouteOAuthAccessToken:           s.oauthAccessToken,
+		RouteRepo:                       s.getRepo,
+		RouteOrgMembership:              s.orgMembership,
 	}
 }
 
@@ -368,7 +373,10 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &statusRecorder{ResponseWriter: w, call: s.record(r, route, body)}
-		authorized := route == RouteAccessToken || route == RouteApp || route == RouteCodeload || manifestRoute(route) || s.authorized(r) // the App routes check the JWT themselves; the manifest flow is unauthenticated
+		// The App routes check the JWT themselves; the manifest flow is
+		// unauthenticated; the OAuth pages are on the web host.
+		authorized := route == RouteAccessToken || route == RouteApp || route == RouteCodeload || manifestRoute(route) ||
+			route == RouteOAuthAuthorize || route == RouteOAuthAccessToken || s.authorized(r)
 
 		f, injected := s.nextFailure(route)
 		var done *httptest.ResponseRecorder // the answer of work done ahead (Processed)
@@ -443,7 +451,8 @@ func (s *Server) authorized(r *http.Request) bool {
 		return true
 	}
 	_, known := s.tokens[bearer(r)]
-	return known
+	_, user := s.userOfLocked(r)
+	return known || user
 }
 
 // bearer is the token of a request's Authorization header, "" for none.

@@ -1,8 +1,11 @@
 // Package access decides who may use MergeGuard's API and web UI and guards
 // them against cross-site requests. When an API token is configured, every
-// request needs it; without one, only requests from this machine, addressed
-// to a loopback host name, pass. State-changing requests must come from the
-// server's own origin, and the web UI's carry a double-submit CSRF token.
+// request needs it, as a bearer token or through a sign-in session opened
+// with it; without one, only requests from this machine, addressed to a
+// loopback host name, pass. People signed in with GitHub hold a session
+// too (see Sessions); what they may see is decided elsewhere.
+// State-changing requests must come from the server's own origin, and the
+// web UI's carry a double-submit CSRF token.
 package access
 
 import (
@@ -17,18 +20,17 @@ import (
 	"strings"
 )
 
-// CookieName is the cookie the web UI keeps the API token in, so that page
-// navigations (which cannot send an Authorization header) are authorised.
-const CookieName = "mergeguard_token"
-
-// Policy authorises requests against an optional bearer token. Make it
-// with NewPolicy to trust the public URL's origin; the zero value and a
-// literal with only Token set trust the request's own host only.
+// Policy authorises requests against an optional bearer token and the web
+// UI's sign-in sessions. Make it with NewPolicy to trust the public URL's
+// origin; the zero value and a literal with only Token set trust the
+// request's own host only and know no sessions.
 type Policy struct {
 	// Token is MERGEGUARD_API_TOKEN; empty means only local requests pass.
 	Token string
 
-	origins *http.CrossOriginProtection
+	origins     *http.CrossOriginProtection
+	httpsPublic bool
+	sessions    *Sessions
 }
 
 // NewPolicy returns the policy for token. publicURL (server.public_url,
@@ -46,29 +48,61 @@ func NewPolicy(token, publicURL string) (Policy, error) {
 	if err := p.origins.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
 		return Policy{}, fmt.Errorf("public URL %q: %w", publicURL, err)
 	}
+	p.httpsPublic = u.Scheme == "https"
 	return p, nil
 }
 
-// Allow reports whether r may proceed. With a token configured a request
-// passes only when it carries it (as "Authorization: Bearer <token>", the
-// scheme in any case, or as the UI cookie when allowCookie is set); without
-// one, only local requests (see Local) pass.
-func (p Policy) Allow(r *http.Request, allowCookie bool) bool {
-	if p.Token == "" {
-		return Local(r)
+// WithSessions returns the policy accepting the sign-in sessions s opens
+// (nil: none).
+func (p Policy) WithSessions(s *Sessions) Policy {
+	p.sessions = s
+	return p
+}
+
+// Sessions returns the sessions the policy accepts, nil when none.
+func (p Policy) Sessions() *Sessions { return p.sessions }
+
+// SecureCookies reports whether cookies set in answer to r are Secure:
+// when r came over TLS or the public URL is https (TLS ends at a proxy).
+// A local MergeGuard is served over plain HTTP, where a browser would drop
+// a Secure cookie from a non-localhost name.
+func (p Policy) SecureCookies(r *http.Request) bool {
+	return r.TLS != nil || p.httpsPublic
+}
+
+// Viewer returns who r comes from: an admin when it carries the token as
+// "Authorization: Bearer <token>" (the scheme in any case) or, without a
+// token configured, when it is local (see Local); otherwise the viewer of
+// its session cookie. It returns false for anybody else.
+func (p Policy) Viewer(r *http.Request) (Viewer, bool) {
+	if p.Token == "" && Local(r) {
+		return Viewer{Admin: true}, true
 	}
-	if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") && p.equal(tok) {
-		return true
+	if p.Token != "" {
+		if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") && p.equal(tok) {
+			return Viewer{Admin: true}, true
+		}
 	}
-	if allowCookie {
-		if c, err := r.Cookie(CookieName); err == nil {
-			if v, err := url.QueryUnescape(c.Value); err == nil && p.equal(v) {
-				return true
+	if p.sessions != nil {
+		if c, err := r.Cookie(SessionCookie); err == nil {
+			if v, err := p.sessions.Open(c.Value); err == nil {
+				return v, true
 			}
 		}
 	}
-	return false
+	return Viewer{}, false
 }
+
+// Allow reports whether r comes from an admin (see Viewer): a token
+// holder, a token session, or a local request when no token is set.
+func (p Policy) Allow(r *http.Request) bool {
+	v, ok := p.Viewer(r)
+	return ok && v.Admin
+}
+
+// CheckToken reports whether tok is the API token (compared in constant
+// time); false when no token is configured.
+func (p Policy) CheckToken(tok string) bool { return p.Token != "" && p.equal(tok) }
 
 func (p Policy) equal(tok string) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(p.Token)) == 1
@@ -181,4 +215,22 @@ func CheckCSRF(r *http.Request) error {
 
 func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// CSRFField is the form field that carries the CSRF token in the web UI's
+// HTML forms (sign-in and sign-out), which cannot send the CSRFHeader.
+const CSRFField = "csrf_token"
+
+// CheckCSRFForm checks the double-submit token of an HTML form post: the
+// CSRFField must equal the CSRFCookie. Unlike CheckCSRF it passes no
+// request without them, browser or not. It reads the form.
+func CheckCSRFForm(r *http.Request) error {
+	c, err := r.Cookie(CSRFCookie)
+	if err != nil || !validToken(c.Value) {
+		return ErrCSRF
+	}
+	if subtle.ConstantTimeCompare([]byte(r.PostFormValue(CSRFField)), []byte(c.Value)) != 1 {
+		return ErrCSRF
+	}
+	return nil
 }

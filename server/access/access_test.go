@@ -6,18 +6,25 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
+
+func must(v string, err error) string {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
 
 func TestPolicyAllow(t *testing.T) {
 	tests := []struct {
-		name        string
-		token       string
-		remote      string
-		host        string
-		header      map[string]string
-		cookie      string
-		allowCookie bool
-		want        bool
+		name   string
+		token  string
+		remote string
+		host   string
+		header map[string]string
+		cookie string
+		want   bool
 	}{
 		{name: "no token, loopback", remote: "127.0.0.1:5555", host: "localhost:8080", want: true},
 		{name: "no token, loopback, no port", remote: "127.0.0.1:5555", host: "localhost", want: true},
@@ -36,8 +43,10 @@ func TestPolicyAllow(t *testing.T) {
 		{name: "token, remote with wrong bearer", token: "s3cret", remote: "203.0.113.9:1", header: map[string]string{"Authorization": "Bearer nope"}, want: false},
 		{name: "token, remote without bearer", token: "s3cret", remote: "203.0.113.9:1", want: false},
 		{name: "token, remote basic auth is not bearer", token: "s3cret", remote: "203.0.113.9:1", header: map[string]string{"Authorization": "Basic s3cret"}, want: false},
-		{name: "token, cookie allowed", token: "s3cret", remote: "203.0.113.9:1", cookie: "s3cret", allowCookie: true, want: true},
-		{name: "token, cookie not allowed for API", token: "s3cret", remote: "203.0.113.9:1", cookie: "s3cret", want: false},
+		{name: "token, session", token: "s3cret", remote: "203.0.113.9:1", cookie: "session", want: true},
+		{name: "token, raw token as the session cookie", token: "s3cret", remote: "203.0.113.9:1", cookie: "s3cret", want: false},
+		{name: "token, session of another token", token: "s3cret", remote: "203.0.113.9:1", cookie: "other", want: false},
+		{name: "token, GitHub session is no admin", token: "s3cret", remote: "203.0.113.9:1", cookie: "github", want: false},
 		// A reverse proxy on the same host without X-Forwarded-For.
 		{name: "token set, loopback needs it too", token: "s3cret", remote: "127.0.0.1:1", host: "localhost:8080", want: false},
 		{name: "token set, loopback with it", token: "s3cret", remote: "127.0.0.1:1", host: "localhost:8080", header: map[string]string{"Authorization": "Bearer s3cret"}, want: true},
@@ -51,10 +60,19 @@ func TestPolicyAllow(t *testing.T) {
 			for k, v := range tt.header {
 				r.Header.Set(k, v)
 			}
-			if tt.cookie != "" {
-				r.AddCookie(&http.Cookie{Name: CookieName, Value: tt.cookie})
+			sessions := NewSessions("key", tt.token)
+			switch tt.cookie {
+			case "":
+			case "session":
+				r.AddCookie(&http.Cookie{Name: SessionCookie, Value: must(sessions.TokenSession(time.Hour))})
+			case "other":
+				r.AddCookie(&http.Cookie{Name: SessionCookie, Value: must(NewSessions("key", "other").TokenSession(time.Hour))})
+			case "github":
+				r.AddCookie(&http.Cookie{Name: SessionCookie, Value: must(sessions.GitHubSession("mona", 7, "ghu_x", time.Hour))})
+			default:
+				r.AddCookie(&http.Cookie{Name: SessionCookie, Value: tt.cookie})
 			}
-			if got := (Policy{Token: tt.token}).Allow(r, tt.allowCookie); got != tt.want {
+			if got := (Policy{Token: tt.token}).WithSessions(sessions).Allow(r); got != tt.want {
 				t.Errorf("Allow = %v, want %v", got, tt.want)
 			}
 		})

@@ -129,6 +129,16 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("DELETE /api/repos/{owner}/{name}/learnings/{id}", a.guard(a.deleteLearning))
 }
 
+// Review serves what GET /api/review/{id} answers without the API's guard,
+// for the web UI, which guards it itself (GET /reviews/{id}/verdict). The
+// path value "id" names the run.
+func (a *API) Review(w http.ResponseWriter, r *http.Request) { a.get(w, r) }
+
+// Stream serves what GET /api/review/{id}/stream answers without the API's
+// guard, for the web UI, which guards it itself (GET
+// /reviews/{id}/stream).
+func (a *API) Stream(w http.ResponseWriter, r *http.Request) { a.stream(w, r) }
+
 // guard refuses cross-site state-changing requests (403), requests
 // without the token (401) and browser requests without the CSRF token
 // (403), in that order.
@@ -138,7 +148,7 @@ func (a *API) guard(h http.HandlerFunc) http.Handler {
 			writeError(w, http.StatusForbidden, "cross-site request refused")
 			return
 		}
-		if !a.d.Access.Allow(r, false) {
+		if !a.d.Access.Allow(r) {
 			msg := "missing or wrong bearer token"
 			if a.d.Access.Token == "" {
 				msg = "MERGEGUARD_API_TOKEN is not set: the API answers local requests (to localhost) only"

@@ -114,9 +114,9 @@ func (s *Setup) guard(h http.HandlerFunc) http.Handler {
 			http.Error(w, "Cross-site request refused.", http.StatusForbidden)
 			return
 		}
-		if !s.d.Access.Allow(r, true) {
-			s.message(w, r, http.StatusUnauthorized, "Token needed",
-				"Open /setup from the machine MergeGuard runs on (as http://localhost), or set the API token in the web UI (Token button) first.")
+		if !s.d.Access.Allow(r) {
+			s.message(w, r, http.StatusUnauthorized, "Sign-in needed",
+				"Open /setup from the machine MergeGuard runs on (as http://localhost), or sign in with the API token at /signin?next=/setup first.")
 			return
 		}
 		if r.Method == http.MethodPost && !csrfOK(r) {

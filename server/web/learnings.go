@@ -25,12 +25,18 @@ type LearningView struct {
 func learningsPage(repo string) string { return "/repos/" + repo + "/learnings" }
 
 // learnings is a repository's learnings page: each learning with its
-// provenance, and forms to edit, (de)activate and delete it through the
-// API (the page's script sends the CSRF token).
+// provenance, and for admins forms to edit, (de)activate and delete it
+// through the API (the page's script sends the CSRF token).
 func (u *UI) learnings(w http.ResponseWriter, r *http.Request) {
 	repo, err := api.ParseRepoPath(r.PathValue("owner"), r.PathValue("name"))
 	if err != nil {
 		u.notFound(w, r, "That is not a repository: "+err.Error()+".")
+		return
+	}
+	if yes, ok := u.canSee(w, r, repo); !ok {
+		return
+	} else if !yes {
+		u.notFound(w, r, "MergeGuard has no learnings of "+repo+".")
 		return
 	}
 	ls, err := u.d.Runs.Learnings(r.Context(), repo, "")
@@ -50,6 +56,9 @@ func (u *UI) learnings(w http.ResponseWriter, r *http.Request) {
 		"Learnings":  views,
 		"Counts":     counts,
 		"Statuses":   []review.LearningStatus{review.LearningActive, review.LearningProposed, review.LearningInactive},
+		// People signed in with GitHub read learnings; token holders
+		// change them (through the API).
+		"ReadOnly": !viewerOf(r).Admin,
 	})
 }
 

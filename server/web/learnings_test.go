@@ -96,8 +96,8 @@ func TestLearningsPageNeedsToken(t *testing.T) {
 	if code, _ := get(t, srv.URL+"/repos/o/r/learnings", nil, ""); code != http.StatusUnauthorized {
 		t.Errorf("without the token: %d, want 401", code)
 	}
-	if code, _ := get(t, srv.URL+"/repos/o/r/learnings", nil, "s3cret"); code != http.StatusOK {
-		t.Errorf("with the cookie: %d, want 200", code)
+	if code, _ := get(t, srv.URL+"/repos/o/r/learnings", nil, tokenSession(t, "s3cret")); code != http.StatusOK {
+		t.Errorf("with a token session: %d, want 200", code)
 	}
 }
 

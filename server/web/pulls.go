@@ -35,6 +35,13 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 		u.notFound(w, r, "That is not a pull request: "+err.Error()+".")
 		return
 	}
+	missing := fmt.Sprintf("MergeGuard has no runs and no findings for %s#%d.", repo, number)
+	if yes, ok := u.canSee(w, r, repo); !ok {
+		return
+	} else if !yes {
+		u.notFound(w, r, missing)
+		return
+	}
 	ctx := r.Context()
 	runs, err := u.d.Runs.ListRuns(ctx, store.RunFilter{Repository: repo, PRNumber: number, Limit: api.MaxPullRuns})
 	if err != nil {
@@ -47,7 +54,7 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(runs) == 0 && len(entries) == 0 {
-		u.notFound(w, r, fmt.Sprintf("MergeGuard has no runs and no findings for %s#%d.", repo, number))
+		u.notFound(w, r, missing)
 		return
 	}
 	changes, err := u.d.Runs.LedgerHistory(ctx, repo, number)

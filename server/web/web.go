@@ -13,11 +13,13 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -36,20 +38,39 @@ type Runs interface {
 	Learnings(ctx context.Context, repo string, status review.LearningStatus) ([]review.Learning, error)
 }
 
+// ReviewData serves a run's status or verdict and its live events, as
+// GET /api/review/{id} and its stream do (the path value "id" names the
+// run); the UI guards them itself (api.API).
+type ReviewData interface {
+	Review(w http.ResponseWriter, r *http.Request)
+	Stream(w http.ResponseWriter, r *http.Request)
+}
+
 // Deps are the UI's collaborators.
 type Deps struct {
-	Runs   Runs
+	Runs Runs
+	// Access decides who the viewer is: Access.Sessions must be set for
+	// anybody to sign in.
 	Access access.Policy
 	Logger zerolog.Logger
 	// GitHubURL is the web address of GitHub (https://github.com, or the
 	// Enterprise host) used to link pull requests.
 	GitHubURL string
+	// Reviews serves the review page's data; nil leaves those routes out.
+	Reviews ReviewData
+	// GitHub, OAuthApp and PublicURL (server.public_url, the base of the
+	// OAuth callback) enable "Sign in with GitHub"; any of them unset
+	// leaves it off. GitHub also answers what a signed-in person may read.
+	GitHub    GitHub
+	OAuthApp  OAuthApp
+	PublicURL string
 }
 
 // UI serves the web pages.
 type UI struct {
 	d     Deps
 	pages map[string]*template.Template
+	vis   *visibility
 }
 
 // New parses the embedded templates.
@@ -59,7 +80,10 @@ func New(d Deps) (*UI, error) {
 	}
 	funcs := template.FuncMap{"short": short, "tokens": formatTokens, "mark": mark}
 	ui := &UI{d: d, pages: make(map[string]*template.Template)}
-	for _, name := range []string{"index", "review", "new", "pull", "learnings", "notfound", "unauthorized"} {
+	if d.GitHub != nil {
+		ui.vis = newVisibility(d.GitHub)
+	}
+	for _, name := range []string{"index", "review", "new", "pull", "learnings", "notfound", "unauthorized", "signin", "signedin"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse template %s: %w", name, err)
@@ -79,20 +103,37 @@ func (u *UI) Register(mux *http.ServeMux) {
 	mux.Handle("GET /reviews/{id}/findings", u.guard(u.findings))
 	mux.Handle("GET /repos/{owner}/{name}/pulls/{number}", u.guard(u.pull))
 	mux.Handle("GET /repos/{owner}/{name}/learnings", u.guard(u.learnings))
+	if u.d.Reviews != nil {
+		mux.Handle("GET /reviews/{id}/verdict", u.guard(u.reviewData(u.d.Reviews.Review)))
+		mux.Handle("GET /reviews/{id}/stream", u.guard(u.reviewData(u.d.Reviews.Stream)))
+	}
+	u.registerSignIn(mux)
 }
 
-// guard refuses cross-site state-changing requests (403), requests
-// without the token (401: a page whose Token button sets it) and browser
-// state-changing requests without the CSRF token (403), in that order.
+// viewerKey is the context key of the request's viewer.
+type viewerKey struct{}
+
+// viewerOf returns the viewer the guard let through.
+func viewerOf(r *http.Request) access.Viewer {
+	v, _ := r.Context().Value(viewerKey{}).(access.Viewer)
+	return v
+}
+
+// guard refuses cross-site state-changing requests (403), requests of
+// nobody signed in (401: a page linking to the sign-in page) and browser
+// state-changing requests without the CSRF token (403), in that order. It
+// hands the viewer to h in the request's context.
 func (u *UI) guard(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := u.d.Access.CheckOrigin(r); err != nil {
 			http.Error(w, "Cross-site request refused.", http.StatusForbidden)
 			return
 		}
-		if !u.d.Access.Allow(r, true) {
+		v, ok := u.d.Access.Viewer(r)
+		if !ok {
 			u.renderStatus(w, r, http.StatusUnauthorized, "unauthorized", map[string]any{
-				"Title": "Token needed", "TokenSet": u.d.Access.Token != "",
+				"Title": "Sign in", "TokenSet": u.d.Access.Token != "", "SessionsOn": u.d.Access.Sessions() != nil,
+				"SignIn": "/signin?next=" + url.QueryEscape(SafeNext(r.URL.RequestURI())),
 			})
 			return
 		}
@@ -100,8 +141,40 @@ func (u *UI) guard(h http.HandlerFunc) http.Handler {
 			http.Error(w, "Missing or wrong CSRF token: reload the page and try again.", http.StatusForbidden)
 			return
 		}
-		h(w, r)
+		h(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
 	})
+}
+
+// canSee reports whether the request's viewer may see repo's runs, pull
+// requests and learnings; when it cannot tell (GitHub failed) it answers
+// 503 itself and returns false with ok false.
+func (u *UI) canSee(w http.ResponseWriter, r *http.Request, repo string) (yes, ok bool) {
+	ctx, cancel := context.WithTimeout(r.Context(), githubTimeout)
+	defer cancel()
+	yes, err := u.vis.canSee(ctx, viewerOf(r), repo)
+	if errors.Is(err, github.ErrUserTokenRefused) {
+		// The person's GitHub token expired or was revoked: their
+		// session ends.
+		access.ClearCookie(w, access.SessionCookie, u.d.Access.SecureCookies(r))
+		http.Redirect(w, r, "/signin?next="+url.QueryEscape(SafeNext(r.URL.RequestURI())), http.StatusSeeOther)
+		return false, false
+	}
+	if err != nil {
+		u.d.Logger.Warn().Err(err).Str("repository", repo).Msg("web: ask GitHub what a signed-in person may read")
+		http.Error(w, "Could not ask GitHub whether you may read this repository; try again.", http.StatusServiceUnavailable)
+		return false, false
+	}
+	return yes, true
+}
+
+// reviewData serves a run's data after checking that the viewer may see
+// the run (404 otherwise, as for a run that does not exist).
+func (u *UI) reviewData(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := u.run(w, r); ok {
+			h(w, r)
+		}
+	}
 }
 
 // RunView is a run as the pages show it.
@@ -163,17 +236,32 @@ func (u *UI) view(r store.Run) RunView {
 	return v
 }
 
+// maxIndexRuns is how many runs the list shows; a person signed in with
+// GitHub gets those of the indexScan newest runs they may see.
+const (
+	maxIndexRuns = 100
+	indexScan    = 1000
+)
+
 func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 	f := store.RunFilter{
 		Repository: strings.TrimSpace(r.URL.Query().Get("repo")),
 		Status:     store.Status(r.URL.Query().Get("status")),
-		Limit:      100,
+		Limit:      maxIndexRuns,
+	}
+	v := viewerOf(r)
+	if !v.Admin {
+		f.Limit = indexScan
 	}
 	runs, err := u.d.Runs.ListRuns(r.Context(), f)
 	if err != nil {
 		u.fail(w, err, "list reviews")
 		return
 	}
+	if !v.Admin {
+		runs = u.visibleRuns(r, v, runs)
+	}
+	f.Limit = maxIndexRuns
 	views := make([]RunView, len(runs))
 	for i, run := range runs {
 		views[i] = u.view(run)
@@ -187,6 +275,33 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// visibleRuns keeps the first maxIndexRuns of runs that v may see: runs
+// of repositories GitHub lets them read, no diff runs. A repository
+// GitHub could not be asked about is left out (and logged).
+func (u *UI) visibleRuns(r *http.Request, v access.Viewer, runs []store.Run) []store.Run {
+	var repos []string
+	seen := map[string]bool{"": true}
+	for _, run := range runs {
+		if !seen[run.Repository] {
+			seen[run.Repository] = true
+			repos = append(repos, run.Repository)
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), githubTimeout)
+	defer cancel()
+	visible, err := u.vis.visibleRepos(ctx, v, repos)
+	if err != nil {
+		u.d.Logger.Warn().Err(err).Msg("web: ask GitHub what a signed-in person may read; those repositories are left out")
+	}
+	out := runs[:0:0]
+	for _, run := range runs {
+		if visible[run.Repository] && len(out) < maxIndexRuns {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
 // run reads the run the request's path names; it answers the 404 page or
 // the failure itself when it returns false.
 func (u *UI) run(w http.ResponseWriter, r *http.Request) (store.Run, bool) {
@@ -197,6 +312,14 @@ func (u *UI) run(w http.ResponseWriter, r *http.Request) (store.Run, bool) {
 	}
 	if err != nil {
 		u.fail(w, err, "get review")
+		return store.Run{}, false
+	}
+	yes, ok := u.canSee(w, r, run.Repository)
+	if !ok {
+		return store.Run{}, false
+	}
+	if !yes {
+		u.notFound(w, r, "There is no review with that id.")
 		return store.Run{}, false
 	}
 	return run, true
@@ -247,6 +370,11 @@ func (u *UI) findings(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) newReview(w http.ResponseWriter, r *http.Request) {
+	if !viewerOf(r).Admin {
+		u.renderStatus(w, r, http.StatusForbidden, "notfound", map[string]any{"Title": "Token holders only",
+			"Message": "Only holders of the API token start reviews here; people signed in with GitHub read reviews."})
+		return
+	}
 	u.render(w, r, "new", map[string]any{
 		"Title":      "New review",
 		"FocusAreas": review.Categories,
@@ -267,6 +395,13 @@ func (u *UI) renderStatus(w http.ResponseWriter, r *http.Request, status int, pa
 		return
 	}
 	data["CSRF"] = tok
+	if _, set := data["Viewer"]; !set {
+		if v, ok := r.Context().Value(viewerKey{}).(access.Viewer); ok {
+			data["Viewer"] = v
+		} else if v, ok := u.d.Access.Viewer(r); ok {
+			data["Viewer"] = v
+		}
+	}
 	var b strings.Builder
 	if err := u.pages[page].ExecuteTemplate(&b, "layout", data); err != nil {
 		u.fail(w, err, "render "+page)

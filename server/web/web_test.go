@@ -19,7 +19,17 @@ import (
 
 func newServer(t *testing.T, token string) (*httptest.Server, *store.Store) {
 	t.Helper()
-	return newServerWith(t, Deps{Access: access.Policy{Token: token}})
+	return newServerWith(t, Deps{Access: access.Policy{Token: token}.WithSessions(access.NewSessions(token, token))})
+}
+
+// tokenSession returns the value of a session cookie opened with token.
+func tokenSession(t *testing.T, token string) string {
+	t.Helper()
+	v, err := access.NewSessions(token, token).TokenSession(time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // newServerWith serves the UI with d over a new store (d.Runs).
@@ -51,7 +61,7 @@ func get(t *testing.T, url string, header map[string]string, cookie string) (int
 		req.Host = h
 	}
 	if cookie != "" {
-		req.AddCookie(&http.Cookie{Name: access.CookieName, Value: cookie})
+		req.AddCookie(&http.Cookie{Name: access.SessionCookie, Value: cookie})
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -97,7 +107,7 @@ func TestPages(t *testing.T) {
 		{"/reviews/" + run.ID, 200, []string{`data-id="` + run.ID + `"`, `data-stage="planner"`, `data-stage="reporter"`, `id="walkthrough-box"`, "#7"}, nil},
 		{"/reviews/00000000-0000-0000-0000-000000000000", 404, nil, nil},
 		{"/new", 200, []string{`name="diff_text"`, `value="security"`, `<option value="info" selected>`}, nil},
-		{"/static/app.js", 200, []string{"/api/review/", "showWalkthrough"}, nil},
+		{"/static/app.js", 200, []string{"/api/review", "/stream", "showWalkthrough"}, []string{"Authorization", "localStorage"}},
 		{"/static/app.css", 200, []string{".stages"}, nil},
 		{"/static/favicon.svg", 200, []string{"<svg"}, nil},
 	}
@@ -130,8 +140,14 @@ func TestPagesNeedTokenFromAfar(t *testing.T) {
 	if code, _ := get(t, srv.URL+"/", remote, "wrong"); code != http.StatusUnauthorized {
 		t.Errorf("remote with wrong cookie: %d, want 401", code)
 	}
-	if code, _ := get(t, srv.URL+"/", remote, "s3cret"); code != http.StatusOK {
-		t.Errorf("remote with cookie: %d, want 200", code)
+	if code, _ := get(t, srv.URL+"/", remote, "s3cret"); code != http.StatusUnauthorized {
+		t.Errorf("remote with the raw token as cookie: %d, want 401 (only sessions count)", code)
+	}
+	if code, _ := get(t, srv.URL+"/", remote, tokenSession(t, "s3cret")); code != http.StatusOK {
+		t.Errorf("remote with a session: %d, want 200", code)
+	}
+	if code, _ := get(t, srv.URL+"/", remote, tokenSession(t, "other")); code != http.StatusUnauthorized {
+		t.Errorf("remote with a session of another token: %d, want 401", code)
 	}
 	// A reverse proxy on the same host without X-Forwarded-For: loopback
 	// is no exemption once a token is set.
@@ -139,8 +155,8 @@ func TestPagesNeedTokenFromAfar(t *testing.T) {
 	if code != http.StatusUnauthorized {
 		t.Errorf("local without cookie: %d, want 401", code)
 	}
-	if !strings.Contains(body, `id="token-btn"`) || !strings.Contains(body, "Token needed") || strings.Contains(body, "<table") {
-		t.Errorf("the 401 page should offer the Token button and show nothing else:\n%s", body)
+	if !strings.Contains(body, `href="/signin?next=%2F"`) || strings.Contains(body, "<table") {
+		t.Errorf("the 401 page should link to the sign-in page and show nothing else:\n%s", body)
 	}
 	if code, _ := get(t, srv.URL+"/reviews/00000000-0000-0000-0000-000000000000", nil, ""); code != http.StatusUnauthorized {
 		t.Errorf("local review page without cookie: %d, want 401", code)
@@ -148,8 +164,8 @@ func TestPagesNeedTokenFromAfar(t *testing.T) {
 	if code, _ := get(t, srv.URL+"/new", map[string]string{"Authorization": "bearer s3cret"}, ""); code != http.StatusOK {
 		t.Errorf("bearer in lower case: %d, want 200", code)
 	}
-	if code, _ := get(t, srv.URL+"/", nil, "s3cret"); code != http.StatusOK {
-		t.Errorf("local with cookie: %d, want 200", code)
+	if code, _ := get(t, srv.URL+"/", nil, tokenSession(t, "s3cret")); code != http.StatusOK {
+		t.Errorf("local with a session: %d, want 200", code)
 	}
 }
 

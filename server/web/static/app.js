@@ -1,40 +1,16 @@
 // MergeGuard web UI: a paste-a-diff form, a live review page fed by the
-// Server-Sent Events stream of /api/review/{id}/stream, and the learnings
+// Server-Sent Events stream of /reviews/{id}/stream, and the learnings
 // page's forms. No build step.
 (function () {
   "use strict";
 
   const STAGES = ["planner", "reviewer", "verifier", "reporter"];
-  const tokenKey = "mergeguard.apiToken";
-
-  function authHeaders() {
-    const t = localStorage.getItem(tokenKey);
-    return t ? { Authorization: "Bearer " + t } : {};
-  }
-
-  // The page's CSRF token, sent back on every state-changing request.
+  // The page's CSRF token, sent back on every state-changing request. The
+  // browser's session cookie (see /signin) authorises the requests; the
+  // scripts never hold the API token.
   function csrfHeaders() {
     const m = document.querySelector('meta[name="csrf-token"]');
     return m ? { "X-CSRF-Token": m.content } : {};
-  }
-
-  const tokenBtn = document.getElementById("token-btn");
-  if (tokenBtn) {
-    tokenBtn.addEventListener("click", function () {
-      const cur = localStorage.getItem(tokenKey) || "";
-      const t = window.prompt("API token (MERGEGUARD_API_TOKEN). Needed whenever the server has one set.", cur);
-      if (t === null) return;
-      // The cookie authorises page loads; the header authorises API calls.
-      if (t.trim() === "") {
-        localStorage.removeItem(tokenKey);
-        document.cookie = "mergeguard_token=; Max-Age=0; Path=/; SameSite=Strict";
-      } else {
-        localStorage.setItem(tokenKey, t.trim());
-        document.cookie = "mergeguard_token=" + encodeURIComponent(t.trim()) + "; Path=/; SameSite=Strict" +
-          (location.protocol === "https:" ? "; Secure" : "");
-      }
-      location.reload();
-    });
   }
 
   function el(tag, cls, text) {
@@ -76,7 +52,7 @@
       try {
         const res = await fetch("/api/review", {
           method: "POST",
-          headers: Object.assign({ "Content-Type": "application/json" }, csrfHeaders(), authHeaders()),
+          headers: Object.assign({ "Content-Type": "application/json" }, csrfHeaders()),
           body: JSON.stringify(body),
         });
         const out = await res.json().catch(() => ({}));
@@ -109,7 +85,7 @@
         const fd = new FormData(lf);
         body = { instruction: (fd.get("instruction") || "").toString(), path: (fd.get("path") || "").toString() };
       }
-      const headers = Object.assign({}, csrfHeaders(), authHeaders());
+      const headers = Object.assign({}, csrfHeaders());
       if (body) headers["Content-Type"] = "application/json";
       lf.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
       try {
@@ -351,7 +327,7 @@
   // escaped by the server's templates); it falls back to the verdict's.
   async function loadFindings(v) {
     try {
-      const res = await fetch("/reviews/" + encodeURIComponent(id) + "/findings", { headers: authHeaders() });
+      const res = await fetch("/reviews/" + encodeURIComponent(id) + "/findings");
       if (res.status === 200) {
         findingsBox.innerHTML = await res.text();
         findingsBox.dataset.server = "1";
@@ -372,7 +348,7 @@
   // it asks again until the run is final.
   async function loadResult(tries) {
     tries = tries || 0;
-    const res = await fetch("/api/review/" + encodeURIComponent(id), { headers: authHeaders() });
+    const res = await fetch("/reviews/" + encodeURIComponent(id) + "/verdict");
     if (!res.ok) return;
     const v = await res.json();
     if (v.status) setStatus(v.status);
@@ -439,16 +415,16 @@
     });
   }
 
-  // SSE over fetch, so the Authorization header can be sent (EventSource
-  // cannot). Reconnects with Last-Event-ID until the stream says it is over.
+  // SSE over fetch, so that Last-Event-ID can be set on reconnects.
+  // Reconnects until the stream says it is over.
   let lastID = "";
   let finished = false;
   async function stream() {
     while (!finished) {
       try {
-        const headers = Object.assign({ Accept: "text/event-stream" }, authHeaders());
+        const headers = { Accept: "text/event-stream" };
         if (lastID) headers["Last-Event-ID"] = lastID;
-        const res = await fetch("/api/review/" + encodeURIComponent(id) + "/stream", { headers: headers });
+        const res = await fetch("/reviews/" + encodeURIComponent(id) + "/stream", { headers: headers });
         if (!res.ok || !res.body) throw new Error("stream: " + res.status);
         const reader = res.body.getReader();
         const dec = new TextDecoder();
@@ -476,7 +452,7 @@
         if (!finished) {
           // The stream ended without a final event: the run may have ended
           // without a pipeline (skipped or superseded). Ask for the status.
-          const res2 = await fetch("/api/review/" + encodeURIComponent(id), { headers: authHeaders() });
+          const res2 = await fetch("/reviews/" + encodeURIComponent(id) + "/verdict");
           if (res2.ok) {
             const v = await res2.json();
             if (v.status && v.status !== "queued" && v.status !== "running") { finished = true; loadResult(); }
