@@ -356,6 +356,7 @@ func BenchmarkCount1MBLine(b *testing.B) {
 	c := budget.NewTokenizers().ForModel("gpt-4o")
 	c.Count("warm up")
 	b.SetBytes(int64(len(line)))
+	defer reportCPU(b, len(line))()
 	for b.Loop() {
 		c.Count(line)
 	}
@@ -367,6 +368,7 @@ func BenchmarkFit1MBLine(b *testing.B) {
 	c.Count("warm up")
 	secs := []budget.Section{{Name: "min.js", Text: "// minified\n" + line + "\n", Interest: []int{2}}}
 	b.SetBytes(int64(len(line)))
+	defer reportCPU(b, len(line))()
 	for b.Loop() {
 		fit(b, secs, 8000, c)
 	}
@@ -392,6 +394,7 @@ func BenchmarkCount5000LineFile(b *testing.B) {
 	c := budget.NewTokenizers().ForModel("gpt-4o")
 	c.Count("warm up")
 	b.SetBytes(int64(len(text)))
+	defer reportCPU(b, len(text))()
 	for b.Loop() {
 		c.Count(text)
 	}

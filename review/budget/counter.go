@@ -6,7 +6,6 @@ package budget
 
 import (
 	"context"
-	"math"
 	"strings"
 	"sync"
 
@@ -134,8 +133,7 @@ func scale(n int) int { return (n*UnknownModelPercent + 99) / 100 }
 type encoding struct {
 	name  string
 	once  sync.Once
-	ranks map[string]int
-	pairs [1 << 16]int32             // ranks of the two-byte tokens by their bytes, or -1
+	v     *vocab
 	next  func(rs []rune, i int) int // the end of the piece at rs[i]
 	err   error
 }
@@ -147,13 +145,10 @@ func (e *encoding) load() {
 	if e.name == CL100kBase {
 		e.next = cl100kNext
 	}
-	e.ranks, e.err = tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(e.name + ".tiktoken")
-	for i := range e.pairs {
-		e.pairs[i] = -1
+	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(e.name + ".tiktoken")
+	if err != nil {
+		e.err = err
+		return
 	}
-	for token, rank := range e.ranks {
-		if len(token) == 2 && rank >= 0 && rank <= math.MaxInt32 { // ranks are < 200,000
-			e.pairs[int(token[0])<<8|int(token[1])] = int32(rank)
-		}
-	}
+	e.v = newVocab(ranks)
 }
