@@ -131,11 +131,11 @@ func scale(n int) int { return (n*UnknownModelPercent + 99) / 100 }
 
 // encoding is one tiktoken encoding, loaded on first use.
 type encoding struct {
-	name  string
-	once  sync.Once
-	v     *vocab
-	next  func(rs []rune, i int) int // the end of the piece at rs[i]
-	err   error
+	name string
+	once sync.Once
+	v    *vocab
+	next func(rs []rune, i int) int // the end of the piece at rs[i]
+	err  error
 }
 
 // load reads the embedded vocabulary, without touching tiktoken-go's
