@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"bytes"
 	"context"
 	"unicode/utf8"
 )
@@ -34,17 +35,36 @@ func (e *encoding) Count(text string) int {
 
 // CountContext is Count, stopping with ctx's error when ctx is done.
 func (e *encoding) CountContext(ctx context.Context, text string) (int, error) {
+	return e.count(ctx, text, nil)
+}
+
+// CountLines implements LineCounter: one pass over text, each piece's
+// tokens going to the line the piece starts on.
+func (e *encoding) CountLines(ctx context.Context, text string) (int, []int, error) {
+	lines := make([]int, lineCount(text))
+	n, err := e.count(ctx, text, lines)
+	return n, lines, err
+}
+
+// count counts the tokens of text, adding each piece's to lines (indexed
+// as splitLines numbers the lines) unless lines is nil.
+func (e *encoding) count(ctx context.Context, text string, lines []int) (int, error) {
 	e.once.Do(e.load)
 	if e.err != nil {
+		if lines != nil {
+			for i, l := range splitLines(text) {
+				lines[i] = len(l) + 1
+			}
+		}
 		return len(text), ctx.Err()
 	}
 	// As in tiktoken-go, each invalid UTF-8 byte becomes U+FFFD (so does
 	// the JSON of a request).
 	runes := []rune(text)
 	var (
-		n     int
-		piece []byte
-		s     scratch
+		n, line int
+		piece   []byte
+		s       scratch
 	)
 	for i, k := 0, 0; i < len(runes); k++ {
 		if k%checkEvery == 0 {
@@ -57,11 +77,18 @@ func (e *encoding) CountContext(ctx context.Context, text string) (int, error) {
 		for _, r := range runes[i:end] {
 			piece = utf8.AppendRune(piece, r)
 		}
-		n += e.countPiece(piece, &s)
+		t := e.countPiece(piece, &s)
+		n += t
+		if lines != nil {
+			lines[min(line, len(lines)-1)] += t
+			line += bytes.Count(piece, newline)
+		}
 		i = end
 	}
 	return n, nil
 }
+
+var newline = []byte{'\n'}
 
 // countPiece counts the tokens of one piece; s is scratch space.
 func (e *encoding) countPiece(piece []byte, s *scratch) int {

@@ -25,6 +25,43 @@ type ContextCounter interface {
 	CountContext(ctx context.Context, text string) (int, error)
 }
 
+// LineCounter counts a text and its lines in one pass: total is the
+// text's count, lines[i] the tokens of the pieces that start on line i
+// (lines numbered as a final newline ends the last line; "" has none),
+// adding up to total. A line's share is an estimate of its own count,
+// close to it. The counters of Tokenizers implement it.
+type LineCounter interface {
+	CountLines(ctx context.Context, text string) (total int, lines []int, err error)
+}
+
+// CountLines counts text and its lines with c: in one pass through c's
+// CountLines when it has one; otherwise the text, then each line.
+func CountLines(ctx context.Context, c Counter, text string) (int, []int, error) {
+	if lc, ok := c.(LineCounter); ok {
+		return lc.CountLines(ctx, text)
+	}
+	total, err := CountContext(ctx, c, text)
+	if err != nil {
+		return 0, nil, err
+	}
+	ls := splitLines(text)
+	lines := make([]int, len(ls))
+	for i, l := range ls {
+		if lines[i], err = CountContext(ctx, c, l); err != nil {
+			return 0, nil, err
+		}
+	}
+	return total, lines, nil
+}
+
+// lineCount is len(splitLines(text)).
+func lineCount(text string) int {
+	if text == "" {
+		return 0
+	}
+	return strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
+}
+
 // CountContext counts text with c, through c's CountContext when it has
 // one; otherwise it checks ctx once, then counts.
 func CountContext(ctx context.Context, c Counter, text string) (int, error) {
@@ -125,6 +162,15 @@ func (s scaled) Count(text string) int { return scale(s.c.Count(text)) }
 func (s scaled) CountContext(ctx context.Context, text string) (int, error) {
 	n, err := s.c.CountContext(ctx, text)
 	return scale(n), err
+}
+
+// CountLines implements LineCounter, scaling the total and each line.
+func (s scaled) CountLines(ctx context.Context, text string) (int, []int, error) {
+	n, lines, err := CountLines(ctx, s.c, text)
+	for i := range lines {
+		lines[i] = scale(lines[i])
+	}
+	return scale(n), lines, err
 }
 
 func scale(n int) int { return (n*UnknownModelPercent + 99) / 100 }
