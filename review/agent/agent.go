@@ -319,13 +319,8 @@ func (c *conversation) budget() int {
 // tokens counts the whole prompt of req with the conversation's messages:
 // messages, tool definitions and the response schema.
 func (c *conversation) tokens(req openai.ChatCompletionRequest) int {
-	n := budget.CountMessages(c.cfg.Counter, c.msgs, req.Tools)
-	if req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil {
-		if raw, ok := req.ResponseFormat.JSONSchema.Schema.(json.RawMessage); ok {
-			n += c.cfg.Counter.Count(string(raw))
-		}
-	}
-	return n
+	req.Messages = c.msgs
+	return budget.CountRequest(c.cfg.Counter, req)
 }
 
 // fit makes the prompt of req fit the budget, dropping the oldest tool

@@ -196,7 +196,7 @@ type (
 )
 
 // completion builds the body of a successful answer.
-func completion(id int, req Request, r Response) wireCompletion {
+func completion(id int, req Request, r Response, promptTokens func(Request) int) wireCompletion {
 	msg := wireAnswer{Role: "assistant", ToolCalls: slices.Clone(r.ToolCalls)}
 	if r.Content != "" || len(r.ToolCalls) == 0 {
 		msg.Content = &r.Content
