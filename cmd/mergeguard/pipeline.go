@@ -6,6 +6,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/agent"
+	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -16,13 +17,21 @@ import (
 // configuration, for `review` and `serve` alike. transport carries the LLM
 // calls (serve wraps it with metrics). hasLLM is false when no LLM is
 // configured: the pipeline then runs the built-in analyzers only.
-func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.Deps, hasLLM bool) {
+//
+// A model without a known tokenizer is counted with o200k_base times the
+// correction learned from its server's reported prompt tokens
+// (budget.Corrections): corr holds it, taught by the LLM client after
+// every call and, when tokens is not nil (serve), kept in and shared
+// through the database; onError is told when the database fails.
+func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corrections,
+	tokens budget.CorrectionStore, onError func(error)) (deps pipeline.Deps, hasLLM bool) {
 	deps = pipeline.Deps{
 		Model: cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
 		MaxChunkTokens: cfg.MaxChunkTokens, MaxChunks: cfg.MaxChunks, AgentTimeout: cfg.AgentTimeout,
 		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: cfg.Prices,
 		Temperature: float32(cfg.Temperature), ResponseFormat: agent.ResponseFormat(cfg.ResponseFormat),
 		Walkthrough: cfg.Walkthrough,
+		Counter:     budget.NewTokenizers().ForModelCorrected(cfg.Model, corr),
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
 			return tools.New(src, d, tools.Options{Strict: cfg.StrictTools,
 				MaxResultBytes: cfg.ToolResultBytes, MaxReadLines: cfg.ToolReadLines, MaxSearchFiles: cfg.ToolSearchFiles})
@@ -33,8 +42,9 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.De
 	}
 	// Each attempt has its own timeout (llm.Config.Timeout); the client
 	// itself has none so retries are not cut short.
-	deps.LLM = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey.Value(), Model: cfg.Model,
+	client := llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey.Value(), Model: cfg.Model,
 		Timeout: cfg.Timeout, MaxRetries: 3, Azure: cfg.APIType == "azure", APIVersion: cfg.APIVersion},
 		&http.Client{Transport: transport})
+	deps.LLM = llm.NewCalibrator(client, cfg.Model, corr, tokens, onError)
 	return deps, true
 }

@@ -77,8 +77,9 @@ type Deps struct {
 	// Prices prices tokens by model (US dollars per million).
 	Prices map[string]config.Price
 	// Counter counts tokens; nil uses the model's tokenizer
-	// (budget.Tokenizers: tiktoken for OpenAI models, an estimate for
-	// others).
+	// (budget.Tokenizers.ForModel: tiktoken for OpenAI models, o200k_base
+	// plus budget.UnknownModelPercent for others; cmd/mergeguard passes
+	// ForModelCorrected, the correction learned from the server).
 	Counter Counter
 	// Tools builds the toolbox of one review; nil offers no tools.
 	Tools func(src review.Source, d *diff.Diff) Toolbox
