@@ -241,6 +241,10 @@ func errorBodyParam(typ, code, param, msg string) string {
 	return string(b)
 }
 
+// PromptTokens is how many prompt tokens the fake counts in r (the usage
+// it reports, and what WithContext compares with the context).
+func (s *Server) PromptTokens(r Request) int { return s.promptTokens(r) }
+
 // promptTokens counts a request's prompt tokens as a chat template would:
 // each message's content, name and tool calls with 4 tokens of framing,
 // 3 to prime the reply, the tools' definitions and, with a tokenizer set,
