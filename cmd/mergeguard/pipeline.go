@@ -25,13 +25,14 @@ import (
 // through the database; onError is told when the database fails.
 func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corrections,
 	tokens budget.CorrectionStore, onError func(error)) (deps pipeline.Deps, hasLLM bool) {
+	tk := budget.NewTokenizers()
 	deps = pipeline.Deps{
-		Model: cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
+		Counter: tk.ForModelCorrected(cfg.Model, corr),
+		Model:   cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
 		MaxChunkTokens: cfg.MaxChunkTokens, MaxChunks: cfg.MaxChunks, AgentTimeout: cfg.AgentTimeout,
 		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: cfg.Prices,
 		Temperature: float32(cfg.Temperature), ResponseFormat: agent.ResponseFormat(cfg.ResponseFormat),
 		Walkthrough: cfg.Walkthrough,
-		Counter:     budget.NewTokenizers().ForModelCorrected(cfg.Model, corr),
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
 			return tools.New(src, d, tools.Options{Strict: cfg.StrictTools,
 				MaxResultBytes: cfg.ToolResultBytes, MaxReadLines: cfg.ToolReadLines, MaxSearchFiles: cfg.ToolSearchFiles})
@@ -45,6 +46,8 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corr
 	client := llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey.Value(), Model: cfg.Model,
 		Timeout: cfg.Timeout, MaxRetries: 3, Azure: cfg.APIType == "azure", APIVersion: cfg.APIVersion},
 		&http.Client{Transport: transport})
-	deps.LLM = llm.NewCalibrator(client, cfg.Model, corr, tokens, onError)
+	deps.LLM = llm.NewCalibrator(client, llm.Calibration{
+		Model: cfg.Model, Base: tk.Base(cfg.Model), Corrections: corr, Store: tokens, OnError: onError,
+	})
 	return deps, true
 }

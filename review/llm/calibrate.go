@@ -35,14 +35,27 @@ type Calibrator struct {
 	onError func(error)
 }
 
-// NewCalibrator wraps next. model is the model of requests naming none;
-// corr receives what is learned and, when store is not nil, store too
-// (what it answers, other replicas' learning included, is merged back).
-// onError, which may be nil, is told of the store's failures.
-func NewCalibrator(next Chatter, model string, corr *budget.Corrections, store budget.CorrectionStore, onError func(error)) *Calibrator {
+// Calibration is what a Calibrator needs.
+type Calibration struct {
+	// Model is the model of requests that name none.
+	Model string
+	// Base counts o200k_base's tokens (budget.Tokenizers.Base): share the
+	// process's tokenizers rather than loading the vocabulary again.
+	Base budget.Counter
+	// Corrections receives what is learned.
+	Corrections *budget.Corrections
+	// Store, when not nil, keeps it too; what it answers, other replicas'
+	// learning included, is merged back.
+	Store budget.CorrectionStore
+	// OnError, which may be nil, is told of the store's failures.
+	OnError func(error)
+}
+
+// NewCalibrator wraps next.
+func NewCalibrator(next Chatter, cal Calibration) *Calibrator {
 	return &Calibrator{
-		next: next, model: model, corr: corr, store: store, onError: onError,
-		base: &memo{c: budget.NewTokenizers().Base(""), m: map[string]int{}},
+		next: next, model: cal.Model, corr: cal.Corrections, store: cal.Store, onError: cal.OnError,
+		base: &memo{c: cal.Base, m: map[string]int{}},
 	}
 }
 

@@ -130,10 +130,12 @@ func TestUnknownModelNeverOverflows(t *testing.T) {
 		return answer()
 	}, llmtest.WithTokenizer(cl100k.Count), llmtest.WithContext(contextTokens))
 	corr := budget.NewCorrections(nil)
-	client := llm.NewCalibrator(llm.New(llm.Config{BaseURL: srv.URL(), Model: model}, nil), model, corr, nil, nil)
+	tk := budget.NewTokenizers()
+	client := llm.NewCalibrator(llm.New(llm.Config{BaseURL: srv.URL(), Model: model}, nil),
+		llm.Calibration{Model: model, Base: tk.Base(model), Corrections: corr})
 	var tools bigTools // what the tool answers, new for each review
 	p := New(Deps{LLM: client, Model: model, ContextTokens: contextTokens, MaxOutputTokens: maxOutput,
-		Counter: budget.NewTokenizers().ForModelCorrected(model, corr),
+		Counter: tk.ForModelCorrected(model, corr),
 		Tools:   func(review.Source, *diff.Diff) Toolbox { return tools }})
 	rng := rand.New(rand.NewPCG(17, 6))
 	early, late, calls := 0, 0, 0
