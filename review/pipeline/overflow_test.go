@@ -10,8 +10,9 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/budget"
+	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
@@ -135,8 +136,10 @@ func TestUnknownModelNeverOverflows(t *testing.T) {
 		llm.Calibration{Model: model, Base: tk.Base(model), Corrections: corr})
 	var tools bigTools // what the tool answers, new for each review
 	p := New(Deps{LLM: client, Model: model, ContextTokens: contextTokens, MaxOutputTokens: maxOutput,
-		Counter: tk.ForModelCorrected(model, corr),
-		Tools:   func(review.Source, *diff.Diff) Toolbox { return tools }})
+		Counter:   tk.ForModelCorrected(model, corr),
+		Tools:     func(review.Source, *diff.Diff) Toolbox { return tools },
+		Analyzers: []analyzer.Analyzer{}, // the prompts are what this is about
+	})
 	rng := rand.New(rand.NewPCG(17, 6))
 	early, late, calls := 0, 0, 0
 	for i := range n {

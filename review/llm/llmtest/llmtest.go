@@ -141,7 +141,8 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if msg := s.overflow(req); msg != "" {
+	prompt := s.promptTokens(req)
+	if msg := s.overflow(req, prompt); msg != "" {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write([]byte(errorBodyParam("invalid_request_error", "context_length_exceeded", "messages", msg)))
@@ -172,7 +173,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(cmp.Or(resp.Status, http.StatusOK))
-	_ = json.NewEncoder(w).Encode(completion(id, req, resp, s.promptTokens))
+	_ = json.NewEncoder(w).Encode(completion(id, req, resp, prompt))
 }
 
 // Overflows is how many requests were refused for exceeding the context
@@ -183,13 +184,12 @@ func (s *Server) Overflows() int {
 	return s.overflows
 }
 
-// overflow returns the error message of a request too long for the
-// context, or "".
-func (s *Server) overflow(req Request) string {
+// overflow returns the error message of a request of prompt tokens too
+// long for the context, or "".
+func (s *Server) overflow(req Request, prompt int) string {
 	if s.contextTokens <= 0 {
 		return ""
 	}
-	prompt := s.promptTokens(req)
 	out := cmp.Or(req.MaxCompletionTokens, req.MaxTokens)
 	if prompt+out <= s.contextTokens {
 		return ""
