@@ -106,7 +106,7 @@ func TestCalibratorLearns(t *testing.T) {
 func TestPromptTokensOf(t *testing.T) {
 	tests := map[string]int{
 		"This model's maximum context length is 8192 tokens. However, you requested 9000 tokens (8000 in the messages, 1000 in the completion).": 8000,
-		"This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens. Please reduce the length.":       130532,
+		"This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens. Please reduce the length.":      130532,
 		"This model's maximum context length is 4096 tokens. However, your request has 5000 input tokens.":                                       5000,
 		"the request exceeds the available context size": 0,
 		"": 0,
