@@ -13,6 +13,10 @@ import (
 	"github.com/mergeguard/mergeguard/review/tools"
 )
 
+// countMemoBytes bounds the prompt texts whose counts the process keeps
+// (budget.Memo).
+const countMemoBytes = 64 << 20
+
 // pipelineDeps builds the review pipeline's dependencies from the LLM
 // configuration, for `review` and `serve` alike. transport carries the LLM
 // calls (serve wraps it with metrics). hasLLM is false when no LLM is
@@ -26,8 +30,15 @@ import (
 func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corrections,
 	tokens budget.CorrectionStore, onError func(error)) (deps pipeline.Deps, hasLLM bool) {
 	tk := budget.NewTokenizers()
+	counter := tk.ForModel(cfg.Model)
+	// o200k_base's counts of the prompts, shared by the pipeline and the
+	// LLM client that learns the correction from them.
+	base := budget.NewMemo(tk.Base(cfg.Model), countMemoBytes)
+	if budget.EncodingForModel(cfg.Model) == "" && corr != nil {
+		counter = budget.Corrected(base, cfg.Model, corr)
+	}
 	deps = pipeline.Deps{
-		Counter: tk.ForModelCorrected(cfg.Model, corr),
+		Counter: counter,
 		Model:   cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
 		MaxChunkTokens: cfg.MaxChunkTokens, MaxChunks: cfg.MaxChunks, AgentTimeout: cfg.AgentTimeout,
 		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: cfg.Prices,
@@ -47,7 +58,7 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corr
 		Timeout: cfg.Timeout, MaxRetries: 3, Azure: cfg.APIType == "azure", APIVersion: cfg.APIVersion},
 		&http.Client{Transport: transport})
 	deps.LLM = llm.NewCalibrator(client, llm.Calibration{
-		Model: cfg.Model, Base: tk.Base(cfg.Model), Corrections: corr, Store: tokens, OnError: onError,
+		Model: cfg.Model, Base: base, Corrections: corr, Store: tokens, OnError: onError,
 	})
 	return deps, true
 }

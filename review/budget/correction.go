@@ -157,7 +157,13 @@ func (t *Tokenizers) ForModelCorrected(model string, corr *Corrections) ContextC
 	if corr == nil || EncodingForModel(model) != "" {
 		return t.ForModel(model)
 	}
-	return corrected{c: t.o200k, model: model, corr: corr}
+	return Corrected(t.o200k, model, corr)
+}
+
+// Corrected counts with base (o200k_base, or a Memo over it) times corr's
+// factor for model, read at every count, rounded up.
+func Corrected(base ContextCounter, model string, corr *Corrections) ContextCounter {
+	return corrected{c: base, model: model, corr: corr}
 }
 
 // Base returns the tokenizer a model is counted with before any

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"regexp"
 	"strconv"
-	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -40,7 +39,10 @@ type Calibration struct {
 	// Model is the model of requests that name none.
 	Model string
 	// Base counts o200k_base's tokens (budget.Tokenizers.Base): share the
-	// process's tokenizers rather than loading the vocabulary again.
+	// process's tokenizers rather than loading the vocabulary again, and
+	// the counts too (a budget.Memo under the pipeline's corrected
+	// counter too): an agent sends its system and user messages again at
+	// every turn.
 	Base budget.Counter
 	// Corrections receives what is learned.
 	Corrections *budget.Corrections
@@ -55,7 +57,7 @@ type Calibration struct {
 func NewCalibrator(next Chatter, cal Calibration) *Calibrator {
 	return &Calibrator{
 		next: next, model: cal.Model, corr: cal.Corrections, store: cal.Store, onError: cal.OnError,
-		base: &memo{c: cal.Base, m: map[string]int{}},
+		base: cal.Base,
 	}
 }
 
@@ -125,41 +127,4 @@ func PromptTokensOf(message string) int {
 		}
 	}
 	return 0
-}
-
-// memo remembers the counts of long texts: an agent sends its system and
-// user messages again at every turn. It forgets everything when full.
-type memo struct {
-	c     budget.Counter
-	mu    sync.Mutex
-	m     map[string]int
-	bytes int // of the texts in m
-}
-
-// memoBytes bounds the texts a memo keeps alive.
-const memoBytes = 32 << 20
-
-// Count implements budget.Counter.
-func (m *memo) Count(text string) int {
-	if len(text) < 256 {
-		return m.c.Count(text)
-	}
-	m.mu.Lock()
-	n, ok := m.m[text]
-	m.mu.Unlock()
-	if ok {
-		return n
-	}
-	n = m.c.Count(text)
-	m.mu.Lock()
-	if m.bytes+len(text) > memoBytes {
-		clear(m.m)
-		m.bytes = 0
-	}
-	if len(text) <= memoBytes {
-		m.m[text] = n
-		m.bytes += len(text)
-	}
-	m.mu.Unlock()
-	return n
 }
