@@ -406,7 +406,7 @@ func BenchmarkCount1MBLine(b *testing.B) {
 	c := budget.NewTokenizers().ForModel("gpt-4o")
 	c.Count("warm up")
 	b.SetBytes(int64(len(line)))
-	defer reportCPU(b, len(line))()
+	defer budget.ReportCPU(b, len(line))()
 	for b.Loop() {
 		c.Count(line)
 	}
@@ -418,7 +418,7 @@ func BenchmarkFit1MBLine(b *testing.B) {
 	c.Count("warm up")
 	secs := []budget.Section{{Name: "min.js", Text: "// minified\n" + line + "\n", Interest: []int{2}}}
 	b.SetBytes(int64(len(line)))
-	defer reportCPU(b, len(line))()
+	defer budget.ReportCPU(b, len(line))()
 	for b.Loop() {
 		fit(b, secs, 8000, c)
 	}
@@ -444,7 +444,7 @@ func BenchmarkCount5000LineFile(b *testing.B) {
 	c := budget.NewTokenizers().ForModel("gpt-4o")
 	c.Count("warm up")
 	b.SetBytes(int64(len(text)))
-	defer reportCPU(b, len(text))()
+	defer budget.ReportCPU(b, len(text))()
 	for b.Loop() {
 		c.Count(text)
 	}
