@@ -81,6 +81,8 @@ func (v *vocab) slot(k uint64) int {
 // rank returns the rank of the token b, or noRank when b is not a token.
 func (v *vocab) rank(b []byte) int32 {
 	switch {
+	case len(b) == 0:
+		return noRank // its key, 0, marks the empty slots
 	case len(b) == 2:
 		return v.pairs[int(b[0])<<8|int(b[1])]
 	case len(b) > shortBytes:
