@@ -12,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/api"
 	"github.com/mergeguard/mergeguard/server/metrics"
@@ -52,7 +53,7 @@ func newGitHubApp(ctx context.Context, cfg config.Config, st *store.Store, log *
 		return app, nil
 	}
 	var err error
-	app.workers, err = newWorkers(cfg, st, h, log, mx)
+	app.workers, err = newWorkers(ctx, cfg, st, h, log, mx)
 	return app, err
 }
 
@@ -78,8 +79,14 @@ func newInstallations(ctx context.Context, cfg config.Config, id appIdentity, ve
 
 // newWorkers builds the review workers; gh resolves through the App
 // holder (pull request runs fail while it holds no App).
-func newWorkers(cfg config.Config, st *store.Store, gh worker.GitHub, log *zerolog.Logger, mx *metrics.Metrics) (*worker.Pool, error) {
-	deps, hasLLM := pipelineDeps(cfg.LLM, mx.LLMTransport(nil))
+func newWorkers(ctx context.Context, cfg config.Config, st *store.Store, gh worker.GitHub, log *zerolog.Logger, mx *metrics.Metrics) (*worker.Pool, error) {
+	known, err := st.Corrections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	deps, hasLLM := pipelineDeps(cfg.LLM, mx.LLMTransport(nil), budget.NewCorrections(known), st, func(err error) {
+		log.Warn().Err(err).Msg("token correction not stored (kept in memory)")
+	})
 	if !hasLLM {
 		log.Warn().Msg("no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
 		deps.Model = ""

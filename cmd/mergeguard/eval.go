@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/eval"
 	"github.com/mergeguard/mergeguard/review/llm"
 )
@@ -131,7 +132,7 @@ func loadDataset(f evalFlags) ([]eval.Case, error) {
 
 // evalOptions wires the reviewer and the judge from the configuration.
 func evalOptions(f evalFlags, cfg config.Config, getenv func(string) string, stderr io.Writer) (eval.Options, eval.Settings) {
-	deps, hasLLM := pipelineDeps(cfg.LLM, http.DefaultTransport)
+	deps, hasLLM := pipelineDeps(cfg.LLM, http.DefaultTransport, budget.NewCorrections(nil), nil, nil)
 	if f.analyzersOnly || f.contextOnly {
 		deps.LLM, hasLLM = nil, false
 	}

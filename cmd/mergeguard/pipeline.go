@@ -10,6 +10,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/agent"
+	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/lint"
 	"github.com/mergeguard/mergeguard/review/llm"
@@ -17,13 +18,33 @@ import (
 	"github.com/mergeguard/mergeguard/review/tools"
 )
 
+// countMemoBytes bounds the prompt texts whose counts the process keeps
+// (budget.Memo).
+const countMemoBytes = 64 << 20
+
 // pipelineDeps builds the review pipeline's dependencies from the LLM
 // configuration, for `review` and `serve` alike. transport carries the LLM
 // calls (serve wraps it with metrics). hasLLM is false when no LLM is
 // configured: the pipeline then runs the built-in analyzers only.
-func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.Deps, hasLLM bool) {
+//
+// A model without a known tokenizer is counted with o200k_base times the
+// correction learned from its server's reported prompt tokens
+// (budget.Corrections): corr holds it, taught by the LLM client after
+// every call and, when tokens is not nil (serve), kept in and shared
+// through the database; onError is told when the database fails.
+func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corrections,
+	tokens budget.CorrectionStore, onError func(error)) (deps pipeline.Deps, hasLLM bool) {
+	tk := budget.NewTokenizers()
+	counter := tk.ForModel(cfg.Model)
+	// o200k_base's counts of the prompts, shared by the pipeline and the
+	// LLM client that learns the correction from them.
+	base := budget.NewMemo(tk.Base(cfg.Model), countMemoBytes)
+	if budget.EncodingForModel(cfg.Model) == "" && corr != nil {
+		counter = budget.Corrected(base, cfg.Model, corr)
+	}
 	deps = pipeline.Deps{
-		Model: cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
+		Counter: counter,
+		Model:   cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
 		MaxChunkTokens: cfg.MaxChunkTokens, MaxChunks: cfg.MaxChunks, AgentTimeout: cfg.AgentTimeout,
 		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: cfg.Prices,
 		Temperature: float32(cfg.Temperature), ResponseFormat: agent.ResponseFormat(cfg.ResponseFormat),
@@ -38,9 +59,12 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper) (deps pipeline.De
 	}
 	// Each attempt has its own timeout (llm.Config.Timeout); the client
 	// itself has none so retries are not cut short.
-	deps.LLM = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey.Value(), Model: cfg.Model,
+	client := llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey.Value(), Model: cfg.Model,
 		Timeout: cfg.Timeout, MaxRetries: 3, Azure: cfg.APIType == "azure", APIVersion: cfg.APIVersion},
 		&http.Client{Transport: transport})
+	deps.LLM = llm.NewCalibrator(client, llm.Calibration{
+		Model: cfg.Model, Base: base, Corrections: corr, Store: tokens, OnError: onError,
+	})
 	return deps, true
 }
 

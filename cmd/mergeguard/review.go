@@ -13,6 +13,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/report"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
@@ -127,7 +128,9 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	deps, hasLLM := pipelineDeps(cfg.LLM, http.DefaultTransport)
+	// No database here: the correction of a model without a known
+	// tokenizer is learned for this run only, from the starting margin.
+	deps, hasLLM := pipelineDeps(cfg.LLM, http.DefaultTransport, budget.NewCorrections(nil), nil, nil)
 	if !hasLLM {
 		fmt.Fprintln(stderr, "mergeguard: no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
 	}

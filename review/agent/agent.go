@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -179,7 +180,7 @@ func run(parent context.Context, cfg Config, task Task) Result {
 		return fail(review.AgentTimeout, "", nil)
 	}
 	var (
-		forced, retried, exhausted bool
+		forced, retried, exhausted, shrunk bool
 	)
 	for turn := 1; ; turn++ {
 		if ctx.Err() != nil {
@@ -208,6 +209,13 @@ func run(parent context.Context, cfg Config, task Task) Result {
 			typ := ErrorTypeLLM
 			if le := (*llm.Error)(nil); errors.As(err, &le) {
 				typ = le.Type
+			}
+			// The server counts more than the counter did (a model whose
+			// tokenizer is not known; the counter has learned from the
+			// error since): cut the newest tool answers and try once more.
+			if typ == llm.TypeContextLength && !shrunk && c.shrinkNewest(ctx, req) {
+				shrunk = true
+				continue
 			}
 			return fail(review.AgentError, typ, err)
 		case len(resp.Choices) == 0:
@@ -319,13 +327,8 @@ func (c *conversation) budget() int {
 // tokens counts the whole prompt of req with the conversation's messages:
 // messages, tool definitions and the response schema.
 func (c *conversation) tokens(req openai.ChatCompletionRequest) int {
-	n := budget.CountMessages(c.cfg.Counter, c.msgs, req.Tools)
-	if req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil {
-		if raw, ok := req.ResponseFormat.JSONSchema.Schema.(json.RawMessage); ok {
-			n += c.cfg.Counter.Count(string(raw))
-		}
-	}
-	return n
+	req.Messages = c.msgs
+	return budget.CountRequest(c.cfg.Counter, req)
 }
 
 // fit makes the prompt of req fit the budget, dropping the oldest tool
@@ -371,6 +374,43 @@ func (c *conversation) dropOldestExchange() bool {
 		return true
 	}
 	return false
+}
+
+// shrinkNewest cuts the answers of the newest tool calls so that the
+// prompt of req is back within budget as the counter counts it now, and by
+// at least a quarter: the server refused it as too long. It reports false
+// when there are no tool answers to cut.
+func (c *conversation) shrinkNewest(ctx context.Context, req openai.ChatCompletionRequest) bool {
+	last := -1
+	for i := len(c.msgs) - 1; i >= 2; i-- {
+		if len(c.msgs[i].ToolCalls) > 0 {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	answers := 0
+	for j := last + 1; j < len(c.msgs) && c.msgs[j].Role == openai.ChatMessageRoleTool; j++ {
+		answers++
+	}
+	if answers == 0 {
+		return false
+	}
+	excess := max(c.tokens(req)-c.budget()+resultReserve, 0)
+	c.msgs = slices.Clone(c.msgs) // the refused request keeps its messages
+	for j := last + 1; j <= last+answers; j++ {
+		m := &c.msgs[j]
+		n := c.cfg.Counter.Count(m.Content)
+		limit := n - max(excess/answers+1, n/4)
+		if limit < minToolResult {
+			m.Content = "(tool answer omitted: the context budget is used up)"
+			continue
+		}
+		m.Content = c.truncate(ctx, m.Content, limit)
+	}
+	return true
 }
 
 // note appends a user message steering the model.

@@ -13,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/llm"
 )
 
 // scriptedChat answers requests from a script, one entry per call, and
@@ -365,6 +366,47 @@ func TestParseOutput(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got.Findings); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRunShrinksAfterOverflow: a server refusing a prompt as too long
+// (context_length_exceeded) gets it once more with the newest tool answer
+// cut by at least a quarter; a second refusal fails the run.
+func TestRunShrinksAfterOverflow(t *testing.T) {
+	overflow := func(openai.ChatCompletionRequest) (*openai.ChatCompletionResponse, error) {
+		return nil, &llm.Error{Status: 400, Type: llm.TypeContextLength, Code: "context_length_exceeded", Message: "too long"}
+	}
+	tool := toolCall("read_file_part", `{"file_path":"big.go"}`)
+	tests := []struct {
+		name       string
+		script     []func(openai.ChatCompletionRequest) (*openai.ChatCompletionResponse, error)
+		tools      Toolbox
+		wantStatus review.AgentStatus
+		wantType   string
+		wantReqs   int
+	}{
+		{"cut and sent again", []func(openai.ChatCompletionRequest) (*openai.ChatCompletionResponse, error){tool, overflow, reply(answer)},
+			&fakeTools{answer: strings.Repeat("line of code ", 5000)}, review.AgentSuccess, "", 3},
+		{"only once", []func(openai.ChatCompletionRequest) (*openai.ChatCompletionResponse, error){tool, overflow, overflow},
+			&fakeTools{answer: strings.Repeat("line of code ", 5000)}, review.AgentError, llm.TypeContextLength, 3},
+		{"nothing to cut", []func(openai.ChatCompletionRequest) (*openai.ChatCompletionResponse, error){overflow},
+			nil, review.AgentError, llm.TypeContextLength, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chat := &scriptedChat{script: tt.script}
+			res := Run(t.Context(), testConfig(chat), task(tt.tools))
+			if res.Status != tt.wantStatus || res.ErrorType != tt.wantType || len(chat.reqs) != tt.wantReqs {
+				t.Fatalf("result = %+v after %d requests, want %s %q after %d", res, len(chat.reqs), tt.wantStatus, tt.wantType, tt.wantReqs)
+			}
+			if tt.wantReqs >= 3 {
+				before, after := chat.reqs[1].Messages, chat.reqs[2].Messages
+				b, a := len(before[len(before)-1].Content), len(after[len(after)-1].Content)
+				if a > b*3/4 {
+					t.Errorf("tool answer of %d bytes sent again with %d bytes, want at most three quarters", b, a)
+				}
 			}
 		})
 	}

@@ -1,8 +1,8 @@
 package budget
 
 import (
+	"bytes"
 	"context"
-	"math"
 	"unicode/utf8"
 )
 
@@ -35,17 +35,36 @@ func (e *encoding) Count(text string) int {
 
 // CountContext is Count, stopping with ctx's error when ctx is done.
 func (e *encoding) CountContext(ctx context.Context, text string) (int, error) {
+	return e.count(ctx, text, nil)
+}
+
+// CountLines implements LineCounter: one pass over text, each piece's
+// tokens going to the line the piece starts on.
+func (e *encoding) CountLines(ctx context.Context, text string) (int, []int, error) {
+	lines := make([]int, lineCount(text))
+	n, err := e.count(ctx, text, lines)
+	return n, lines, err
+}
+
+// count counts the tokens of text, adding each piece's to lines (indexed
+// as splitLines numbers the lines) unless lines is nil.
+func (e *encoding) count(ctx context.Context, text string, lines []int) (int, error) {
 	e.once.Do(e.load)
 	if e.err != nil {
+		if lines != nil {
+			for i, l := range splitLines(text) {
+				lines[i] = len(l) + 1
+			}
+		}
 		return len(text), ctx.Err()
 	}
 	// As in tiktoken-go, each invalid UTF-8 byte becomes U+FFFD (so does
 	// the JSON of a request).
 	runes := []rune(text)
 	var (
-		n     int
-		piece []byte
-		parts [][2]int
+		n, line int
+		piece   []byte
+		s       scratch
 	)
 	for i, k := 0, 0; i < len(runes); k++ {
 		if k%checkEvery == 0 {
@@ -58,19 +77,26 @@ func (e *encoding) CountContext(ctx context.Context, text string) (int, error) {
 		for _, r := range runes[i:end] {
 			piece = utf8.AppendRune(piece, r)
 		}
-		n += e.countPiece(piece, &parts)
+		t := e.countPiece(piece, &s)
+		n += t
+		if lines != nil {
+			lines[min(line, len(lines)-1)] += t
+			line += bytes.Count(piece, newline)
+		}
 		i = end
 	}
 	return n, nil
 }
 
-// countPiece counts the tokens of one piece; parts is scratch space.
-func (e *encoding) countPiece(piece []byte, parts *[][2]int) int {
+var newline = []byte{'\n'}
+
+// countPiece counts the tokens of one piece; s is scratch space.
+func (e *encoding) countPiece(piece []byte, s *scratch) int {
 	if len(piece) <= maxMergeBytes {
-		if _, ok := e.ranks[string(piece)]; ok {
+		if e.v.rank(piece) != noRank {
 			return 1
 		}
-		return mergeCount(piece, e.ranks, &e.pairs, parts)
+		return mergeCount(piece, e.v, s)
 	}
 	n := 0
 	for len(piece) > 0 {
@@ -81,10 +107,10 @@ func (e *encoding) countPiece(piece []byte, parts *[][2]int) int {
 				k--
 			}
 		}
-		if _, ok := e.ranks[string(piece[:k])]; ok {
+		if e.v.rank(piece[:k]) != noRank {
 			n++
 		} else {
-			n += mergeCount(piece[:k], e.ranks, &e.pairs, parts)
+			n += mergeCount(piece[:k], e.v, s)
 		}
 		piece = piece[k:]
 	}
@@ -94,45 +120,113 @@ func (e *encoding) countPiece(piece []byte, parts *[][2]int) int {
 // mergeCount returns how many tokens the byte-pair merge of piece gives:
 // tiktoken's algorithm (tiktoken-go v0.1.8's bytePairMerge), counting
 // only. Each step merges the adjacent pair of lowest rank, the leftmost
-// on ties, until no pair is a token. pairs holds the ranks of the two-byte
-// tokens (the first merges, looked up without the map); parts is scratch
-// space.
-func mergeCount(piece []byte, ranks map[string]int, pairs *[1 << 16]int32, buf *[][2]int) int {
-	// parts[i] is the start of part i and the rank of merging it with part
-	// i+1; the last entry marks the end of the piece.
-	parts := (*buf)[:0]
-	for i := 0; i <= len(piece); i++ {
-		parts = append(parts, [2]int{i, math.MaxInt})
+// on ties, until no pair is a token. Instead of scanning every pair at
+// each step (quadratic), the candidate pairs wait in a min-heap ordered by
+// rank then position, and a pair whose parts changed since it was pushed
+// is skipped when popped: a pair's rank names its bytes, so a pair still
+// starting where it did with the same rank is the same pair. s is
+// scratch space.
+func mergeCount(piece []byte, v *vocab, s *scratch) int {
+	n := len(piece)
+	if n < 2 {
+		return n
 	}
-	rank := func(i, skip int) int {
-		if i+skip+2 < len(parts) {
-			if r, ok := ranks[string(piece[parts[i][0]:parts[i+skip+2][0]])]; ok {
-				return r
-			}
-		}
-		return math.MaxInt
-	}
-	for i := 0; i+1 < len(piece); i++ {
-		if r := pairs[int(piece[i])<<8|int(piece[i+1])]; r >= 0 {
-			parts[i][1] = int(r)
+	s.reset(n)
+	// next[i] is where the part starting at i ends (-1 once it is merged
+	// into the part before); rank[i] the rank of merging it with the next.
+	next, rank := s.next, s.rank
+	for i := range n {
+		next[i], rank[i] = int32(i+1), noRank //nolint:gosec // i < maxMergeBytes
+		if i+1 < n {
+			rank[i] = v.pairs[int(piece[i])<<8|int(piece[i+1])]
+			s.push(i, rank[i])
 		}
 	}
-	for len(parts) > 1 {
-		low, at := math.MaxInt, -1
-		for i := 0; i < len(parts)-1; i++ {
-			if parts[i][1] < low {
-				low, at = parts[i][1], i
-			}
+	count := n
+	for len(s.heap) > 0 {
+		i, r := s.pop()
+		if next[i] < 0 || rank[i] != r {
+			continue // stale: that pair is gone
 		}
-		if at < 0 {
+		j := int(next[i])
+		next[i], next[j] = next[j], -1
+		count--
+		if e := int(next[i]); e < n {
+			rank[i] = v.rank(piece[i:next[e]])
+			s.push(i, rank[i])
+		} else {
+			rank[i] = noRank
+		}
+		if p := s.prev(i); p >= 0 {
+			rank[p] = v.rank(piece[p:next[i]])
+			s.push(p, rank[p])
+		}
+	}
+	return count
+}
+
+// scratch is the reusable memory of mergeCount.
+type scratch struct {
+	next, rank []int32
+	heap       []uint64 // rank<<32 | position, a min-heap
+}
+
+func (s *scratch) reset(n int) {
+	if cap(s.next) < n {
+		s.next, s.rank = make([]int32, n), make([]int32, n)
+	}
+	s.next, s.rank, s.heap = s.next[:n], s.rank[:n], s.heap[:0]
+}
+
+// prev returns the start of the part before the one starting at i, or -1.
+// Merged parts are skipped backwards; parts are short, so this is cheap.
+func (s *scratch) prev(i int) int {
+	for p := i - 1; p >= 0; p-- {
+		if s.next[p] >= 0 {
+			return p
+		}
+	}
+	return -1
+}
+
+// push adds the pair at position i of rank r, unless it is not a token.
+func (s *scratch) push(i int, r int32) {
+	if r == noRank {
+		return
+	}
+	h := append(s.heap, uint64(r)<<32|uint64(i)) //nolint:gosec // both are non-negative
+	for k := len(h) - 1; k > 0; {
+		up := (k - 1) / 2
+		if h[up] <= h[k] {
 			break
 		}
-		parts[at][1] = rank(at, 1)
-		if at > 0 {
-			parts[at-1][1] = rank(at-1, 1)
-		}
-		parts = append(parts[:at+1], parts[at+2:]...)
+		h[up], h[k] = h[k], h[up]
+		k = up
 	}
-	*buf = parts
-	return len(parts) - 1
+	s.heap = h
+}
+
+// pop removes the pair of lowest rank, the leftmost on ties.
+func (s *scratch) pop() (int, int32) {
+	h := s.heap
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for k := 0; ; {
+		c := 2*k + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if h[k] <= h[c] {
+			break
+		}
+		h[k], h[c] = h[c], h[k]
+		k = c
+	}
+	s.heap = h
+	return int(top & 0xffffffff), int32(top >> 32) //nolint:gosec // as pushed
 }

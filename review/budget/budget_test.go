@@ -107,6 +107,37 @@ func TestUnknownModelErrsHigh(t *testing.T) {
 	}
 }
 
+// TestCountLines checks that the one-pass count of the lines adds up to
+// the text's count, a count per line.
+func TestCountLines(t *testing.T) {
+	src, err := os.ReadFile(largeDiff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"", "x", "\n", "a\nb\n", "}\n\n\n  \tfoo\n", "日本\n語\r\nx", string(src)[:20000]}
+	tk := budget.NewTokenizers()
+	for _, model := range []string{"gpt-4o", "gpt-4", "llama3"} {
+		c := tk.ForModel(model)
+		for _, text := range texts {
+			total, lines, err := budget.CountLines(t.Context(), c, text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := 0
+			for _, n := range lines {
+				sum += n
+			}
+			wantLines := 0
+			if text != "" {
+				wantLines = strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
+			}
+			if total != c.Count(text) || len(lines) != wantLines || (model != "llama3" && sum != total) || sum < total {
+				t.Errorf("%s: CountLines(%.20q) = %d, %d lines adding up to %d; want %d, %d lines", model, text, total, len(lines), sum, c.Count(text), wantLines)
+			}
+		}
+	}
+}
+
 func TestCounterConcurrentFirstUse(t *testing.T) {
 	c := budget.NewTokenizers().ForModel("gpt-4")
 	var wg sync.WaitGroup
@@ -215,6 +246,7 @@ func TestFitNeverExceedsBudget(t *testing.T) {
 	corpus = append(corpus, "日本語のコメント — ünïcödé ✓ 🚀🚀🚀", strings.Repeat("minified();", 400))
 	counters := map[string]budget.Counter{
 		"o200k":    budget.NewTokenizers().ForModel("gpt-4o"),
+		"unknown":  budget.NewTokenizers().ForModel("llama3"),
 		"estimate": budget.Estimate{},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -294,6 +326,16 @@ func (m *meter) Count(text string) int {
 	return m.c.Count(text)
 }
 
+// lineMeter is a meter that is also a LineCounter.
+type lineMeter struct{ *meter }
+
+func (m lineMeter) CountLines(ctx context.Context, text string) (int, []int, error) {
+	m.mu.Lock()
+	m.bytes += len(text)
+	m.mu.Unlock()
+	return budget.CountLines(ctx, m.c, text)
+}
+
 // TestFitCountsLinearly checks that Fit counts about the size of its
 // input, not a prefix after another (a 1 MB line was counted 20 times).
 func TestFitCountsLinearly(t *testing.T) {
@@ -313,19 +355,27 @@ func TestFitCountsLinearly(t *testing.T) {
 		{"a 256 KB line of interest", budget.Section{Name: "l", Text: "x\n" + strings.Repeat("abcdefgh ", 28_000), Interest: []int{2}}, 2000},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m := &meter{c: o200k}
-			got, tr := fit(t, []budget.Section{tt.sec}, tt.budget, m)
-			if len(got) != 1 || !tr.Truncated || o200k.Count(got[0].Text) > tt.budget {
-				t.Fatalf("got %d sections, truncation %+v", len(got), tr)
-			}
-			// The text whole, line by line, and a few candidates of about
-			// the budget's size (4 bytes a token at most here). Fit used
-			// to count 3 to 7 times a long line.
-			if limit := 2*len(tt.sec.Text) + 12*4*tt.budget; m.bytes > limit {
-				t.Errorf("counted %d bytes for %d bytes of input, want at most %d", m.bytes, len(tt.sec.Text), limit)
-			}
-		})
+		// A counter without CountLines counts the text whole, then line
+		// by line; one with it, in one pass.
+		for passes, byLine := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, line counter %t", tt.name, byLine), func(t *testing.T) {
+				m := &meter{c: o200k}
+				var c budget.Counter = m
+				if byLine {
+					c = lineMeter{m}
+				}
+				got, tr := fit(t, []budget.Section{tt.sec}, tt.budget, c)
+				if len(got) != 1 || !tr.Truncated || o200k.Count(got[0].Text) > tt.budget {
+					t.Fatalf("got %d sections, truncation %+v", len(got), tr)
+				}
+				// The text (once or twice) and a few candidates of about
+				// the budget's size (4 bytes a token at most here). Fit
+				// used to count 3 to 7 times a long line.
+				if limit := (passes+1)*len(tt.sec.Text) + 12*4*tt.budget; m.bytes > limit {
+					t.Errorf("counted %d bytes for %d bytes of input, want at most %d", m.bytes, len(tt.sec.Text), limit)
+				}
+			})
+		}
 	}
 }
 
@@ -356,6 +406,7 @@ func BenchmarkCount1MBLine(b *testing.B) {
 	c := budget.NewTokenizers().ForModel("gpt-4o")
 	c.Count("warm up")
 	b.SetBytes(int64(len(line)))
+	defer budget.ReportCPU(b, len(line))()
 	for b.Loop() {
 		c.Count(line)
 	}
@@ -367,6 +418,7 @@ func BenchmarkFit1MBLine(b *testing.B) {
 	c.Count("warm up")
 	secs := []budget.Section{{Name: "min.js", Text: "// minified\n" + line + "\n", Interest: []int{2}}}
 	b.SetBytes(int64(len(line)))
+	defer budget.ReportCPU(b, len(line))()
 	for b.Loop() {
 		fit(b, secs, 8000, c)
 	}
@@ -392,6 +444,7 @@ func BenchmarkCount5000LineFile(b *testing.B) {
 	c := budget.NewTokenizers().ForModel("gpt-4o")
 	c.Count("warm up")
 	b.SetBytes(int64(len(text)))
+	defer budget.ReportCPU(b, len(text))()
 	for b.Loop() {
 		c.Count(text)
 	}

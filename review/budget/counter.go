@@ -6,7 +6,6 @@ package budget
 
 import (
 	"context"
-	"math"
 	"strings"
 	"sync"
 
@@ -24,6 +23,43 @@ type Counter interface {
 type ContextCounter interface {
 	Counter
 	CountContext(ctx context.Context, text string) (int, error)
+}
+
+// LineCounter counts a text and its lines in one pass: total is the
+// text's count, lines[i] the tokens of the pieces that start on line i
+// (lines numbered as a final newline ends the last line; "" has none),
+// adding up to total. A line's share is an estimate of its own count,
+// close to it. The counters of Tokenizers implement it.
+type LineCounter interface {
+	CountLines(ctx context.Context, text string) (total int, lines []int, err error)
+}
+
+// CountLines counts text and its lines with c: in one pass through c's
+// CountLines when it has one; otherwise the text, then each line.
+func CountLines(ctx context.Context, c Counter, text string) (int, []int, error) {
+	if lc, ok := c.(LineCounter); ok {
+		return lc.CountLines(ctx, text)
+	}
+	total, err := CountContext(ctx, c, text)
+	if err != nil {
+		return 0, nil, err
+	}
+	ls := splitLines(text)
+	lines := make([]int, len(ls))
+	for i, l := range ls {
+		if lines[i], err = CountContext(ctx, c, l); err != nil {
+			return 0, nil, err
+		}
+	}
+	return total, lines, nil
+}
+
+// lineCount is len(splitLines(text)).
+func lineCount(text string) int {
+	if text == "" {
+		return 0
+	}
+	return strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
 }
 
 // CountContext counts text with c, through c's CountContext when it has
@@ -49,8 +85,9 @@ const (
 // taken to need. Those tokenizers have smaller or similar vocabularies and
 // count as many tokens as o200k_base or more (cl100k_base, the base of
 // Llama 3's, counts up to ~10% more on code); the margin keeps the
-// estimate on the high side. Correcting it per model from the prompt
-// tokens servers report is not done yet (a later issue).
+// estimate on the high side. It is where the correction learned per model
+// from the prompt tokens its server reports starts (Correction,
+// ForModelCorrected); ForModel keeps it fixed.
 const UnknownModelPercent = 125
 
 // Estimate counts one token per 4 bytes of UTF-8, rounded up. It is cheap
@@ -128,16 +165,24 @@ func (s scaled) CountContext(ctx context.Context, text string) (int, error) {
 	return scale(n), err
 }
 
+// CountLines implements LineCounter, scaling the total and each line.
+func (s scaled) CountLines(ctx context.Context, text string) (int, []int, error) {
+	n, lines, err := CountLines(ctx, s.c, text)
+	for i := range lines {
+		lines[i] = scale(lines[i])
+	}
+	return scale(n), lines, err
+}
+
 func scale(n int) int { return (n*UnknownModelPercent + 99) / 100 }
 
 // encoding is one tiktoken encoding, loaded on first use.
 type encoding struct {
-	name  string
-	once  sync.Once
-	ranks map[string]int
-	pairs [1 << 16]int32             // ranks of the two-byte tokens by their bytes, or -1
-	next  func(rs []rune, i int) int // the end of the piece at rs[i]
-	err   error
+	name string
+	once sync.Once
+	v    *vocab
+	next func(rs []rune, i int) int // the end of the piece at rs[i]
+	err  error
 }
 
 // load reads the embedded vocabulary, without touching tiktoken-go's
@@ -147,13 +192,10 @@ func (e *encoding) load() {
 	if e.name == CL100kBase {
 		e.next = cl100kNext
 	}
-	e.ranks, e.err = tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(e.name + ".tiktoken")
-	for i := range e.pairs {
-		e.pairs[i] = -1
+	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(e.name + ".tiktoken")
+	if err != nil {
+		e.err = err
+		return
 	}
-	for token, rank := range e.ranks {
-		if len(token) == 2 && rank >= 0 && rank <= math.MaxInt32 { // ranks are < 200,000
-			e.pairs[int(token[0])<<8|int(token[1])] = int32(rank)
-		}
-	}
+	e.v = newVocab(ranks)
 }

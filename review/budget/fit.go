@@ -47,25 +47,36 @@ type Section struct {
 // lines around them, narrowed until it fits) or to its head.
 // Dropped sections are left out of the result, which keeps the input order.
 //
-// Each text is counted whole once and, when it must be cut, line by line
-// once; the candidate cuts are sized from the line counts and only texts
-// about the size of the budget are counted again, so the time is linear in
-// the size of the sections. Fit stops with ctx's error when ctx is done.
+// Each text is counted once: with a LineCounter (the counters of
+// Tokenizers) whole and line by line in the same pass, otherwise whole,
+// then line by line when it must be cut. The candidate cuts are sized
+// from the line counts and only texts about the size of the budget are
+// counted again, so the time is linear in the size of the sections. Fit stops with ctx's error when ctx is done.
 //
 // The truncation metadata counts lines over all sections; a section is
 // affected when it was cut or dropped.
 func Fit(ctx context.Context, sections []Section, budget int, c Counter) ([]Section, review.Truncation, error) {
 	need := make([]int, len(sections))
+	lineToks := make([][]int, len(sections)) // nil until counted
+	_, byLine := c.(LineCounter)
 	total := 0
 	tr := review.Truncation{SectionsAffected: []string{}}
 	for i, s := range sections {
-		n, err := CountContext(ctx, c, s.Text)
+		var (
+			n   int
+			err error
+		)
+		if byLine {
+			n, lineToks[i], err = CountLines(ctx, c, s.Text)
+		} else {
+			n, err = CountContext(ctx, c, s.Text)
+		}
 		if err != nil {
 			return nil, review.Truncation{}, fmt.Errorf("count section %s: %w", s.Name, err)
 		}
 		need[i] = n
 		total += n
-		tr.OriginalLines += len(splitLines(s.Text))
+		tr.OriginalLines += lineCount(s.Text)
 	}
 	if total <= budget {
 		tr.KeptLines = tr.OriginalLines
@@ -86,7 +97,7 @@ func Fit(ctx context.Context, sections []Section, budget int, c Counter) ([]Sect
 		if alloc[i] <= 0 {
 			continue
 		}
-		text, kept, err := cut(ctx, lines, s.Interest, alloc[i], c)
+		text, kept, err := cut(ctx, lines, lineToks[i], s.Interest, alloc[i], c)
 		if err != nil {
 			return nil, review.Truncation{}, fmt.Errorf("cut section %s: %w", s.Name, err)
 		}
@@ -162,16 +173,19 @@ func share(tier []int, need, alloc []int, avail int) int {
 // cut returns the longest text it finds of at most limit tokens made of
 // lines: windows around interest, narrowed as needed, then the head of the
 // narrowest, or the start of one line. It returns "" when nothing fits.
+// toks are the lines' counts, or nil to count them here.
 //
 // Each line is counted once; a candidate's size is estimated as the sum of
 // its lines' counts and a token per newline, and only candidates estimated
 // at no more than four times the limit (plus a little) are counted for
 // real: the estimate exceeds the real count, by up to four times when a
 // counter rounds up per line, but not by more.
-func cut(ctx context.Context, lines []string, interest []int, limit int, c Counter) (string, int, error) {
-	toks, err := countLines(ctx, lines, c)
-	if err != nil {
-		return "", 0, err
+func cut(ctx context.Context, lines []string, toks, interest []int, limit int, c Counter) (string, int, error) {
+	if toks == nil {
+		var err error
+		if toks, err = countLines(ctx, lines, c); err != nil {
+			return "", 0, err
+		}
 	}
 	f := fitter{ctx: ctx, c: c, limit: limit}
 	markTok := c.Count(Marker)

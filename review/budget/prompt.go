@@ -49,3 +49,22 @@ func CountMessages(c Counter, msgs []openai.ChatCompletionMessage, tools []opena
 	}
 	return n
 }
+
+// CountRequest estimates the prompt tokens of a whole request as the agents
+// count it before sending: CountMessages, plus the JSON schema of a
+// json_schema response format.
+func CountRequest(c Counter, req openai.ChatCompletionRequest) int {
+	n := CountMessages(c, req.Messages, req.Tools)
+	if req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil {
+		switch s := req.ResponseFormat.JSONSchema.Schema.(type) {
+		case json.RawMessage:
+			n += c.Count(string(s))
+		case nil:
+		default:
+			if b, err := json.Marshal(s); err == nil {
+				n += c.Count(string(b))
+			}
+		}
+	}
+	return n
+}

@@ -23,6 +23,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -78,8 +79,9 @@ type Deps struct {
 	// Prices prices tokens by model (US dollars per million).
 	Prices map[string]config.Price
 	// Counter counts tokens; nil uses the model's tokenizer
-	// (budget.Tokenizers: tiktoken for OpenAI models, an estimate for
-	// others).
+	// (budget.Tokenizers.ForModel: tiktoken for OpenAI models, o200k_base
+	// plus budget.UnknownModelPercent for others; cmd/mergeguard passes
+	// ForModelCorrected, the correction learned from the server).
 	Counter Counter
 	// Tools builds the toolbox of one review; nil offers no tools.
 	Tools func(src review.Source, d *diff.Diff) Toolbox
@@ -253,42 +255,63 @@ type run struct {
 	known map[string][]review.Finding
 }
 
-// memoCounter remembers the count of every text it was asked about: the
-// agents recount their whole prompt (system prompt, conventions, chunk) at
-// every turn, and a tokenizer is slow. It is safe for concurrent use and
+// memoCounter remembers the count of every text it was asked about, and
+// of its lines when asked for them: the planner counts each file with its
+// lines, the cut of a file too large for a chunk reuses them, and the
+// agents recount their whole prompt (system prompt, conventions, chunk)
+// at every turn; a tokenizer is slow. It is safe for concurrent use and
 // lives as long as one review.
 type memoCounter struct {
 	c Counter
-	m sync.Map // string → int
+	m sync.Map // string → memoCount
 }
+
+// memoCount is a remembered count; lines is nil until asked for.
+type memoCount struct {
+	n     int
+	lines []int
+}
+
+// memoMin is the shortest text remembered: shorter ones cost less to
+// count than to look up.
+const memoMin = 64
 
 // CountContext implements budget.ContextCounter: a long text's count stops
 // when ctx ends (and is not remembered then).
 func (m *memoCounter) CountContext(ctx context.Context, text string) (int, error) {
-	if len(text) < 64 {
+	if len(text) < memoMin {
 		return m.c.Count(text), nil
 	}
-	if n, ok := m.m.Load(text); ok {
-		return n.(int), nil
+	if v, ok := m.m.Load(text); ok {
+		return v.(memoCount).n, nil
 	}
 	n, err := budget.CountContext(ctx, m.c, text)
 	if err != nil {
 		return 0, err
 	}
-	m.m.Store(text, n)
+	m.m.Store(text, memoCount{n: n})
 	return n, nil
+}
+
+// CountLines implements budget.LineCounter, remembering the lines too.
+func (m *memoCounter) CountLines(ctx context.Context, text string) (int, []int, error) {
+	if v, ok := m.m.Load(text); ok && v.(memoCount).lines != nil {
+		mc := v.(memoCount)
+		return mc.n, slices.Clone(mc.lines), nil
+	}
+	n, lines, err := budget.CountLines(ctx, m.c, text)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(text) >= memoMin {
+		m.m.Store(text, memoCount{n: n, lines: slices.Clone(lines)})
+	}
+	return n, lines, nil
 }
 
 // Count implements Counter.
 func (m *memoCounter) Count(text string) int {
-	if len(text) < 64 {
-		return m.c.Count(text) // cheaper than the map
-	}
-	if n, ok := m.m.Load(text); ok {
-		return n.(int)
-	}
-	n := m.c.Count(text)
-	m.m.Store(text, n)
+	n, _ := m.CountContext(context.Background(), text)
 	return n
 }
 

@@ -174,7 +174,8 @@ func planChunks(ctx context.Context, d *diff.Diff, repo config.Repo, counter Cou
 				r := &files[i]
 				r.risk = risk(r.file)
 				r.text = diff.Render(r.file, diff.RenderOptions{OldNumbers: r.file.Deletions > 0})
-				n, err := budget.CountContext(gctx, counter, r.text)
+				// With its lines, which a cut to fit a chunk reuses.
+				n, _, err := budget.CountLines(gctx, counter, r.text)
 				r.tokens = n
 				return err
 			})

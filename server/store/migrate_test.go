@@ -50,7 +50,9 @@ func migrationVersion(t *testing.T, url string) version {
 func TestMigrateUpDownUp(t *testing.T) {
 	t.Parallel()
 	url := storetest.Empty(t)
-	all := []string{"agent_results", "findings", "github_app", "installations", "learnings", "pr_finding_history", "pr_findings", "pull_requests",
+	all := []string{"agent_results", "findings", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
+		"pr_findings", "pull_requests", "repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "webhook_deliveries"}
+	all5 := []string{"agent_results", "findings", "github_app", "installations", "learnings", "pr_finding_history", "pr_findings", "pull_requests",
 		"repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "webhook_deliveries"}
 	all4 := []string{"agent_results", "findings", "installations", "learnings", "pr_finding_history", "pr_findings", "pull_requests",
 		"repositories", "review_events", "review_runs", "schema_migrations", "webhook_deliveries"}
@@ -68,12 +70,13 @@ func TestMigrateUpDownUp(t *testing.T) {
 		wantVersion version
 		wantTables  []string
 	}{
-		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{5, false}, all},
-		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{5, false}, all},
+		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{6, false}, all},
+		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{6, false}, all},
 		{"down all", func() error { return store.MigrateDown(t.Context(), url, math.MaxInt32) }, version{0, false}, []string{"schema_migrations"}},
 		{"down with nothing applied", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{0, false}, []string{"schema_migrations"}},
-		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{5, false}, all},
-		{"down one", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{4, false}, all4},
+		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{6, false}, all},
+		{"down the sixth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{5, false}, all5},
+		{"down the fifth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{4, false}, all4},
 		{"down the fourth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{3, false}, all3},
 		{"down the third", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{2, false}, first},
 		{"down the second", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{1, false}, first},
@@ -107,7 +110,7 @@ func TestMigrateUpConcurrently(t *testing.T) {
 			t.Errorf("replica %d: %v", i, err)
 		}
 	}
-	if diff := cmp.Diff(version{5, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{6, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 }
@@ -142,7 +145,7 @@ func TestMigrateAcceptsPoolOptions(t *testing.T) {
 	if err := store.MigrateUp(t.Context(), url); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(version{5, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{6, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 	s, err := store.Open(t.Context(), url)

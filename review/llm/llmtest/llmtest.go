@@ -30,10 +30,17 @@ type Server struct {
 	srv     *httptest.Server
 	answer  func(Request) Response
 	latency time.Duration
+	// count counts a text's tokens for the usage and the context limit;
+	// nil counts a token per 4 bytes.
+	count func(string) int
+	// contextTokens, when not 0, is the model's context: a request whose
+	// prompt and completion tokens exceed it is refused.
+	contextTokens int
 
-	mu       sync.Mutex
-	requests []Request
-	ids      int
+	mu        sync.Mutex
+	requests  []Request
+	ids       int
+	overflows int
 }
 
 // Option adjusts a Server.
@@ -42,6 +49,19 @@ type Option func(*Server)
 // WithLatency delays every answer by d (on top of a response's own delay),
 // as a real model would; for benchmarks of concurrent pipelines.
 func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency = d } }
+
+// WithTokenizer counts the prompt tokens (of the usage it reports and
+// against WithContext's limit) with count instead of a token per 4 bytes:
+// a model whose tokenizer differs from the client's.
+func WithTokenizer(count func(text string) int) Option { return func(s *Server) { s.count = count } }
+
+// WithContext makes the model's context tokens long: as OpenAI does, a
+// request whose prompt tokens plus max_completion_tokens (or max_tokens)
+// exceed it is answered 400 with code context_length_exceeded and a
+// message stating both numbers ("This model's maximum context length is
+// N tokens. However, you requested T tokens (P in the messages, C in the
+// completion)...").
+func WithContext(tokens int) Option { return func(s *Server) { s.contextTokens = tokens } }
 
 // New starts a fake that answers each valid chat-completion request with
 // answer's response. answer may be called concurrently.
@@ -121,6 +141,13 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	prompt := s.promptTokens(req)
+	if msg := s.overflow(req, prompt); msg != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(errorBodyParam("invalid_request_error", "context_length_exceeded", "messages", msg)))
+		return
+	}
 	resp := s.answer(req)
 	if !sleep(r, s.latency+resp.Delay) {
 		return // the client went away
@@ -146,7 +173,33 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(cmp.Or(resp.Status, http.StatusOK))
-	_ = json.NewEncoder(w).Encode(completion(id, req, resp))
+	_ = json.NewEncoder(w).Encode(completion(id, req, resp, prompt))
+}
+
+// Overflows is how many requests were refused for exceeding the context
+// (WithContext).
+func (s *Server) Overflows() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.overflows
+}
+
+// overflow returns the error message of a request of prompt tokens too
+// long for the context, or "".
+func (s *Server) overflow(req Request, prompt int) string {
+	if s.contextTokens <= 0 {
+		return ""
+	}
+	out := cmp.Or(req.MaxCompletionTokens, req.MaxTokens)
+	if prompt+out <= s.contextTokens {
+		return ""
+	}
+	s.mu.Lock()
+	s.overflows++
+	s.mu.Unlock()
+	return fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens "+
+		"(%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+		s.contextTokens, prompt+out, prompt, out)
 }
 
 // sleep waits d unless the request is canceled first; it reports whether
@@ -172,29 +225,47 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	_, _ = w.Write([]byte(errorBody("invalid_request_error", "", msg)))
 }
 
-func errorBody(typ, code, msg string) string {
-	var c any
+func errorBody(typ, code, msg string) string { return errorBodyParam(typ, code, "", msg) }
+
+func errorBodyParam(typ, code, param, msg string) string {
+	var c, p any
 	if code != "" {
 		c = code
 	}
+	if param != "" {
+		p = param
+	}
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{
-		"message": msg, "type": typ, "param": nil, "code": c,
+		"message": msg, "type": typ, "param": p, "code": c,
 	}})
 	return string(b)
 }
 
-// promptTokens estimates a request's prompt tokens for the default usage.
-func promptTokens(req Request) int {
-	count := budget.Estimate{}.Count
+// PromptTokens is how many prompt tokens the fake counts in r (the usage
+// it reports, and what WithContext compares with the context).
+func (s *Server) PromptTokens(r Request) int { return s.promptTokens(r) }
+
+// promptTokens counts a request's prompt tokens as a chat template would:
+// each message's content, name and tool calls with 4 tokens of framing,
+// 3 to prime the reply, the tools' definitions and, with a tokenizer set,
+// the response format's schema.
+func (s *Server) promptTokens(req Request) int {
+	count := s.count
+	if count == nil {
+		count = budget.Estimate{}.Count
+	}
 	n := 3
 	for _, m := range req.Messages {
-		n += 4 + count(m.Content)
+		n += 4 + count(m.Content) + count(m.Name) + count(m.ToolCallID)
 		for _, c := range m.ToolCalls {
 			n += count(c.Function.Name) + count(c.Function.Arguments)
 		}
 	}
 	for _, t := range req.Tools {
 		n += count(t.Function.Name) + count(t.Function.Description) + count(string(t.Function.Parameters))
+	}
+	if s.count != nil && req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil {
+		n += count(string(req.ResponseFormat.JSONSchema.Schema))
 	}
 	return n
 }

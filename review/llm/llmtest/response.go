@@ -196,7 +196,7 @@ type (
 )
 
 // completion builds the body of a successful answer.
-func completion(id int, req Request, r Response) wireCompletion {
+func completion(id int, req Request, r Response, promptTokens int) wireCompletion {
 	msg := wireAnswer{Role: "assistant", ToolCalls: slices.Clone(r.ToolCalls)}
 	if r.Content != "" || len(r.ToolCalls) == 0 {
 		msg.Content = &r.Content
@@ -223,7 +223,7 @@ func completion(id int, req Request, r Response) wireCompletion {
 		for _, c := range r.ToolCalls {
 			out += count(c.Function.Name) + count(c.Function.Arguments)
 		}
-		u = &Usage{PromptTokens: promptTokens(req), CompletionTokens: max(out, 1)}
+		u = &Usage{PromptTokens: promptTokens, CompletionTokens: max(out, 1)}
 	}
 	model := r.Model
 	if model == "" {

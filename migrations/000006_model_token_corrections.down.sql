@@ -1,0 +1,1 @@
+DROP TABLE model_token_corrections;
