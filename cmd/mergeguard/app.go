@@ -49,6 +49,7 @@ func newGitHubApp(ctx context.Context, cfg config.Config, st *store.Store, log *
 		app.webhook, err = webhook.New(webhook.Deps{
 			Secret:            cfg.GitHub.App.WebhookSecret.Value(),
 			Store:             st,
+			Recorder:          st.NewIntake(store.IntakeOptions{}),
 			GitHub:            webhook.NewGitHub(installations),
 			BotLogin:          installations.Login(),
 			AppID:             cfg.GitHub.App.IntegrationID,

@@ -57,18 +57,18 @@ func batchOfEverything() []recording {
 		Repository: "o/r", PRNumber: 7, Outcome: "ignored", Detail: "edited"}}
 	install := recording{d: store.Delivery{ID: "b-install", Event: "installation", Action: "created", Outcome: "applied"}}
 	return []recording{
-		opened("b-twin", 1, "synchronize", "h1"),  // the queued run of h1 is reused
-		opened("b-newer", 2, "synchronize", "y"),  // queued; a running run at x is asked to stop
-		opened("b-cmd", 3, "opened", "z"),         // queued, supersedes the queued rerun
-		opened("pre-1", 1, "opened", "h1"),        // a redelivery
-		opened("b-same", 4, "opened", "w"),        // queued
-		opened("b-same", 4, "opened", "w"),        // the same id again in the batch
-		opened("b-5a", 5, "opened", "v"),          // queued
-		opened("b-5b", 5, "opened", "v"),          // replays b-5a, in the same batch
-		opened("b-replay", 6, "opened", "h6"),     // replays pre-6
+		opened("b-twin", 1, "synchronize", "h1"), // the queued run of h1 is reused
+		opened("b-newer", 2, "synchronize", "y"), // queued; a running run at x is asked to stop
+		opened("b-cmd", 3, "opened", "z"),        // queued, supersedes the queued rerun
+		opened("pre-1", 1, "opened", "h1"),       // a redelivery
+		opened("b-same", 4, "opened", "w"),       // queued
+		opened("b-same", 4, "opened", "w"),       // the same id again in the batch
+		opened("b-5a", 5, "opened", "v"),         // queued
+		opened("b-5b", 5, "opened", "v"),         // replays b-5a, in the same batch
+		opened("b-replay", 6, "opened", "h6"),    // replays pre-6
 		ignored, install,
-		opened("b-8a", 8, "opened", "p"),          // queued
-		opened("b-8b", 8, "synchronize", "q"),     // queued, supersedes b-8a's run
+		opened("b-8a", 8, "opened", "p"),      // queued
+		opened("b-8b", 8, "synchronize", "q"), // queued, supersedes b-8a's run
 	}
 }
 

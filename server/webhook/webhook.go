@@ -2,14 +2,19 @@
 // delivery's signature, records every delivery once and turns pull-request
 // events, comment commands and the Re-run button of MergeGuard's check
 // into queued review runs, and questions to MergeGuard (replies in its
-// review threads, mentions, /mergeguard ask) into queued answer runs, in
-// one database transaction per delivery, and records MergeGuard's review
-// threads resolved, unresolved or ignored on the finding ledger. It never
+// review threads, mentions, /mergeguard ask) into queued answer runs, and
+// records MergeGuard's review threads resolved, unresolved or ignored on
+// the finding ledger. It never
 // reviews or answers anything itself: the workers of server/worker take
 // the queued runs.
 //
-// Handlers run synchronously in the request: GitHub gets its 2xx only once
-// the delivery is durably stored, and no in-memory queue can lose an event.
+// Each delivery is recorded in one database transaction with what it
+// changes; with a Recorder (store.Intake), concurrent deliveries share
+// their transaction (group commit), so that a durable commit is paid once
+// per batch. Handlers run synchronously in the request: GitHub gets its
+// 2xx only once the delivery's transaction committed, and no in-memory
+// queue can lose an event.
+//
 // The intake is MergeGuard's own rather than go-githubapp's dispatcher
 // because the dispatcher (through go-github's ValidatePayload) reads any
 // body whole, form-encoded ones included, before it checks anything: here
@@ -45,6 +50,11 @@ type Deps struct {
 	Secret string
 	// Store records deliveries and queues runs.
 	Store Store
+	// Recorder, when set, records the deliveries that Store.RecordDelivery
+	// would (pull requests' reviews queued, deliveries ignored, ...):
+	// `mergeguard serve` passes a *store.Intake, which records concurrent
+	// deliveries in one transaction. Nil means Store.
+	Recorder Recorder
 	// GitHub answers comment commands and review comments (permission
 	// check, reaction, reply, thread resolved).
 	GitHub GitHub
@@ -99,6 +109,9 @@ func New(deps Deps) (*Handler, error) {
 	}
 	if deps.Metrics == nil {
 		deps.Metrics = metrics.New() // recorded nowhere
+	}
+	if deps.Recorder != nil {
+		deps.Store = recordingStore{Store: deps.Store, rec: deps.Recorder}
 	}
 	if deps.BodyBytesInFlight <= 0 {
 		deps.BodyBytesInFlight = config.Default().GitHub.WebhookBytesInFlight

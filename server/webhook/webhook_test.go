@@ -35,7 +35,13 @@ type intake struct {
 
 func newIntake(t testing.TB) *intake {
 	t.Helper()
-	dbURL := storetest.URL(t)
+	return newIntakeOn(t, storetest.URL(t))
+}
+
+// newIntakeOn is newIntake on the database at dbURL. The handler records
+// deliveries in batches (store.Intake), as `mergeguard serve` does.
+func newIntakeOn(t testing.TB, dbURL string) *intake {
+	t.Helper()
 	st, err := store.Open(t.Context(), dbURL)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +71,8 @@ func newIntake(t testing.TB) *intake {
 	case *testing.B, *testing.F:
 		log = zerolog.Nop()
 	}
-	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, GitHub: webhook.NewGitHub(installations),
+	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, Recorder: st.NewIntake(store.IntakeOptions{}),
+		GitHub:   webhook.NewGitHub(installations),
 		BotLogin: installations.Login(), AppID: app.App.IntegrationID, Logger: &log})
 	if err != nil {
 		t.Fatal(err)
