@@ -5,11 +5,16 @@
 # When the variable is already set, CMD simply runs against that server.
 # Otherwise a throwaway cluster is created in a temporary directory (trust
 # auth, UTF8, fsync off), started on a free port of 127.0.0.1, and stopped and
-# removed when CMD ends. PostgreSQL is installed with apt-get when no server
+# removed when CMD ends. With MERGEGUARD_PG_DURABLE=1 the cluster keeps
+# PostgreSQL's default durability (fsync, synchronous_commit and
+# full_page_writes on), for benchmarks whose figures must include the cost
+# of a durable commit. PostgreSQL is installed with apt-get when no server
 # binaries are found (in PATH or /usr/lib/postgresql/*/bin). The script exits
 # with CMD's status.
 #
 #   bash scripts/with-postgres.sh go test -race ./server/store/...
+#   env -u MERGEGUARD_TEST_DATABASE_URL MERGEGUARD_PG_DURABLE=1 \
+#       bash scripts/with-postgres.sh go test -bench Intake -run '^$' ./server/webhook/
 set -euo pipefail
 
 if [ $# -eq 0 ]; then
@@ -46,6 +51,12 @@ trap 'exit 143' TERM
 
 pg_initdb "$tmp/data"
 
+durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+if [ "${MERGEGUARD_PG_DURABLE:-}" = 1 ]; then
+	durability="-c fsync=on -c synchronous_commit=on -c full_page_writes=on"
+	pg_log "PostgreSQL with default durability (fsync on) in $tmp"
+fi
+
 started=""
 for _ in $(seq 1 20); do
 	port=$((20000 + RANDOM % 40000))
@@ -53,7 +64,7 @@ for _ in $(seq 1 20); do
 		continue
 	fi
 	if pg_start "$tmp/data" "$port" "$tmp" "$tmp/postgres.log" \
-		-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300; then
+		$durability -c max_connections=300; then
 		started=1
 		break
 	fi

@@ -42,6 +42,13 @@ func newIntake(t testing.TB) *intake {
 // deliveries in batches (store.Intake), as `mergeguard serve` does.
 func newIntakeOn(t testing.TB, dbURL string) *intake {
 	t.Helper()
+	return newIntakeBatched(t, dbURL, true)
+}
+
+// newIntakeBatched is newIntakeOn, recording each delivery in a
+// transaction of its own unless batched.
+func newIntakeBatched(t testing.TB, dbURL string, batched bool) *intake {
+	t.Helper()
 	st, err := store.Open(t.Context(), dbURL)
 	if err != nil {
 		t.Fatal(err)
