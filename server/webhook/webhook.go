@@ -120,12 +120,17 @@ func New(deps Deps) (*Handler, error) {
 		bodies: semaphore.NewWeighted(deps.BodyBytesInFlight), metrics: deps.Metrics, logger: deps.Logger}
 	me := app{login: deps.BotLogin, id: deps.AppID}
 	for _, eh := range []eventHandler{
-		&pullRequestHandler{store: deps.Store, maxAttempts: deps.MaxAttempts},
-		&issueCommentHandler{store: deps.Store, github: deps.GitHub, maxAttempts: deps.MaxAttempts},
-		&installationHandler{store: deps.Store},
-		&reviewThreadHandler{store: deps.Store, github: deps.GitHub, app: me},
-		&checkRunHandler{store: deps.Store, github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
-		&reviewCommentHandler{store: deps.Store, github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
+		&pullRequestHandler{decode: github.NewDecoder[github.PullRequestEvent](), store: deps.Store, maxAttempts: deps.MaxAttempts},
+		&issueCommentHandler{decode: github.NewDecoder[github.IssueCommentEvent](), store: deps.Store, github: deps.GitHub,
+			maxAttempts: deps.MaxAttempts},
+		&installationHandler{decodeInstallation: github.NewDecoder[github.InstallationEvent](),
+			decodeRepositories: github.NewDecoder[github.InstallationRepositoriesEvent](), store: deps.Store},
+		&reviewThreadHandler{decode: github.NewDecoder[github.PullRequestReviewThreadEvent](), store: deps.Store,
+			github: deps.GitHub, app: me},
+		&checkRunHandler{decode: github.NewDecoder[github.CheckRunEvent](), store: deps.Store, github: deps.GitHub,
+			app: me, maxAttempts: deps.MaxAttempts},
+		&reviewCommentHandler{decode: github.NewDecoder[github.PullRequestReviewCommentEvent](), store: deps.Store,
+			github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
 	} {
 		for _, event := range eh.Handles() {
 			h.handlers[event] = eh
