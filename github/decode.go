@@ -378,7 +378,7 @@ func escapeLen(s []byte) int {
 			return 0
 		}
 		for _, c := range s[2:6] {
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
 				return 0
 			}
 		}

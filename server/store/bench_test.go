@@ -123,7 +123,7 @@ func BenchmarkRecordBatch(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64((cpuTime(b) - cpu).Microseconds())/float64(b.N), "cpu-µs/delivery")
+			b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/float64(b.N), "cpu-µs/delivery")
 		})
 	}
 }

@@ -78,7 +78,11 @@ func newIntakeBatched(t testing.TB, dbURL string, batched bool) *intake {
 	case *testing.B, *testing.F:
 		log = zerolog.Nop()
 	}
-	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, Recorder: st.NewIntake(store.IntakeOptions{}),
+	var rec webhook.Recorder
+	if batched {
+		rec = st.NewIntake(store.IntakeOptions{})
+	}
+	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, Recorder: rec,
 		GitHub:   webhook.NewGitHub(installations),
 		BotLogin: installations.Login(), AppID: app.App.IntegrationID, Logger: &log})
 	if err != nil {
