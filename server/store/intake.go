@@ -23,7 +23,8 @@ type IntakeOptions struct {
 	// MaxDeliveries is the most deliveries one transaction records.
 	MaxDeliveries int
 	// MaxWait is how long a batch collects deliveries after its first
-	// before it is written, unless it fills up first.
+	// before it is written, unless it fills up first or no other batch is
+	// being written any more (a batch is written at once when none is).
 	MaxWait time.Duration
 	// Timeout bounds the writing of one batch.
 	Timeout time.Duration
@@ -32,7 +33,8 @@ type IntakeOptions struct {
 // Intake is a group-commit writer of webhook deliveries. Its RecordDelivery
 // does what Store.RecordDelivery does, with the same results, but the
 // deliveries of concurrent calls are collected for up to MaxWait (or until
-// MaxDeliveries are) and recorded in one transaction; each call returns
+// MaxDeliveries are, or until no other batch is being written) and
+// recorded in one transaction; each call returns
 // only once that transaction committed. A batch whose transaction fails is
 // not reported failed as a whole: each of its calls then records its own
 // delivery in a transaction of its own (Store.RecordDelivery), so that one
@@ -49,8 +51,10 @@ type Intake struct {
 	store *Store
 	opts  IntakeOptions
 
-	mu   sync.Mutex
-	open *batch // collecting deliveries, nil when none is
+	mu      sync.Mutex
+	open    *batch        // collecting deliveries, nil when none is
+	writing int           // batches being written
+	idle    chan struct{} // closed when writing drops to 0
 }
 
 // batch is one group of deliveries recorded in one transaction.
@@ -125,24 +129,43 @@ func (w *Intake) join(d Delivery, run *NewRun) (b *batch, i int, leader bool) {
 	return b, i, leader
 }
 
-// write waits for b to fill up or for MaxWait, closes it to newcomers and
-// records it. The transaction does not end with the leader's request: the
+// write collects b while other batches are being written — until they
+// are, b is full or MaxWait passed; at once when none is — then closes it
+// to newcomers and records it. A lone delivery thus waits for nothing,
+// while under load each batch gathers what arrived during the previous
+// commit. The transaction does not end with the leader's request: the
 // other deliveries of the batch wait for it.
 func (w *Intake) write(ctx context.Context, b *batch) {
-	timer := time.NewTimer(w.opts.MaxWait)
-	select {
-	case <-b.full:
-	case <-timer.C:
+	w.mu.Lock()
+	busy, idle := w.writing > 0, w.idle
+	w.mu.Unlock()
+	if busy {
+		timer := time.NewTimer(w.opts.MaxWait)
+		select {
+		case <-b.full:
+		case <-timer.C:
+		case <-idle:
+		}
+		timer.Stop()
 	}
-	timer.Stop()
 	w.mu.Lock()
 	if w.open == b {
 		w.open = nil
 	}
+	if w.writing == 0 {
+		w.idle = make(chan struct{})
+	}
+	w.writing++
 	w.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.opts.Timeout)
 	defer cancel()
 	b.results, b.err = w.store.recordBatch(ctx, b.items)
 	close(b.done)
+
+	w.mu.Lock()
+	if w.writing--; w.writing == 0 {
+		close(w.idle)
+	}
+	w.mu.Unlock()
 }
