@@ -9,18 +9,23 @@
 # binaries are found (in PATH or /usr/lib/postgresql/*/bin). The script exits
 # with CMD's status.
 #
-# With --durable the cluster is always a new one and keeps PostgreSQL's
-# default durability (fsync, synchronous_commit and full_page_writes on), as
-# a production server would; its URL is in MERGEGUARD_BENCH_DATABASE_URL
-# (the side-by-side benchmark's intake runs on it: make bench).
+# With --durable (or MERGEGUARD_PG_DURABLE=1) the cluster is always a new one
+# and keeps PostgreSQL's default durability (fsync, synchronous_commit and
+# full_page_writes on), as a production server would, for benchmarks whose
+# figures must include the cost of a durable commit; its URL is in both
+# MERGEGUARD_TEST_DATABASE_URL and MERGEGUARD_BENCH_DATABASE_URL (the
+# side-by-side benchmark's intake runs on it: make bench).
 #
 #   bash scripts/with-postgres.sh go test -race ./server/store/...
+#   bash scripts/with-postgres.sh --durable go test -bench Intake -run '^$' ./server/webhook/
 set -euo pipefail
 
 durable=""
 if [ "${1:-}" = "--durable" ]; then
 	durable=1
 	shift
+elif [ "${MERGEGUARD_PG_DURABLE:-}" = 1 ]; then
+	durable=1 # the same as --durable
 fi
 if [ $# -eq 0 ]; then
 	echo "usage: $0 [--durable] CMD [ARGS...]" >&2
@@ -85,9 +90,8 @@ fi
 url="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 if [ -n "$durable" ]; then
 	export MERGEGUARD_BENCH_DATABASE_URL="$url"
-else
-	export MERGEGUARD_TEST_DATABASE_URL="$url"
 fi
+export MERGEGUARD_TEST_DATABASE_URL="$url" # a durable cluster serves the tests' benchmarks too
 status=0
 "$@" || status=$?
 exit "$status"

@@ -36,7 +36,8 @@ type githubApp struct {
 // App's bot login from GitHub; otherwise it loads the App stored by /setup,
 // when there is one (Watch then follows changes).
 func newGitHubApp(ctx context.Context, cfg config.Config, st *store.Store, log *zerolog.Logger, version string, mx *metrics.Metrics) (githubApp, error) {
-	h := &appHolder{cfg: cfg, store: st, log: log, version: version, mx: mx, poll: appPollInterval}
+	h := &appHolder{cfg: cfg, store: st, log: log, version: version, mx: mx, poll: appPollInterval,
+		intake: st.NewIntake(store.IntakeOptions{})}
 	if cfg.GitHub.App.Configured() {
 		a := cfg.GitHub.App
 		parts, err := h.build(ctx, appIdentity{id: a.IntegrationID, webhookSecret: a.WebhookSecret, privateKey: a.PrivateKey})

@@ -54,6 +54,9 @@ type appHolder struct {
 	version string
 	mx      *metrics.Metrics
 	poll    time.Duration
+	// intake writes the deliveries of whichever App is current in
+	// group commits.
+	intake *store.Intake
 
 	cur atomic.Pointer[appParts]
 	// failed is the stored version that last failed to load, so that a
@@ -72,6 +75,7 @@ func (h *appHolder) build(ctx context.Context, id appIdentity) (*appParts, error
 	wh, err := webhook.New(webhook.Deps{
 		Secret:            id.webhookSecret.Value(),
 		Store:             h.store,
+		Recorder:          h.intake,
 		GitHub:            webhook.NewGitHub(installations),
 		BotLogin:          installations.Login(),
 		AppID:             id.id,

@@ -337,6 +337,22 @@ const (
 // action and head SHA under another delivery id — is not queued: the
 // delivery is recorded OutcomeDuplicate and reported in ReplayOf.
 func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (DeliveryResult, error) {
+	d = d.normalized(run)
+	var res DeliveryResult
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		res, err = recordDeliveryTx(ctx, tx, d, run)
+		return err
+	})
+	if err != nil {
+		return DeliveryResult{}, fmt.Errorf("record delivery %s: %w", d.ID, err)
+	}
+	return res, nil
+}
+
+// normalized is d as RecordDelivery stores it: outcome received when
+// unset, the pull request and head taken from a pull request run.
+func (d Delivery) normalized(run *NewRun) Delivery {
 	if d.Outcome == "" {
 		d.Outcome = OutcomeReceived
 	}
@@ -344,42 +360,44 @@ func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (De
 		d.PRNumber = cmp.Or(d.PRNumber, run.PRNumber)
 		d.HeadSHA = cmp.Or(d.HeadSHA, run.HeadSHA)
 	}
+	return d
+}
+
+// recordDeliveryTx is RecordDelivery of a normalized d inside tx.
+func recordDeliveryTx(ctx context.Context, tx pgx.Tx, d Delivery, run *NewRun) (DeliveryResult, error) {
 	var res DeliveryResult
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		isNew, err := insertDeliveryTx(ctx, tx, d)
-		if err != nil {
-			return err
-		}
-		if !isNew {
-			res.Duplicate = true
-			return nil
-		}
-		if run == nil {
-			return nil
-		}
-		if run.Trigger == TriggerWebhook {
-			if res.ReplayOf, err = replayOf(ctx, tx, d); err != nil || res.ReplayOf != "" {
-				return err
-			}
-		}
-		r := *run
-		r.DeliveryID = d.ID
-		queued, reused, err := enqueue(ctx, tx, r)
-		if err != nil {
-			return err
-		}
-		res.Run, res.Reused = &queued, reused
-		outcome, detail := OutcomeQueued, "run "+queued.ID
-		if reused {
-			outcome, detail = OutcomeDeduplicated, "run "+queued.ID+" already queued for head "+queued.HeadSHA
-		}
-		_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, outcome, detail)
-		return err
-	})
-	if err != nil {
-		return DeliveryResult{}, fmt.Errorf("record delivery %s: %w", d.ID, err)
+	isNew, err := insertDeliveryTx(ctx, tx, d)
+	if err != nil || !isNew {
+		res.Duplicate = !isNew
+		return res, err
 	}
-	return res, nil
+	if run == nil {
+		return res, nil
+	}
+	if run.Trigger == TriggerWebhook {
+		if res.ReplayOf, err = replayOf(ctx, tx, d); err != nil || res.ReplayOf != "" {
+			return res, err
+		}
+	}
+	r := *run
+	r.DeliveryID = d.ID
+	queued, reused, err := enqueue(ctx, tx, r)
+	if err != nil {
+		return res, err
+	}
+	res.Run, res.Reused = &queued, reused
+	outcome, detail := queuedOutcome(queued, reused)
+	_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, outcome, detail)
+	return res, err
+}
+
+// queuedOutcome is the outcome and detail of a delivery that queued run,
+// or found it queued already (reused).
+func queuedOutcome(run Run, reused bool) (outcome, detail string) {
+	if reused {
+		return OutcomeDeduplicated, "run " + run.ID + " already queued for head " + run.HeadSHA
+	}
+	return OutcomeQueued, "run " + run.ID
 }
 
 // replayOf returns the delivery that d, just inserted in tx, replays
@@ -401,9 +419,13 @@ func replayOf(ctx context.Context, tx pgx.Tx, d Delivery) (string, error) {
 	case err != nil:
 		return "", err
 	}
-	detail := "replays delivery " + first + " (" + d.Event + " " + d.Action + " of head " + d.HeadSHA + ")"
-	_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeDuplicate, detail)
+	_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeDuplicate, replayDetail(d, first))
 	return first, err
+}
+
+// replayDetail is the detail of a delivery d that replays delivery first.
+func replayDetail(d Delivery, first string) string {
+	return "replays delivery " + first + " (" + d.Event + " " + d.Action + " of head " + d.HeadSHA + ")"
 }
 
 // insertDeliveryTx records d inside tx; isNew is false when a delivery of

@@ -8,34 +8,61 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/server/store/storetest"
 )
 
-// BenchmarkIntake measures webhook intake over loopback: 50 concurrent
-// senders post signed pull_request deliveries (opened, spread over 500 pull
-// requests, each delivery with its own id) to the real handler on a real
-// database, and every delivery must be answered 200 and stored exactly once.
+// BenchmarkIntake measures webhook intake over loopback, batched (group
+// commit, as `mergeguard serve` records) and unbatched (one transaction
+// per delivery): 50 concurrent senders post signed pull_request
+// deliveries (opened, spread over 500 pull requests, each delivery with
+// its own id) to the real handler on a real database, and every delivery
+// must be answered 200 and stored exactly once.
 //
 //   - saturated: each sender posts as fast as it is answered; reports the
 //     throughput (deliveries/s) and the 99th percentile latency.
-//   - 1000rps: the senders together offer 1,000 deliveries a second; reports
-//     the 99th percentile latency at that load, measured from when each
-//     delivery was due (so a slow answer also counts against the ones
-//     queued behind it).
+//   - 500rps, 1000rps: the senders together offer 500 or 1,000 deliveries
+//     a second; reports the 99th percentile latency at that load, measured
+//     from when each delivery was due (so a slow answer also counts against
+//     the ones queued behind it).
+//
+// Each also reports the CPU time of the whole test process per delivery,
+// the senders' included (e2e's TestLoad measures the server's alone).
+// Durable figures need a PostgreSQL with fsync on:
+//
+//	env -u MERGEGUARD_TEST_DATABASE_URL MERGEGUARD_PG_DURABLE=1 bash scripts/with-postgres.sh \
+//	    go test -run '^$' -bench Intake -benchtime 5000x ./server/webhook/
 func BenchmarkIntake(b *testing.B) {
-	b.Run("saturated", func(b *testing.B) { benchIntake(b, 0) })
-	b.Run("1000rps", func(b *testing.B) { benchIntake(b, 1000) })
+	for _, batched := range []bool{true, false} {
+		name := "batched"
+		if !batched {
+			name = "unbatched"
+		}
+		b.Run(name+"/saturated", func(b *testing.B) { benchIntake(b, batched, 0) })
+		b.Run(name+"/500rps", func(b *testing.B) { benchIntake(b, batched, 500) })
+		b.Run(name+"/1000rps", func(b *testing.B) { benchIntake(b, batched, 1000) })
+	}
 }
 
-func benchIntake(b *testing.B, rate int) {
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func benchIntake(b *testing.B, batched bool, rate int) {
 	const (
 		senders = 50
 		pulls   = 500
 	)
-	in := newIntake(b)
+	in := newIntakeBatched(b, storetest.URL(b), batched)
 	base := githubtest.Payload(b, "pull_request/opened.payload.json")
 	type signed struct {
 		body []byte
@@ -57,6 +84,7 @@ func benchIntake(b *testing.B, rate int) {
 	var next, failed atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	cpu := cpuTime(b)
 	start := time.Now()
 	for range senders {
 		wg.Go(func() {
@@ -96,6 +124,7 @@ func benchIntake(b *testing.B, rate int) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu = cpuTime(b) - cpu
 	b.StopTimer()
 
 	if n := failed.Load(); n > 0 {
@@ -109,4 +138,6 @@ func benchIntake(b *testing.B, rate int) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "deliveries/s")
 	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(latencies[len(latencies)-1].Microseconds())/1000, "max-ms")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/delivery")
 }

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -27,6 +26,7 @@ import (
 // each further one under "<id>#<number>", so that a redelivery finds each
 // recorded.
 type checkRunHandler struct {
+	decode      github.Decoder[github.CheckRunEvent]
 	store       Store
 	github      GitHub
 	app         app
@@ -43,7 +43,7 @@ type checkPull struct {
 
 func (h *checkRunHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var event github.CheckRunEvent
-	if err := json.Unmarshal(payload, &event); err != nil {
+	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
 	ctx, log := prContext(ctx, event.Installation.ID, event.Repository, 0)

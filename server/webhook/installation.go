@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -19,7 +18,9 @@ import (
 // idempotent, so a failure in between is repaired by GitHub's redelivery,
 // while a recorded delivery whose change was lost could never be.
 type installationHandler struct {
-	store Store
+	decodeInstallation github.Decoder[github.InstallationEvent]
+	decodeRepositories github.Decoder[github.InstallationRepositoriesEvent]
+	store              Store
 }
 
 func (h *installationHandler) Handles() []string {
@@ -35,14 +36,14 @@ func (h *installationHandler) Handle(ctx context.Context, eventType, deliveryID 
 	switch eventType {
 	case "installation":
 		var event github.InstallationEvent
-		if err := json.Unmarshal(payload, &event); err != nil {
+		if err := h.decodeInstallation.Decode(payload, &event); err != nil {
 			return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 		}
 		inst, action = event.Installation, event.Action
 		apply = h.installation(&event)
 	case "installation_repositories":
 		var event github.InstallationRepositoriesEvent
-		if err := json.Unmarshal(payload, &event); err != nil {
+		if err := h.decodeRepositories.Decode(payload, &event); err != nil {
 			return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 		}
 		inst, action = event.Installation, event.Action

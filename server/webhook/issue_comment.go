@@ -48,6 +48,7 @@ type GitHub interface {
 // When GitHub cannot answer in time the delivery is not recorded and the
 // handler answers 500, so a redelivery runs the command.
 type issueCommentHandler struct {
+	decode      github.Decoder[github.IssueCommentEvent]
 	store       Store
 	github      GitHub
 	maxAttempts int
@@ -57,7 +58,7 @@ func (h *issueCommentHandler) Handles() []string { return []string{"issue_commen
 
 func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var event github.IssueCommentEvent
-	if err := json.Unmarshal(payload, &event); err != nil {
+	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
 	installationID := event.Installation.ID

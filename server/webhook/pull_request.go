@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/rs/zerolog"
 
@@ -13,6 +12,7 @@ import (
 // pullRequestHandler queues a review for each new head of a pull request and
 // stops the reviews of a closed one.
 type pullRequestHandler struct {
+	decode      github.Decoder[github.PullRequestEvent]
 	store       Store
 	maxAttempts int
 }
@@ -21,7 +21,7 @@ func (h *pullRequestHandler) Handles() []string { return []string{"pull_request"
 
 func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var event github.PullRequestEvent
-	if err := json.Unmarshal(payload, &event); err != nil {
+	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
 	pr := event.PullRequest

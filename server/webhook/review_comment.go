@@ -37,6 +37,7 @@ import (
 // again, and a flood of replies queues at most store.MaxCommandsPerPR
 // answers per pull request in store.CommandWindow.
 type reviewCommentHandler struct {
+	decode      github.Decoder[github.PullRequestReviewCommentEvent]
 	store       Store
 	github      GitHub
 	app         app
@@ -66,7 +67,7 @@ func (h *reviewCommentHandler) Handles() []string { return []string{"pull_reques
 
 func (h *reviewCommentHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var event github.PullRequestReviewCommentEvent
-	if err := json.Unmarshal(payload, &event); err != nil {
+	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
 	number := event.PullRequest.Number

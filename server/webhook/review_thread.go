@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -24,6 +23,7 @@ import (
 // review of the pull request on (a push, a command or the check's Re-run),
 // which reads the ledger.
 type reviewThreadHandler struct {
+	decode github.Decoder[github.PullRequestReviewThreadEvent]
 	store  Store
 	github GitHub
 	app    app
@@ -33,7 +33,7 @@ func (h *reviewThreadHandler) Handles() []string { return []string{"pull_request
 
 func (h *reviewThreadHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var event github.PullRequestReviewThreadEvent
-	if err := json.Unmarshal(payload, &event); err != nil {
+	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
 	number := event.PullRequest.Number

@@ -42,6 +42,22 @@ type Store interface {
 
 var _ Store = (*store.Store)(nil)
 
+// Recorder records deliveries as Store.RecordDelivery does; *store.Intake
+// (group commit: one transaction for concurrent deliveries) implements it.
+type Recorder interface {
+	RecordDelivery(ctx context.Context, d store.Delivery, run *store.NewRun) (store.DeliveryResult, error)
+}
+
+// recordingStore is a Store whose RecordDelivery is a Recorder's.
+type recordingStore struct {
+	Store
+	rec Recorder
+}
+
+func (s recordingStore) RecordDelivery(ctx context.Context, d store.Delivery, run *store.NewRun) (store.DeliveryResult, error) {
+	return s.rec.RecordDelivery(ctx, d, run)
+}
+
 // Delivery outcomes set by intake (the store sets queued and deduplicated).
 const (
 	outcomeIgnored   = "ignored"

@@ -2,14 +2,19 @@
 // delivery's signature, records every delivery once and turns pull-request
 // events, comment commands and the Re-run button of MergeGuard's check
 // into queued review runs, and questions to MergeGuard (replies in its
-// review threads, mentions, /mergeguard ask) into queued answer runs, in
-// one database transaction per delivery, and records MergeGuard's review
-// threads resolved, unresolved or ignored on the finding ledger. It never
+// review threads, mentions, /mergeguard ask) into queued answer runs, and
+// records MergeGuard's review threads resolved, unresolved or ignored on
+// the finding ledger. It never
 // reviews or answers anything itself: the workers of server/worker take
 // the queued runs.
 //
-// Handlers run synchronously in the request: GitHub gets its 2xx only once
-// the delivery is durably stored, and no in-memory queue can lose an event.
+// Each delivery is recorded in one database transaction with what it
+// changes; with a Recorder (store.Intake), concurrent deliveries share
+// their transaction (group commit), so that a durable commit is paid once
+// per batch. Handlers run synchronously in the request: GitHub gets its
+// 2xx only once the delivery's transaction committed, and no in-memory
+// queue can lose an event.
+//
 // The intake is MergeGuard's own rather than go-githubapp's dispatcher
 // because the dispatcher (through go-github's ValidatePayload) reads any
 // body whole, form-encoded ones included, before it checks anything: here
@@ -45,6 +50,11 @@ type Deps struct {
 	Secret string
 	// Store records deliveries and queues runs.
 	Store Store
+	// Recorder, when set, records the deliveries that Store.RecordDelivery
+	// would (pull requests' reviews queued, deliveries ignored, ...):
+	// `mergeguard serve` passes a *store.Intake, which records concurrent
+	// deliveries in one transaction. Nil means Store.
+	Recorder Recorder
 	// GitHub answers comment commands and review comments (permission
 	// check, reaction, reply, thread resolved).
 	GitHub GitHub
@@ -100,6 +110,9 @@ func New(deps Deps) (*Handler, error) {
 	if deps.Metrics == nil {
 		deps.Metrics = metrics.New() // recorded nowhere
 	}
+	if deps.Recorder != nil {
+		deps.Store = recordingStore{Store: deps.Store, rec: deps.Recorder}
+	}
 	if deps.BodyBytesInFlight <= 0 {
 		deps.BodyBytesInFlight = config.Default().GitHub.WebhookBytesInFlight
 	}
@@ -107,12 +120,17 @@ func New(deps Deps) (*Handler, error) {
 		bodies: semaphore.NewWeighted(deps.BodyBytesInFlight), metrics: deps.Metrics, logger: deps.Logger}
 	me := app{login: deps.BotLogin, id: deps.AppID}
 	for _, eh := range []eventHandler{
-		&pullRequestHandler{store: deps.Store, maxAttempts: deps.MaxAttempts},
-		&issueCommentHandler{store: deps.Store, github: deps.GitHub, maxAttempts: deps.MaxAttempts},
-		&installationHandler{store: deps.Store},
-		&reviewThreadHandler{store: deps.Store, github: deps.GitHub, app: me},
-		&checkRunHandler{store: deps.Store, github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
-		&reviewCommentHandler{store: deps.Store, github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
+		&pullRequestHandler{decode: github.NewDecoder[github.PullRequestEvent](), store: deps.Store, maxAttempts: deps.MaxAttempts},
+		&issueCommentHandler{decode: github.NewDecoder[github.IssueCommentEvent](), store: deps.Store, github: deps.GitHub,
+			maxAttempts: deps.MaxAttempts},
+		&installationHandler{decodeInstallation: github.NewDecoder[github.InstallationEvent](),
+			decodeRepositories: github.NewDecoder[github.InstallationRepositoriesEvent](), store: deps.Store},
+		&reviewThreadHandler{decode: github.NewDecoder[github.PullRequestReviewThreadEvent](), store: deps.Store,
+			github: deps.GitHub, app: me},
+		&checkRunHandler{decode: github.NewDecoder[github.CheckRunEvent](), store: deps.Store, github: deps.GitHub,
+			app: me, maxAttempts: deps.MaxAttempts},
+		&reviewCommentHandler{decode: github.NewDecoder[github.PullRequestReviewCommentEvent](), store: deps.Store,
+			github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
 	} {
 		for _, event := range eh.Handles() {
 			h.handlers[event] = eh

@@ -35,7 +35,20 @@ type intake struct {
 
 func newIntake(t testing.TB) *intake {
 	t.Helper()
-	dbURL := storetest.URL(t)
+	return newIntakeOn(t, storetest.URL(t))
+}
+
+// newIntakeOn is newIntake on the database at dbURL. The handler records
+// deliveries in batches (store.Intake), as `mergeguard serve` does.
+func newIntakeOn(t testing.TB, dbURL string) *intake {
+	t.Helper()
+	return newIntakeBatched(t, dbURL, true)
+}
+
+// newIntakeBatched is newIntakeOn, recording each delivery in a
+// transaction of its own unless batched.
+func newIntakeBatched(t testing.TB, dbURL string, batched bool) *intake {
+	t.Helper()
 	st, err := store.Open(t.Context(), dbURL)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +78,12 @@ func newIntake(t testing.TB) *intake {
 	case *testing.B, *testing.F:
 		log = zerolog.Nop()
 	}
-	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, GitHub: webhook.NewGitHub(installations),
+	var rec webhook.Recorder
+	if batched {
+		rec = st.NewIntake(store.IntakeOptions{})
+	}
+	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, Recorder: rec,
+		GitHub:   webhook.NewGitHub(installations),
 		BotLogin: installations.Login(), AppID: app.App.IntegrationID, Logger: &log})
 	if err != nil {
 		t.Fatal(err)
