@@ -117,7 +117,7 @@ func TestGitHubSignInInBrowser(t *testing.T) {
 	dbURL := storetest.URL(t)
 	runs := addRuns(t, dbURL, "acme/widgets", "acme/secret", "owned/tools", "")
 	srv := startReplica(t, buildBinary(t), "serve", dbURL, serveOptions{addr: addr, env: map[string]string{
-		"MERGEGUARD_API_TOKEN": "e2e-token-0123456789", "MERGEGUARD_SECRET_KEY": "e2e-secret-key-0123456789-abcdefgh",
+		"MERGEGUARD_API_TOKEN": "e2e-token-0123456789", "MERGEGUARD_SECRET_KEY": "ZTJlLXNlY3JldC1rZXktMDEyMzQ1Njc4OS1hYmNkZWY=", // 32 bytes, base64
 		"MERGEGUARD_PUBLIC_URL": public, "MERGEGUARD_WORKERS": "0",
 		"GITHUB_WEB_URL": gh.WebURL(), "GITHUB_V3_API_URL": gh.URL(),
 		"GITHUB_OAUTH_CLIENT_ID": "Iv1.e2e", "GITHUB_OAUTH_CLIENT_SECRET": "e2e-oauth-secret",
