@@ -13,6 +13,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/report"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
@@ -271,17 +272,21 @@ func openSource(ctx context.Context, f reviewFlags, fallback config.Repo, stderr
 // openDiffFile reads a diff file (- for standard input) and the
 // .mergeguard.yml of dir, nil when there is none.
 func openDiffFile(dir, diffFile string) (review.Source, []byte, error) {
-	var text []byte
-	var err error
-	if diffFile == "-" {
-		text, err = io.ReadAll(os.Stdin)
-	} else {
-		text, err = os.ReadFile(diffFile)
+	in := os.Stdin
+	if diffFile != "-" {
+		f, err := os.Open(diffFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("review: read diff: %w", err)
+		}
+		defer f.Close()
+		in = f
 	}
+	// Read once into the string the parsed lines point into.
+	text, err := diff.ReadText(in)
 	if err != nil {
 		return nil, nil, fmt.Errorf("review: read diff: %w", err)
 	}
-	src, err := difftext.New(string(text))
+	src, err := difftext.New(text)
 	if err != nil {
 		return nil, nil, fmt.Errorf("review: %w", err)
 	}

@@ -25,13 +25,35 @@ type ParseError struct {
 func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // Parse reads a unified diff (git style, as `git diff` and GitHub's
-// application/vnd.github.diff produce it) and parses it with ParseString.
+// application/vnd.github.diff produce it) with ReadText and parses it with
+// ParseString.
 func Parse(r io.Reader) (*Diff, error) {
-	b, err := io.ReadAll(r)
+	s, err := ReadText(r)
 	if err != nil {
 		return nil, fmt.Errorf("parse diff: read: %w", err)
 	}
-	return ParseString(string(b))
+	return ParseString(s)
+}
+
+// ReadText reads r to its end into one string. The string is the only
+// copy: it is not read into bytes first and converted (which held a large
+// diff twice), and when r knows its size (a file, a strings.Reader or
+// bytes.Reader) it is allocated at that size once. The parsed lines of
+// ParseString point into it.
+func ReadText(r io.Reader) (string, error) {
+	var b strings.Builder
+	switch x := r.(type) {
+	case interface{ Len() int }:
+		b.Grow(x.Len() + 1)
+	case interface{ Stat() (os.FileInfo, error) }:
+		if fi, err := x.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 && fi.Size() < math.MaxInt32 {
+			b.Grow(int(fi.Size()) + 1)
+		}
+	}
+	if _, err := io.Copy(&b, r); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // ParseString parses a unified diff. It understands git's extended headers

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
@@ -143,13 +142,10 @@ func (r *run) reviewStage(ctx context.Context, change review.Change, d *diff.Dif
 	deps := r.p.d
 	var (
 		llmResults = make([]agent.Result, len(pl.chunks))
-		anResults  = make([]analyzed, len(deps.Analyzers))
+		anResults  []analyzed
 		wg         sync.WaitGroup
 	)
-	scan := analyzerFiles(d, pl)
-	for i, a := range deps.Analyzers {
-		wg.Go(func() { anResults[i] = r.runAnalyzer(ctx, a, scan) })
-	}
+	wg.Go(func() { anResults = r.runAnalyzers(ctx, deps.Analyzers, analyzerFiles(d, pl)) })
 	var g errgroup.Group
 	g.SetLimit(deps.Concurrency)
 	for i, c := range pl.chunks {
@@ -253,23 +249,28 @@ type analyzed struct {
 	findings []review.Finding
 }
 
-// runAnalyzer runs one built-in analyzer as an agent.
-func (r *run) runAnalyzer(ctx context.Context, a analyzer.Analyzer, files []*diff.File) analyzed {
-	name := a.Name()
-	r.emit(ctx, review.EventAgentStarted, review.StageReviewer, name, map[string]any{"files": len(files)})
-	start := time.Now()
-	findings, err := a.Analyze(ctx, files)
-	res := review.AgentResult{Agent: name, Stage: review.StageReviewer, Status: review.AgentSuccess,
-		Issues: len(findings), ElapsedMS: time.Since(start).Milliseconds()}
-	if err != nil {
-		res.Status, res.Error, res.ErrorType = review.AgentError, err.Error(), "analyzer"
+// runAnalyzers runs the built-in analyzers as agents, in one pass over
+// the files (analyzer.Run).
+func (r *run) runAnalyzers(ctx context.Context, analyzers []analyzer.Analyzer, files []*diff.File) []analyzed {
+	for _, a := range analyzers {
+		r.emit(ctx, review.EventAgentStarted, review.StageReviewer, a.Name(), map[string]any{"files": len(files)})
 	}
-	for i := range findings {
-		findings[i].Agent = name
-		r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, findings[i])
+	out := make([]analyzed, len(analyzers))
+	for i, got := range analyzer.Run(ctx, analyzers, files) {
+		name := analyzers[i].Name()
+		res := review.AgentResult{Agent: name, Stage: review.StageReviewer, Status: review.AgentSuccess,
+			Issues: len(got.Findings), ElapsedMS: got.Elapsed.Milliseconds()}
+		if got.Err != nil {
+			res.Status, res.Error, res.ErrorType = review.AgentError, got.Err.Error(), "analyzer"
+		}
+		for j := range got.Findings {
+			got.Findings[j].Agent = name
+			r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, got.Findings[j])
+		}
+		r.emitAgentDone(ctx, res)
+		out[i] = analyzed{result: res, findings: got.Findings}
 	}
-	r.emitAgentDone(ctx, res)
-	return analyzed{result: res, findings: findings}
+	return out
 }
 
 // emitAgentDone reports the end of an agent as its handoff to the verifier.
