@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	gitleaks "github.com/zricethezav/gitleaks/v8/config"
@@ -15,11 +16,9 @@ import (
 // text is scanned once, and cheaply where it cannot hold a secret, with the
 // findings gitleaks itself gives on that text:
 //
-//   - the text is searched once for every rule's keywords (gitleaks'
-//     prefilter: a rule runs only on a text holding one of its keywords);
-//     a text with none is not scanned at all;
-//   - every rule but the generic one runs on the whole text (gitleaks
-//     decides with its own prefilter which);
+//   - every rule but the generic one runs on the whole text, behind
+//     gitleaks' keyword prefilter (a rule runs only on a text holding one
+//     of its keywords, so a text with none costs one keyword search);
 //   - the generic rule, which matches a high-entropy value assigned to a
 //     secret-looking name and took nine tenths of the time, runs only on the
 //     lines where such an assignment can start (see genericText), the
@@ -30,16 +29,14 @@ import (
 // When the generic rule is not the one this is written for (a newer
 // gitleaks), every rule runs on the whole text.
 type detectors struct {
-	all     *detect.Detector
-	rest    *detect.Detector // every rule but the generic one
-	generic *detect.Detector // the generic rule alone; nil: scan with all
-	// keywords finds every rule's keywords in ASCII-lower-cased text;
-	// genericKeyword[i] says whether keyword i is the generic rule's.
-	keywords       *ahocorasick.Trie
-	genericKeyword []bool
-	// alwaysScan is set when a rule with a regular expression has no
-	// keywords: then no text can be skipped.
-	alwaysScan bool
+	rules   map[string]gitleaks.Rule // every rule, by id
+	rest    *detect.Detector         // every rule but the generic one
+	generic *detect.Detector         // the generic rule alone; nil: rest has every rule
+	// keywords finds the generic rule's keywords in ASCII-lower-cased
+	// text (gitleaks finds the other rules' own).
+	keywords *ahocorasick.Trie
+	// lower holds *[]byte buffers for the lower-cased texts.
+	lower sync.Pool
 }
 
 // genericRuleID and genericRegex are gitleaks v8's generic rule, whose
@@ -61,40 +58,19 @@ const candidateSpan = 128
 
 // newDetectors builds the default rule set, whole and split.
 func newDetectors() (*detectors, error) {
-	all, err := newDetector()
+	cfg, err := defaultConfig()
 	if err != nil {
 		return nil, err
 	}
-	d := &detectors{all: all}
-	cfg := all.Config
+	d := &detectors{rules: cfg.Rules}
 	var words []string
-	index := map[string]int{}
-	for _, id := range slices.Sorted(func(yield func(string) bool) {
-		for id := range cfg.Rules {
-			if !yield(id) {
-				return
-			}
-		}
-	}) {
-		r := cfg.Rules[id]
-		if r.Regex != nil && len(r.Keywords) == 0 {
-			d.alwaysScan = true
-		}
-		for _, k := range r.Keywords {
-			k = strings.ToLower(k)
-			i, ok := index[k]
-			if !ok {
-				i = len(words)
-				index[k] = i
-				words = append(words, k)
-				d.genericKeyword = append(d.genericKeyword, false)
-			}
-			d.genericKeyword[i] = d.genericKeyword[i] || id == genericRuleID
-		}
+	for _, k := range cfg.Rules[genericRuleID].Keywords {
+		words = append(words, strings.ToLower(k))
 	}
 	d.keywords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
 	g, ok := cfg.Rules[genericRuleID]
 	if !ok || g.Regex == nil || g.Regex.String() != genericRegex || g.Path != nil || countGeneric(cfg) != 1 {
+		d.rest = detect.NewDetector(cfg)
 		return d, nil
 	}
 	d.rest = detect.NewDetector(subConfig(cfg, func(id string) bool { return id != genericRuleID }))
@@ -137,28 +113,43 @@ func subConfig(cfg gitleaks.Config, keep func(id string) bool) gitleaks.Config {
 // detect returns gitleaks' findings on text.
 func (d *detectors) detect(text string) []report.Finding {
 	if d.generic == nil || hasFoldTraps(text) {
-		return d.all.DetectString(text)
+		return d.whole(text)
 	}
-	lower := asciiLower(text)
-	hit := false
+	buf, _ := d.lower.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	*buf = asciiLower((*buf)[:0], text)
 	var starts []int // where the generic rule's keywords start
-	d.keywords.Walk(lower, func(end, n, pattern int64) bool {
-		hit = true
-		if d.genericKeyword[pattern] {
-			starts = append(starts, int(end-n+1))
-		}
+	d.keywords.Walk(*buf, func(end, n, _ int64) bool {
+		starts = append(starts, int(end-n+1))
 		return true
 	})
-	if !hit && !d.alwaysScan {
-		return nil
-	}
+	d.lower.Put(buf)
+	// gitleaks looks for the other rules' keywords first and runs only the
+	// rules it finds one of: a text with none costs that search alone.
 	found := d.rest.DetectString(text)
 	sparse, ok := genericText(text, starts)
 	if !ok {
 		return found
 	}
+	return withGeneric(found, d.generic.DetectString(sparse))
+}
+
+// whole runs every rule on the whole text: gitleaks' findings there.
+func (d *detectors) whole(text string) []report.Finding {
+	found := d.rest.DetectString(text)
+	if d.generic == nil {
+		return found
+	}
+	return withGeneric(found, d.generic.DetectString(text))
+}
+
+// withGeneric adds to the other rules' findings the generic findings they
+// do not shadow.
+func withGeneric(found, generic []report.Finding) []report.Finding {
 	others := len(found)
-	for _, g := range d.generic.DetectString(sparse) {
+	for _, g := range generic {
 		if !shadowed(g, found[:others]) {
 			found = append(found, g)
 		}
@@ -186,10 +177,10 @@ func hasFoldTraps(text string) bool {
 	return strings.Contains(text, "\u212a") || strings.Contains(text, "\u0130") || strings.Contains(text, "\u017f")
 }
 
-// asciiLower returns text with its ASCII letters lower-cased, byte for
-// byte: positions in it are positions in text.
-func asciiLower(text string) []byte {
-	b := []byte(text)
+// asciiLower appends text to b with its ASCII letters lower-cased, byte
+// for byte: positions in it are positions in text.
+func asciiLower(b []byte, text string) []byte {
+	b = append(b, text...)
 	for i, c := range b {
 		if 'A' <= c && c <= 'Z' {
 			b[i] = c + 'a' - 'A'

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/viper"
 	gitleaks "github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
 
 	"github.com/mergeguard/mergeguard/review"
@@ -30,25 +29,25 @@ func NewSecrets() *Secrets {
 	return &Secrets{detector: sync.OnceValues(newDetectors)}
 }
 
-// newDetector builds a gitleaks detector with the default configuration. It
-// does what detect.NewDetectorDefaultConfig does, but on its own viper
-// instance: that function uses viper's process-wide instance, which is not
-// safe to use from concurrent reviews.
-func newDetector() (*detect.Detector, error) {
+// defaultConfig reads gitleaks' default configuration. It does what
+// detect.NewDetectorDefaultConfig does, but on its own viper instance: that
+// function uses viper's process-wide instance, which is not safe to use
+// from concurrent reviews.
+func defaultConfig() (gitleaks.Config, error) {
 	v := viper.New()
 	v.SetConfigType("toml")
 	if err := v.ReadConfig(strings.NewReader(gitleaks.DefaultConfig)); err != nil {
-		return nil, fmt.Errorf("read gitleaks default config: %w", err)
+		return gitleaks.Config{}, fmt.Errorf("read gitleaks default config: %w", err)
 	}
 	var vc gitleaks.ViperConfig
 	if err := v.Unmarshal(&vc); err != nil {
-		return nil, fmt.Errorf("decode gitleaks default config: %w", err)
+		return gitleaks.Config{}, fmt.Errorf("decode gitleaks default config: %w", err)
 	}
 	cfg, err := vc.Translate()
 	if err != nil {
-		return nil, fmt.Errorf("translate gitleaks default config: %w", err)
+		return gitleaks.Config{}, fmt.Errorf("translate gitleaks default config: %w", err)
 	}
-	return detect.NewDetector(cfg), nil
+	return cfg, nil
 }
 
 // Name implements Analyzer.
@@ -141,7 +140,7 @@ func (s *Secrets) scanLong(det *detectors, f *diff.File, l AddedLine) []review.F
 	var out []review.Finding
 	seen := map[string]bool{}
 	for at := 0; at < len(l.Text); at += longLine - windowOverlap {
-		for _, hit := range det.all.DetectString(l.Text[at:min(len(l.Text), at+longLine)]) {
+		for _, hit := range det.whole(l.Text[at:min(len(l.Text), at+longLine)]) {
 			if !seen[hit.RuleID] {
 				seen[hit.RuleID] = true
 				out = append(out, secretFinding(s.Name(), f, l.Num, l.Num, hit.RuleID, hit.Description, det.heuristicRule(hit.RuleID)))
@@ -167,7 +166,7 @@ func (d *detectors) heuristicRule(id string) bool {
 	if strings.Contains(id, "generic") {
 		return true
 	}
-	r, ok := d.all.Config.Rules[id]
+	r, ok := d.rules[id]
 	return !ok || r.Regex == nil || strings.HasPrefix(r.Regex.String(), keywordRule)
 }
 
