@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/mergeguard/mergeguard/config"
@@ -137,6 +139,11 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 		sink = progress{w: stderr}
 	}
 	req.Sink = sink
+	if f.pr == "" && req.Source != nil && getenv("GOMEMLIMIT") == "" { // a local diff, already read
+		if text, err := req.Source.Diff(ctx); err == nil {
+			defer boundHeap(len(text))()
+		}
+	}
 	res, err := pipeline.New(deps).Run(ctx, req)
 	if err != nil {
 		return fmt.Errorf("review: %w", err)
@@ -153,6 +160,26 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	return f.failure(res)
+}
+
+// boundHeap sets a soft memory limit for the review of a diff of n bytes,
+// and returns the func that restores the previous one: what the process
+// holds now (the diff read and parsed) plus one and a half times the
+// diff. A parsed diff is about twice its size, and the garbage collector
+// would let the heap grow to twice what is live before collecting; near
+// the limit it collects sooner instead, which keeps the peak within four
+// times the diff. Diffs under 4 MiB are left to the default, and so is a
+// GOMEMLIMIT set by the user.
+func boundHeap(n int) (restore func()) {
+	if n < 4<<20 {
+		return func() {}
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	held := m.HeapInuse + (m.Sys - m.HeapSys) // live heap and the runtime's own memory
+	prev := debug.SetMemoryLimit(int64(held) + int64(n)*3/2)
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // reviewRequest opens what the flags ask to review: a pull request
