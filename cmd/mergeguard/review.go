@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -139,9 +140,9 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 		sink = progress{w: stderr}
 	}
 	req.Sink = sink
-	if f.pr == "" && req.Source != nil && getenv("GOMEMLIMIT") == "" { // a local diff, already read
+	if f.pr == "" && req.Source != nil { // a local diff, already read
 		if text, err := req.Source.Diff(ctx); err == nil {
-			defer boundHeap(len(text))()
+			defer boundHeap(len(text), 1.5)()
 		}
 	}
 	res, err := pipeline.New(deps).Run(ctx, req)
@@ -162,23 +163,24 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	return f.failure(res)
 }
 
-// boundHeap sets a soft memory limit for the review of a diff of n bytes,
-// and returns the func that restores the previous one: what the process
-// holds now (the diff read and parsed) plus one and a half times the
-// diff. A parsed diff is about twice its size, and the garbage collector
-// would let the heap grow to twice what is live before collecting; near
-// the limit it collects sooner instead, which keeps the peak within four
-// times the diff. Diffs under 4 MiB are left to the default, and so is a
-// GOMEMLIMIT set by the user.
-func boundHeap(n int) (restore func()) {
-	if n < 4<<20 {
+// boundHeap sets a soft memory limit while a diff of n bytes is parsed
+// (headroom 2.5: the parse adds about 1.2 times the diff) or reviewed
+// (headroom 1.5), and returns the func that restores the previous one.
+// The limit is what the process holds now plus headroom times the diff. A
+// parsed diff is about twice its size, and the garbage collector would let
+// the heap grow to twice what is live before collecting; near the limit it
+// collects sooner instead, which keeps the peak within about four times
+// the diff. Diffs under 4 MiB are left to the default, and so is a limit
+// the user set (GOMEMLIMIT).
+func boundHeap(n int, headroom float64) (restore func()) {
+	if n < 4<<20 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		return func() {}
 	}
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	held := m.HeapInuse + (m.Sys - m.HeapSys) // live heap and the runtime's own memory
-	prev := debug.SetMemoryLimit(int64(held) + int64(n)*3/2)
+	prev := debug.SetMemoryLimit(int64(held) + int64(float64(n)*headroom))
 	return func() { debug.SetMemoryLimit(prev) }
 }
 
@@ -313,7 +315,9 @@ func openDiffFile(dir, diffFile string) (review.Source, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("review: read diff: %w", err)
 	}
+	restore := boundHeap(len(text), 2.5)
 	src, err := difftext.New(text)
+	restore()
 	if err != nil {
 		return nil, nil, fmt.Errorf("review: %w", err)
 	}
