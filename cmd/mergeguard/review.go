@@ -179,8 +179,10 @@ func boundHeap(n int, headroom float64) (restore func()) {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	held := m.HeapInuse + (m.Sys - m.HeapSys) // live heap and the runtime's own memory
-	prev := debug.SetMemoryLimit(int64(held) + int64(float64(n)*headroom))
+	// The live heap and the runtime's own memory, bounded for the
+	// conversion.
+	held := min(m.HeapInuse+(m.Sys-m.HeapSys), math.MaxInt64/2)
+	prev := debug.SetMemoryLimit(int64(held) + int64(float64(n)*headroom)) //nolint:gosec // held is bounded above
 	return func() { debug.SetMemoryLimit(prev) }
 }
 
@@ -307,7 +309,7 @@ func openDiffFile(dir, diffFile string) (review.Source, []byte, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("review: read diff: %w", err)
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only: nothing to flush
 		in = f
 	}
 	// Read once into the string the parsed lines point into.
