@@ -140,7 +140,7 @@ func (s *Secrets) scanLong(det *detectors, f *diff.File, l AddedLine) []review.F
 	var out []review.Finding
 	seen := map[string]bool{}
 	for at := 0; at < len(l.Text); at += longLine - windowOverlap {
-		for _, hit := range det.whole(l.Text[at:min(len(l.Text), at+longLine)]) {
+		for _, hit := range det.detect(l.Text[at:min(len(l.Text), at+longLine)]) {
 			if !seen[hit.RuleID] {
 				seen[hit.RuleID] = true
 				out = append(out, secretFinding(s.Name(), f, l.Num, l.Num, hit.RuleID, hit.Description, det.heuristicRule(hit.RuleID)))
