@@ -89,6 +89,8 @@ type Added struct {
 type FileAnalyzer interface {
 	Analyzer
 	// AnalyzeFile returns the findings of the check on one scannable file.
+	// a.Lines is reused for the next file: it must not be kept after the
+	// call (the lines' texts may).
 	AnalyzeFile(ctx context.Context, a *Added) []review.Finding
 }
 
