@@ -6,14 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/budget"
+	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/report"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
@@ -139,6 +143,11 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 		sink = progress{w: stderr}
 	}
 	req.Sink = sink
+	if f.pr == "" && req.Source != nil { // a local diff, already read
+		if text, err := req.Source.Diff(ctx); err == nil {
+			defer boundHeap(len(text), 1.5)()
+		}
+	}
 	res, err := pipeline.New(deps).Run(ctx, req)
 	if err != nil {
 		return fmt.Errorf("review: %w", err)
@@ -155,6 +164,29 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	return f.failure(res)
+}
+
+// boundHeap sets a soft memory limit while a diff of n bytes is parsed
+// (headroom 2.5: the parse adds about 1.2 times the diff) or reviewed
+// (headroom 1.5), and returns the func that restores the previous one.
+// The limit is what the process holds now plus headroom times the diff. A
+// parsed diff is about twice its size, and the garbage collector would let
+// the heap grow to twice what is live before collecting; near the limit it
+// collects sooner instead, which keeps the peak within about four times
+// the diff. Diffs under 4 MiB are left to the default, and so is a limit
+// the user set (GOMEMLIMIT).
+func boundHeap(n int, headroom float64) (restore func()) {
+	if n < 4<<20 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		return func() {}
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	// The live heap and the runtime's own memory, bounded for the
+	// conversion.
+	held := min(m.HeapInuse+(m.Sys-m.HeapSys), math.MaxInt64/2)
+	prev := debug.SetMemoryLimit(int64(held) + int64(float64(n)*headroom)) //nolint:gosec // held is bounded above
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // reviewRequest opens what the flags ask to review: a pull request
@@ -274,17 +306,23 @@ func openSource(ctx context.Context, f reviewFlags, fallback config.Repo, stderr
 // openDiffFile reads a diff file (- for standard input) and the
 // .mergeguard.yml of dir, nil when there is none.
 func openDiffFile(dir, diffFile string) (review.Source, []byte, error) {
-	var text []byte
-	var err error
-	if diffFile == "-" {
-		text, err = io.ReadAll(os.Stdin)
-	} else {
-		text, err = os.ReadFile(diffFile)
+	in := os.Stdin
+	if diffFile != "-" {
+		f, err := os.Open(diffFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("review: read diff: %w", err)
+		}
+		defer func() { _ = f.Close() }() // read only: nothing to flush
+		in = f
 	}
+	// Read once into the string the parsed lines point into.
+	text, err := diff.ReadText(in)
 	if err != nil {
 		return nil, nil, fmt.Errorf("review: read diff: %w", err)
 	}
-	src, err := difftext.New(string(text))
+	restore := boundHeap(len(text), 2.5)
+	src, err := difftext.New(text)
+	restore()
 	if err != nil {
 		return nil, nil, fmt.Errorf("review: %w", err)
 	}

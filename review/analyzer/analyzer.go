@@ -68,24 +68,63 @@ func Builtin() []Analyzer {
 	}
 }
 
-// addedLine is one added line of a file with its new-side number.
-type addedLine struct {
-	hunk int
-	num  int
-	text string
+// AddedLine is one added line of a file with its new-side number and the
+// index of its hunk.
+type AddedLine struct {
+	Hunk int
+	Num  int
+	Text string
 }
 
-// addedLines lists the added lines of f in order.
-func addedLines(f *diff.File) []addedLine {
-	var out []addedLine
-	for hi, h := range f.Hunks {
-		for _, l := range h.Lines {
-			if l.Kind == diff.Add {
-				out = append(out, addedLine{hunk: hi, num: l.NewLine, text: l.Text})
+// Added is one file under analysis with its added lines, computed once
+// and shared by every analyzer that reads the file.
+type Added struct {
+	File  *diff.File
+	Lines []AddedLine
+}
+
+// FileAnalyzer is an Analyzer whose findings on a file depend on that
+// file alone: Run computes each file's added lines once, hands them to
+// every FileAnalyzer, and lets go of them before the next file.
+type FileAnalyzer interface {
+	Analyzer
+	// AnalyzeFile returns the findings of the check on one scannable file.
+	// a.Lines is reused for the next file: it must not be kept after the
+	// call (the lines' texts may).
+	AnalyzeFile(ctx context.Context, a *Added) []review.Finding
+}
+
+// addedLines appends the added lines of f, in order, to buf[:0].
+func addedLines(buf []AddedLine, f *diff.File) []AddedLine {
+	out := buf[:0]
+	for hi := range f.Hunks {
+		for i := range f.Hunks[hi].Lines {
+			if l := &f.Hunks[hi].Lines[i]; l.Kind == diff.Add {
+				out = append(out, AddedLine{Hunk: hi, Num: l.NewLine, Text: l.Text})
 			}
 		}
 	}
 	return out
+}
+
+// analyzeEach is Analyze of a FileAnalyzer: AnalyzeFile on every scannable
+// file.
+func analyzeEach(ctx context.Context, a FileAnalyzer, files []*diff.File) ([]review.Finding, error) {
+	var (
+		out []review.Finding
+		buf []AddedLine
+	)
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if !scannable(f) {
+			continue
+		}
+		buf = addedLines(buf, f)
+		out = append(out, a.AnalyzeFile(ctx, &Added{File: f, Lines: buf})...)
+	}
+	return out, nil
 }
 
 // scannable reports whether f has added text to scan.

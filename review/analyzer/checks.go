@@ -23,15 +23,20 @@ func (PrivateKeys) Name() string { return "analyzer:private-keys" }
 
 // Analyze implements Analyzer.
 func (a PrivateKeys) Analyze(ctx context.Context, files []*diff.File) ([]review.Finding, error) {
-	return eachAdded(ctx, files, func(f *diff.File, l addedLine) *review.Finding {
-		if !pemHeader.MatchString(l.text) {
+	return analyzeEach(ctx, a, files)
+}
+
+// AnalyzeFile implements FileAnalyzer.
+func (a PrivateKeys) AnalyzeFile(_ context.Context, ad *Added) []review.Finding {
+	return eachLine(ad, func(f *diff.File, l AddedLine) *review.Finding {
+		if !strings.Contains(l.Text, "PRIVATE KEY") || !pemHeader.MatchString(l.Text) {
 			return nil
 		}
-		fd := finding(a.Name(), f, l.num, l.num, review.SeverityCritical, review.CategorySecurity, 0.95,
+		fd := finding(a.Name(), f, l.Num, l.Num, review.SeverityCritical, review.CategorySecurity, 0.95,
 			"Private key committed",
 			"An added line starts a PEM private key. A private key in the repository is compromised for everyone who can read it.",
 			"Remove the key from the change and its history, revoke it, and load keys from a secret store.",
-			strings.TrimSpace(l.text))
+			strings.TrimSpace(l.Text))
 		return &fd
 	})
 }
@@ -44,49 +49,49 @@ type ConflictMarkers struct{}
 // Name implements Analyzer.
 func (ConflictMarkers) Name() string { return "analyzer:conflict-markers" }
 
-// Analyze reports one finding per conflict block, spanning the block when it
-// sits in one hunk, and one per stray closing marker.
+// Analyze implements Analyzer.
 func (a ConflictMarkers) Analyze(ctx context.Context, files []*diff.File) ([]review.Finding, error) {
-	var out []review.Finding
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		if !scannable(f) {
-			continue
-		}
-		var open *addedLine
-		report := func(start, end addedLine) {
-			out = append(out, finding(a.Name(), f, start.num, end.num, review.SeverityCritical, review.CategoryBug, 1,
-				"Unresolved merge conflict",
-				"The change adds merge-conflict markers: the file will not build or will ship both sides of the conflict.",
-				"Resolve the conflict and remove the <<<<<<<, ======= and >>>>>>> lines.",
-				strings.TrimSpace(start.text)))
-		}
-		for _, l := range addedLines(f) {
-			switch {
-			case isMarker(l.text, "<<<<<<<"):
-				if open != nil {
-					report(*open, *open)
-				}
-				open = &l
-			case isMarker(l.text, ">>>>>>>"):
-				switch {
-				case open == nil:
-					report(l, l)
-				case open.hunk == l.hunk:
-					report(*open, l)
-				default:
-					report(*open, *open)
-				}
-				open = nil
+	return analyzeEach(ctx, a, files)
+}
+
+// AnalyzeFile reports one finding per conflict block, spanning the block
+// when it sits in one hunk, and one per stray closing marker.
+func (a ConflictMarkers) AnalyzeFile(_ context.Context, ad *Added) []review.Finding {
+	var (
+		out  []review.Finding
+		open *AddedLine
+	)
+	report := func(start, end AddedLine) {
+		out = append(out, finding(a.Name(), ad.File, start.Num, end.Num, review.SeverityCritical, review.CategoryBug, 1,
+			"Unresolved merge conflict",
+			"The change adds merge-conflict markers: the file will not build or will ship both sides of the conflict.",
+			"Resolve the conflict and remove the <<<<<<<, ======= and >>>>>>> lines.",
+			strings.TrimSpace(start.Text)))
+	}
+	for i := range ad.Lines {
+		l := &ad.Lines[i]
+		switch {
+		case isMarker(l.Text, "<<<<<<<"):
+			if open != nil {
+				report(*open, *open)
 			}
-		}
-		if open != nil {
-			report(*open, *open)
+			open = l
+		case isMarker(l.Text, ">>>>>>>"):
+			switch {
+			case open == nil:
+				report(*l, *l)
+			case open.Hunk == l.Hunk:
+				report(*open, *l)
+			default:
+				report(*open, *open)
+			}
+			open = nil
 		}
 	}
-	return out, nil
+	if open != nil {
+		report(*open, *open)
+	}
+	return out
 }
 
 // isMarker reports whether text is a conflict marker line: the seven
@@ -127,16 +132,24 @@ func (DebugStatements) Name() string { return "analyzer:debug-statements" }
 
 // Analyze implements Analyzer.
 func (a DebugStatements) Analyze(ctx context.Context, files []*diff.File) ([]review.Finding, error) {
-	return eachAdded(ctx, files, func(f *diff.File, l addedLine) *review.Finding {
-		re := debugRule(ext(f.Path()))
-		if re == nil || !re.MatchString(l.text) {
+	return analyzeEach(ctx, a, files)
+}
+
+// AnalyzeFile implements FileAnalyzer.
+func (a DebugStatements) AnalyzeFile(_ context.Context, ad *Added) []review.Finding {
+	re := debugRule(ext(ad.File.Path()))
+	if re == nil {
+		return nil
+	}
+	return eachLine(ad, func(f *diff.File, l AddedLine) *review.Finding {
+		if !re.MatchString(l.Text) {
 			return nil
 		}
-		fd := finding(a.Name(), f, l.num, l.num, review.SeverityWarning, review.CategoryQuality, 0.95,
+		fd := finding(a.Name(), f, l.Num, l.Num, review.SeverityWarning, review.CategoryQuality, 0.95,
 			"Debugger statement left in",
 			"The change adds an interactive debugger breakpoint; it stops the program wherever a debugger or console is attached.",
 			"Remove the breakpoint before merging.",
-			strings.TrimSpace(l.text))
+			strings.TrimSpace(l.Text))
 		return &fd
 	})
 }
@@ -153,15 +166,23 @@ func (FocusedTests) Name() string { return "analyzer:focused-tests" }
 
 // Analyze implements Analyzer.
 func (a FocusedTests) Analyze(ctx context.Context, files []*diff.File) ([]review.Finding, error) {
-	return eachAdded(ctx, files, func(f *diff.File, l addedLine) *review.Finding {
-		if !isJSTest(f.Path()) || !focusedTest.MatchString(l.text) {
+	return analyzeEach(ctx, a, files)
+}
+
+// AnalyzeFile implements FileAnalyzer.
+func (a FocusedTests) AnalyzeFile(_ context.Context, ad *Added) []review.Finding {
+	if !isJSTest(ad.File.Path()) {
+		return nil
+	}
+	return eachLine(ad, func(f *diff.File, l AddedLine) *review.Finding {
+		if !focusedTest.MatchString(l.Text) {
 			return nil
 		}
-		fd := finding(a.Name(), f, l.num, l.num, review.SeverityWarning, review.CategoryBug, 0.9,
+		fd := finding(a.Name(), f, l.Num, l.Num, review.SeverityWarning, review.CategoryBug, 0.9,
 			"Focused test committed",
 			"A focused test (.only / fit / fdescribe) makes the runner skip every other test in the suite, so CI passes without running them.",
 			"Remove the focus modifier.",
-			strings.TrimSpace(l.text))
+			strings.TrimSpace(l.Text))
 		return &fd
 	})
 }
@@ -186,29 +207,25 @@ type EnvFiles struct{}
 // Name implements Analyzer.
 func (EnvFiles) Name() string { return "analyzer:env-files" }
 
-// Analyze anchors one finding on the first added line of each dotenv file.
+// Analyze implements Analyzer.
 func (a EnvFiles) Analyze(ctx context.Context, files []*diff.File) ([]review.Finding, error) {
-	var out []review.Finding
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		if !scannable(f) || !isDotenv(f.Path()) {
-			continue
-		}
-		lines := addedLines(f)
-		if len(lines) == 0 {
-			continue
-		}
-		// Heuristic (below ExactConfidence): a dotenv file usually, not
-		// always, holds secrets.
-		out = append(out, finding(a.Name(), f, lines[0].num, lines[0].num, review.SeverityWarning, review.CategorySecurity, 0.85,
-			"Environment file committed",
-			"Dotenv files hold local configuration and secrets and are normally kept out of version control.",
-			"Remove the file from the change, add it to .gitignore and commit a .env.example with placeholder values instead.",
-			""))
+	return analyzeEach(ctx, a, files)
+}
+
+// AnalyzeFile anchors one finding on the first added line of a dotenv
+// file.
+func (a EnvFiles) AnalyzeFile(_ context.Context, ad *Added) []review.Finding {
+	if !isDotenv(ad.File.Path()) || len(ad.Lines) == 0 {
+		return nil
 	}
-	return out, nil
+	first := ad.Lines[0].Num
+	// Heuristic (below ExactConfidence): a dotenv file usually, not
+	// always, holds secrets.
+	return []review.Finding{finding(a.Name(), ad.File, first, first, review.SeverityWarning, review.CategorySecurity, 0.85,
+		"Environment file committed",
+		"Dotenv files hold local configuration and secrets and are normally kept out of version control.",
+		"Remove the file from the change, add it to .gitignore and commit a .env.example with placeholder values instead.",
+		"")}
 }
 
 // isDotenv reports whether p names a dotenv file that is not a template.
@@ -225,22 +242,14 @@ func isDotenv(p string) bool {
 	return true
 }
 
-// eachAdded calls check on every added line of every scannable file and
-// collects the findings it returns.
-func eachAdded(ctx context.Context, files []*diff.File, check func(*diff.File, addedLine) *review.Finding) ([]review.Finding, error) {
+// eachLine calls check on every added line of a file and collects the
+// findings it returns.
+func eachLine(ad *Added, check func(*diff.File, AddedLine) *review.Finding) []review.Finding {
 	var out []review.Finding
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		if !scannable(f) {
-			continue
-		}
-		for _, l := range addedLines(f) {
-			if fd := check(f, l); fd != nil {
-				out = append(out, *fd)
-			}
+	for _, l := range ad.Lines {
+		if fd := check(ad.File, l); fd != nil {
+			out = append(out, *fd)
 		}
 	}
-	return out, nil
+	return out
 }

@@ -1,14 +1,16 @@
 package analyzer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/spf13/viper"
 	gitleaks "github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/report"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
@@ -18,34 +20,34 @@ import (
 // The secret itself is never copied into a finding: the finding names the
 // rule and the line, and its snippet is left empty.
 type Secrets struct {
-	detector func() (*detect.Detector, error)
+	detector func() (*detectors, error)
 }
 
 // NewSecrets returns the secret scanner. The gitleaks rule set (about 200
 // compiled regular expressions, ~30 ms) is built on first use and shared.
 func NewSecrets() *Secrets {
-	return &Secrets{detector: sync.OnceValues(newDetector)}
+	return &Secrets{detector: sync.OnceValues(newDetectors)}
 }
 
-// newDetector builds a gitleaks detector with the default configuration. It
-// does what detect.NewDetectorDefaultConfig does, but on its own viper
-// instance: that function uses viper's process-wide instance, which is not
-// safe to use from concurrent reviews.
-func newDetector() (*detect.Detector, error) {
+// defaultConfig reads gitleaks' default configuration. It does what
+// detect.NewDetectorDefaultConfig does, but on its own viper instance: that
+// function uses viper's process-wide instance, which is not safe to use
+// from concurrent reviews.
+func defaultConfig() (gitleaks.Config, error) {
 	v := viper.New()
 	v.SetConfigType("toml")
 	if err := v.ReadConfig(strings.NewReader(gitleaks.DefaultConfig)); err != nil {
-		return nil, fmt.Errorf("read gitleaks default config: %w", err)
+		return gitleaks.Config{}, fmt.Errorf("read gitleaks default config: %w", err)
 	}
 	var vc gitleaks.ViperConfig
 	if err := v.Unmarshal(&vc); err != nil {
-		return nil, fmt.Errorf("decode gitleaks default config: %w", err)
+		return gitleaks.Config{}, fmt.Errorf("decode gitleaks default config: %w", err)
 	}
 	cfg, err := vc.Translate()
 	if err != nil {
-		return nil, fmt.Errorf("translate gitleaks default config: %w", err)
+		return gitleaks.Config{}, fmt.Errorf("translate gitleaks default config: %w", err)
 	}
-	return detect.NewDetector(cfg), nil
+	return cfg, nil
 }
 
 // Name implements Analyzer.
@@ -55,21 +57,26 @@ func (*Secrets) Name() string { return "analyzer:secrets" }
 // multi-line secrets (PEM blocks) are seen whole, and maps every hit back to
 // its new-side lines.
 func (s *Secrets) Analyze(ctx context.Context, files []*diff.File) ([]review.Finding, error) {
-	det, err := s.detector()
-	if err != nil {
+	if err := s.prepare(); err != nil {
 		return nil, err
 	}
-	var out []review.Finding
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		if !scannable(f) {
-			continue
-		}
-		out = append(out, s.scan(det, f, addedLines(f))...)
+	return analyzeEach(ctx, s, files)
+}
+
+// prepare builds the rules, once.
+func (s *Secrets) prepare() error {
+	_, err := s.detector()
+	return err
+}
+
+// AnalyzeFile implements FileAnalyzer. It finds nothing when the rules
+// cannot be built, which Analyze and Run report.
+func (s *Secrets) AnalyzeFile(_ context.Context, a *Added) []review.Finding {
+	det, err := s.detector()
+	if err != nil {
+		return nil
 	}
-	return out, nil
+	return s.scan(det, a.File, a.Lines)
 }
 
 // Long lines (minified code, data) are scanned in windows: gitleaks' rules
@@ -84,32 +91,42 @@ const (
 // scan finds the secrets in the added lines of f: the ordinary lines as one
 // text, so that multi-line secrets (PEM blocks) are seen whole, each long
 // line in overlapping windows.
-func (s *Secrets) scan(det *detect.Detector, f *diff.File, lines []addedLine) []review.Finding {
+func (s *Secrets) scan(det *detectors, f *diff.File, lines []AddedLine) []review.Finding {
 	var (
 		b    strings.Builder
 		long []int
 		out  []review.Finding
 	)
+	size := 0
+	for _, l := range lines {
+		size += min(len(l.Text), longLine+1) + 1
+	}
+	b.Grow(size)
 	for i, l := range lines {
-		if len(l.text) > longLine {
+		if len(l.Text) > longLine {
 			long = append(long, i)
 			b.WriteByte('\n') // keeps gitleaks' line numbers those of lines
 			continue
 		}
-		b.WriteString(l.text)
+		b.WriteString(l.Text)
 		b.WriteByte('\n')
 	}
-	for _, hit := range det.DetectString(b.String()) {
+	hits := det.detect(b.String())
+	// gitleaks runs its rules in map order: sort for a stable report.
+	slices.SortFunc(hits, func(a, b report.Finding) int {
+		return cmp.Or(cmp.Compare(a.StartLine, b.StartLine), cmp.Compare(a.EndLine, b.EndLine), strings.Compare(a.RuleID, b.RuleID))
+	})
+	for _, hit := range hits {
 		// gitleaks numbers the lines of the scanned text from 0.
 		if hit.StartLine < 0 || hit.StartLine >= len(lines) {
 			continue
 		}
 		end := min(max(hit.EndLine, hit.StartLine), len(lines)-1)
 		start, stop := lines[hit.StartLine], lines[end]
-		if stop.hunk != start.hunk {
+		if stop.Hunk != start.Hunk {
 			stop = start // a comment range must stay inside one hunk
 		}
-		out = append(out, secretFinding(s.Name(), f, start.num, stop.num, hit.RuleID, hit.Description, heuristicRule(det, hit.RuleID)))
+		out = append(out, secretFinding(s.Name(), f, start.Num, stop.Num, hit.RuleID, hit.Description, det.heuristicRule(hit.RuleID)))
 	}
 	for _, i := range long {
 		out = append(out, s.scanLong(det, f, lines[i])...)
@@ -119,17 +136,17 @@ func (s *Secrets) scan(det *detect.Detector, f *diff.File, lines []addedLine) []
 
 // scanLong scans one long line in overlapping windows, reporting each rule
 // once for the line.
-func (s *Secrets) scanLong(det *detect.Detector, f *diff.File, l addedLine) []review.Finding {
+func (s *Secrets) scanLong(det *detectors, f *diff.File, l AddedLine) []review.Finding {
 	var out []review.Finding
 	seen := map[string]bool{}
-	for at := 0; at < len(l.text); at += longLine - windowOverlap {
-		for _, hit := range det.DetectString(l.text[at:min(len(l.text), at+longLine)]) {
+	for at := 0; at < len(l.Text); at += longLine - windowOverlap {
+		for _, hit := range det.detect(l.Text[at:min(len(l.Text), at+longLine)]) {
 			if !seen[hit.RuleID] {
 				seen[hit.RuleID] = true
-				out = append(out, secretFinding(s.Name(), f, l.num, l.num, hit.RuleID, hit.Description, heuristicRule(det, hit.RuleID)))
+				out = append(out, secretFinding(s.Name(), f, l.Num, l.Num, hit.RuleID, hit.Description, det.heuristicRule(hit.RuleID)))
 			}
 		}
-		if at+longLine >= len(l.text) {
+		if at+longLine >= len(l.Text) {
 			break
 		}
 	}
@@ -145,11 +162,11 @@ const keywordRule = `(?i)[\w.-]{0,50}?(?:`
 // rule (a high-entropy value assigned to a secret-looking name) or a
 // keyword-proximity rule. The others match a token's own format (a fixed
 // prefix such as AKIA, ghp_ or xoxb-, or a PEM block) and are exact.
-func heuristicRule(det *detect.Detector, id string) bool {
+func (d *detectors) heuristicRule(id string) bool {
 	if strings.Contains(id, "generic") {
 		return true
 	}
-	r, ok := det.Config.Rules[id]
+	r, ok := d.rules[id]
 	return !ok || r.Regex == nil || strings.HasPrefix(r.Regex.String(), keywordRule)
 }
 

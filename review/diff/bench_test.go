@@ -50,6 +50,23 @@ func BenchmarkParseIndex(b *testing.B) {
 	}
 }
 
+// BenchmarkParseReaderIndex is BenchmarkParseIndex reading the diff through
+// Parse(io.Reader), which reads it once into the string it parses.
+func BenchmarkParseReaderIndex(b *testing.B) {
+	in := benchDiff(500, 5)
+	b.SetBytes(int64(len(in)))
+	b.ResetTimer()
+	for b.Loop() {
+		d, err := Parse(strings.NewReader(in))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if idx := NewIndex(d); !idx.Commentable("pkg/mod000/file000.go", "RIGHT", 10) {
+			b.Fatal("line 10 of file000.go is not commentable")
+		}
+	}
+}
+
 // BenchmarkGoGitdiffParse measures go-gitdiff alone on the same diff: the
 // share of BenchmarkParseIndex that is the library's.
 func BenchmarkGoGitdiffParse(b *testing.B) {

@@ -26,13 +26,14 @@ const (
 )
 
 // Line is one line of a hunk. OldLine is 0 for added lines and NewLine is 0
-// for deleted lines.
+// for deleted lines. (The fields are ordered to keep a Line at 40 bytes: a
+// large diff holds millions.)
 type Line struct {
-	Kind    LineKind
 	OldLine int
 	NewLine int
 	// Text is the line without its prefix and line ending.
 	Text string
+	Kind LineKind
 	// NoNewline marks a line followed by "\ No newline at end of file".
 	NoNewline bool
 	// CRLF marks a line that ended in "\r\n" (a Windows line ending); the

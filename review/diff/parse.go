@@ -25,13 +25,35 @@ type ParseError struct {
 func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // Parse reads a unified diff (git style, as `git diff` and GitHub's
-// application/vnd.github.diff produce it) and parses it with ParseString.
+// application/vnd.github.diff produce it) with ReadText and parses it with
+// ParseString.
 func Parse(r io.Reader) (*Diff, error) {
-	b, err := io.ReadAll(r)
+	s, err := ReadText(r)
 	if err != nil {
 		return nil, fmt.Errorf("parse diff: read: %w", err)
 	}
-	return ParseString(string(b))
+	return ParseString(s)
+}
+
+// ReadText reads r to its end into one string. The string is the only
+// copy: it is not read into bytes first and converted (which held a large
+// diff twice), and when r knows its size (a file, a strings.Reader or
+// bytes.Reader) it is allocated at that size once. The parsed lines of
+// ParseString point into it.
+func ReadText(r io.Reader) (string, error) {
+	var b strings.Builder
+	switch x := r.(type) {
+	case interface{ Len() int }:
+		b.Grow(x.Len() + 1)
+	case interface{ Stat() (os.FileInfo, error) }:
+		if fi, err := x.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 && fi.Size() < math.MaxInt32 {
+			b.Grow(int(fi.Size()) + 1)
+		}
+	}
+	if _, err := io.Copy(&b, r); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // ParseString parses a unified diff. It understands git's extended headers
@@ -53,19 +75,14 @@ func ParseString(s string) (*Diff, error) {
 		return &Diff{}, nil
 	}
 	s = normalize(s)
-	gfs, _, err := gitdiff.Parse(strings.NewReader(octalBackslashes(s)))
+	files, err := parseSections(s)
 	if err != nil {
-		return nil, fmt.Errorf("parse diff: %w", lineError(err, s, 0))
+		return nil, fmt.Errorf("parse diff: %w", err)
 	}
-	if len(gfs) == 0 {
+	if len(files) == 0 {
 		return nil, fmt.Errorf("parse diff: %w", &ParseError{Line: 1, Msg: `no file header ("diff --git" or "---"/"+++" lines) found`})
 	}
-	d := &Diff{Files: make([]*File, len(gfs))}
-	for i, gf := range gfs {
-		if d.Files[i], err = convertFile(gf); err != nil {
-			return nil, fmt.Errorf("parse diff: %w", err)
-		}
-	}
+	d := &Diff{Files: files}
 	if err := checkGitLayout(s, d.Files); err != nil {
 		return nil, fmt.Errorf("parse diff: %w", err)
 	}
@@ -73,6 +90,92 @@ func ParseString(s string) (*Diff, error) {
 		binaryByContent(f)
 	}
 	return d, nil
+}
+
+// gitSection starts each file's section of a git diff.
+const gitSection = "diff --git "
+
+// parseSections parses s one section at a time: the text before the first
+// "diff --git" line, then each "diff --git" line with the lines up to the
+// next one. go-gitdiff reads a section as it reads the whole text (it
+// starts each "diff --git" line afresh, looking for a file header), but
+// what it builds for one section is dropped once converted, and the lines'
+// texts point into s (zeroCopy): the input is held once, not once more as
+// go-gitdiff's copies of every line. A section go-gitdiff rejects is read
+// again to the end of s, so that the error is the one the whole text gives.
+// Errors converting a file are reported after go-gitdiff's, as when it read
+// the whole text first.
+func parseSections(s string) ([]*File, error) {
+	var (
+		files   []*File
+		convErr error
+	)
+	start, line := 0, 1 // the section's offset and line number
+	for start < len(s) {
+		end := len(s)
+		if i := strings.Index(s[start+1:], "\n"+gitSection); i >= 0 {
+			end = start + 1 + i + 1
+		}
+		section := s[start:end]
+		gfs, err := parseGit(section)
+		if err != nil {
+			_, _, restErr := gitdiff.Parse(&zeroCopy{s: octalBackslashes(s[start:])})
+			if restErr != nil {
+				return nil, lineError(restErr, s[start:], 1-line)
+			}
+			return nil, lineError(err, section, 1-line)
+		}
+		for _, gf := range gfs {
+			f, err := convertFile(gf)
+			if err != nil && convErr == nil {
+				convErr = err
+			}
+			files = append(files, f)
+		}
+		line += strings.Count(section, "\n")
+		start = end
+	}
+	return files, convErr
+}
+
+// parseGit parses one section with go-gitdiff.
+func parseGit(section string) ([]*gitdiff.File, error) {
+	gfs, _, err := gitdiff.Parse(&zeroCopy{s: octalBackslashes(section)})
+	return gfs, err
+}
+
+// zeroCopy hands go-gitdiff the lines of a string as substrings of it
+// (its parser reads through ReadString when the reader has it), where
+// bufio.Reader would copy each one.
+type zeroCopy struct {
+	s string
+}
+
+// ReadString returns the next line with its delimiter, or the rest of the
+// text and io.EOF.
+func (z *zeroCopy) ReadString(delim byte) (string, error) {
+	if z.s == "" {
+		return "", io.EOF
+	}
+	i := strings.IndexByte(z.s, delim)
+	if i < 0 {
+		line := z.s
+		z.s = ""
+		return line, io.EOF
+	}
+	line := z.s[:i+1]
+	z.s = z.s[i+1:]
+	return line, nil
+}
+
+// Read implements io.Reader (go-gitdiff reads through ReadString).
+func (z *zeroCopy) Read(p []byte) (int, error) {
+	if z.s == "" {
+		return 0, io.EOF
+	}
+	n := copy(p, z.s)
+	z.s = z.s[n:]
+	return n, nil
 }
 
 // binaryByContent makes f binary when its lines hold a NUL byte, as git
@@ -111,7 +214,7 @@ func ParsePatch(path, patch string) (*File, error) {
 	const header = "diff --git a/f b/f\n--- a/f\n+++ b/f\n"
 	const headerLines = 3
 	patch = withFinalNewline(patch)
-	gfs, _, err := gitdiff.Parse(strings.NewReader(header + patch))
+	gfs, _, err := gitdiff.Parse(&zeroCopy{s: header + patch})
 	if err != nil {
 		return nil, fmt.Errorf("parse patch %q: %w", path, lineError(err, header+patch, headerLines))
 	}
@@ -164,7 +267,8 @@ func withFinalNewline(s string) string {
 // keeps every line's length in lines and its meaning. go-gitdiff takes the
 // quote that closes a name ending in a backslash ("b/x\\") for an escaped
 // one and rejects the whole diff: a file named so would stop the review.
-// Hunk lines (counted from their headers) are left alone.
+// Hunk lines (counted from their headers) are left alone, and s itself is
+// returned when no name needs rewriting.
 func octalBackslashes(s string) string {
 	if !strings.Contains(s, `\\`) {
 		return s
@@ -173,8 +277,12 @@ func octalBackslashes(s string) string {
 	b.Grow(len(s) + 64)
 	lines := newLineScanner(s)
 	oldLeft, newLeft := 0, 0
+	changed := false
 	for {
 		line, ok := lines.next()
+		if !ok && !changed {
+			return s // the lines keep pointing into s
+		}
 		if !ok {
 			return b.String()
 		}
@@ -192,8 +300,9 @@ func octalBackslashes(s string) string {
 			}
 		case strings.HasPrefix(line, "@@ -"):
 			oldLeft, newLeft = hunkCounts(line)
-		case strings.Contains(line, `"`) && isNameLine(line):
+		case strings.Contains(line, `"`) && isNameLine(line) && strings.Contains(line, `\\`):
 			line = strings.ReplaceAll(line, `\\`, `\134`)
+			changed = true
 		}
 		b.WriteString(line)
 		if lines.pos <= len(s) && lines.pos > 0 && s[lines.pos-1] == '\n' {
@@ -305,8 +414,20 @@ func convertFile(gf *gitdiff.File) (*File, error) {
 	if len(gf.TextFragments) > 0 {
 		f.Hunks = make([]Hunk, len(gf.TextFragments))
 	}
+	// One array holds the lines of all the file's hunks: a large diff is
+	// millions of lines, and one allocation per file instead of per hunk
+	// leaves the heap less fragmented.
+	n := 0
+	for _, frag := range gf.TextFragments {
+		n += len(frag.Lines)
+	}
+	var lines []Line
+	if n > 0 {
+		lines = make([]Line, n)
+	}
 	for i, frag := range gf.TextFragments {
-		err := convertHunk(f, &f.Hunks[i], frag)
+		var err error
+		lines, err = convertHunk(f, &f.Hunks[i], frag, lines)
 		if err == nil && i > 0 {
 			err = checkOrder(&f.Hunks[i-1], &f.Hunks[i])
 		}
@@ -328,20 +449,22 @@ func modeString(m os.FileMode) string {
 	return fmt.Sprintf("%06o", uint32(m))
 }
 
-func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment) error {
+// convertHunk converts frag into h, whose lines it takes from the front of
+// lines; it returns the rest.
+func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment, lines []Line) ([]Line, error) {
 	for _, n := range []int64{frag.OldPosition, frag.OldLines, frag.NewPosition, frag.NewLines} {
 		if n < 0 || n > math.MaxInt32 {
-			return fmt.Errorf("line number or count %d out of range", n)
+			return lines, fmt.Errorf("line number or count %d out of range", n)
 		}
 	}
 	if (frag.OldPosition == 0 && frag.OldLines > 0) || (frag.NewPosition == 0 && frag.NewLines > 0) {
-		return errors.New("a range starting at line 0 must be empty")
+		return lines, errors.New("a range starting at line 0 must be empty")
 	}
 	*h = Hunk{
 		OldStart: int(frag.OldPosition), OldLines: int(frag.OldLines),
 		NewStart: int(frag.NewPosition), NewLines: int(frag.NewLines),
 		Section: frag.Comment,
-		Lines:   make([]Line, len(frag.Lines)),
+		Lines:   lines[:len(frag.Lines):len(frag.Lines)],
 	}
 	f.DiffBytes += len(hunkHeader(h)) + 1
 	oldN, newN := h.OldStart, h.NewStart
@@ -374,7 +497,7 @@ func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment) error {
 			f.Deletions++
 		}
 	}
-	return nil
+	return lines[len(frag.Lines):], nil
 }
 
 // checkOrder rejects hunks that overlap or go backwards on either side.

@@ -337,13 +337,9 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if skip, reason := Gate(change, repo); skip && (r.req.Automatic || !repo.Enabled) {
 		return r.skipped(change, reason), nil
 	}
-	text, err := src.Diff(ctx)
+	d, err := parsedDiff(ctx, src)
 	if err != nil {
-		return nil, fmt.Errorf("read diff: %w", err)
-	}
-	d, err := diff.ParseString(text)
-	if err != nil {
-		return nil, fmt.Errorf("parse diff: %w", err)
+		return nil, err
 	}
 	if repo.MaxFiles > 0 && len(d.Files) > repo.MaxFiles {
 		return r.skipped(change, fmt.Sprintf("%d files changed, more than max_files (%d)", len(d.Files), repo.MaxFiles)), nil
@@ -367,6 +363,32 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	res.Scope, res.Ledger, res.Config = sc, c.ledger, repo
 	r.addWalkthrough(ctx, res, change, d, since == nil)
 	return res, nil
+}
+
+// parsedSource is a Source that parsed its diff already (difftext,
+// localgit): the review reads that parse instead of parsing the text again.
+type parsedSource interface {
+	ParsedDiff(ctx context.Context) (*diff.Diff, error)
+}
+
+// parsedDiff reads and parses the diff of src.
+func parsedDiff(ctx context.Context, src review.Source) (*diff.Diff, error) {
+	if ps, ok := src.(parsedSource); ok {
+		d, err := ps.ParsedDiff(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read diff: %w", err)
+		}
+		return d, nil
+	}
+	text, err := src.Diff(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read diff: %w", err)
+	}
+	d, err := diff.ParseString(text)
+	if err != nil {
+		return nil, fmt.Errorf("parse diff: %w", err)
+	}
+	return d, nil
 }
 
 // touchedFiles are the files whose open findings a review checks: those the

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
@@ -254,51 +253,55 @@ type analyzed struct {
 	findings []review.Finding
 }
 
-// deterministic runs the built-in analyzers and the linters side by side
-// on the files to scan and returns their outcomes (agents that had nothing
-// to check left out) and the linters' notes.
+// deterministic runs the built-in analyzers (one pass over the files) and
+// the linters side by side on the files to scan and returns their outcomes
+// (linters that had nothing to check left out) and the linters' notes.
 func (r *run) deterministic(ctx context.Context, scan []*diff.File) ([]analyzed, []string) {
 	deps := r.p.d
-	out := make([]analyzed, len(deps.Analyzers)+len(deps.Linters))
+	var analyzers []analyzed
+	linted := make([]analyzed, len(deps.Linters))
 	notes := make([][]string, len(deps.Linters))
 	var wg sync.WaitGroup
-	for i, a := range deps.Analyzers {
-		wg.Go(func() { out[i] = r.runAnalyzer(ctx, a, scan) })
-	}
+	wg.Go(func() { analyzers = r.runAnalyzers(ctx, deps.Analyzers, scan) })
 	for i, l := range deps.Linters {
-		wg.Go(func() { out[len(deps.Analyzers)+i], notes[i] = r.runLinter(ctx, l, scan) })
+		wg.Go(func() { linted[i], notes[i] = r.runLinter(ctx, l, scan) })
 	}
 	wg.Wait()
-	ran := out[:0]
-	for _, a := range out {
+	out := analyzers
+	for _, a := range linted {
 		if a.result.Agent != "" {
-			ran = append(ran, a)
+			out = append(out, a)
 		}
 	}
 	var all []string
 	for _, n := range notes {
 		all = append(all, n...)
 	}
-	return ran, all
+	return out, all
 }
 
-// runAnalyzer runs one built-in analyzer as an agent.
-func (r *run) runAnalyzer(ctx context.Context, a analyzer.Analyzer, files []*diff.File) analyzed {
-	name := a.Name()
-	r.emit(ctx, review.EventAgentStarted, review.StageReviewer, name, map[string]any{"files": len(files)})
-	start := time.Now()
-	findings, err := a.Analyze(ctx, files)
-	res := review.AgentResult{Agent: name, Stage: review.StageReviewer, Status: review.AgentSuccess,
-		Issues: len(findings), ElapsedMS: time.Since(start).Milliseconds()}
-	if err != nil {
-		res.Status, res.Error, res.ErrorType = review.AgentError, err.Error(), "analyzer"
+// runAnalyzers runs the built-in analyzers as agents, in one pass over
+// the files (analyzer.Run).
+func (r *run) runAnalyzers(ctx context.Context, analyzers []analyzer.Analyzer, files []*diff.File) []analyzed {
+	for _, a := range analyzers {
+		r.emit(ctx, review.EventAgentStarted, review.StageReviewer, a.Name(), map[string]any{"files": len(files)})
 	}
-	for i := range findings {
-		findings[i].Agent = name
-		r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, findings[i])
+	out := make([]analyzed, len(analyzers))
+	for i, got := range analyzer.Run(ctx, analyzers, files) {
+		name := analyzers[i].Name()
+		res := review.AgentResult{Agent: name, Stage: review.StageReviewer, Status: review.AgentSuccess,
+			Issues: len(got.Findings), ElapsedMS: got.Elapsed.Milliseconds()}
+		if got.Err != nil {
+			res.Status, res.Error, res.ErrorType = review.AgentError, got.Err.Error(), "analyzer"
+		}
+		for j := range got.Findings {
+			got.Findings[j].Agent = name
+			r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, got.Findings[j])
+		}
+		r.emitAgentDone(ctx, res)
+		out[i] = analyzed{result: res, findings: got.Findings}
 	}
-	r.emitAgentDone(ctx, res)
-	return analyzed{result: res, findings: findings}
+	return out
 }
 
 // emitAgentDone reports the end of an agent as its handoff to the verifier.

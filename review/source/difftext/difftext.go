@@ -39,6 +39,10 @@ func (s *Source) Change(context.Context) (review.Change, error) { return review.
 // Diff returns the text New was given.
 func (s *Source) Diff(context.Context) (string, error) { return s.text, nil }
 
+// ParsedDiff returns the diff New parsed, so that a review does not parse
+// it again. The caller must not modify it.
+func (s *Source) ParsedDiff(context.Context) (*diff.Diff, error) { return s.diff, nil }
+
 // Files lists the files of the diff.
 func (s *Source) Files(context.Context) ([]review.ChangedFile, error) {
 	return slices.Clone(s.files), nil

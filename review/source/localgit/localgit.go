@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
 )
 
@@ -126,11 +127,11 @@ func New(ctx context.Context, dir, base, head string) (*Source, error) {
 	// driver's binary=true) and core.bigFileThreshold must not turn a text
 	// file into "Binary files differ"; review/diff decides binary by
 	// content. The other flags pin what configuration could change.
-	out, err = s.git(ctx, maxDiffBytes, append(append([]string{"diff"}, diffFlags()...), s.baseRev, headSHA, "--")...)
+	text, err := s.gitText(ctx, maxDiffBytes, append(append([]string{"diff"}, diffFlags()...), s.baseRev, headSHA, "--")...)
 	if err != nil {
 		return nil, fmt.Errorf("localgit: diff: %w", err)
 	}
-	if s.diff, err = difftext.New(string(out)); err != nil {
+	if s.diff, err = difftext.New(text); err != nil {
 		return nil, fmt.Errorf("localgit: %w", err)
 	}
 	return s, nil
@@ -197,6 +198,10 @@ func (s *Source) Diff(ctx context.Context) (string, error) { return s.diff.Diff(
 
 // Files lists the changed files, from the diff.
 func (s *Source) Files(ctx context.Context) ([]review.ChangedFile, error) { return s.diff.Files(ctx) }
+
+// ParsedDiff returns the diff as parsed when the Source was opened, so
+// that a review does not parse it again. The caller must not modify it.
+func (s *Source) ParsedDiff(ctx context.Context) (*diff.Diff, error) { return s.diff.ParsedDiff(ctx) }
 
 // Commits lists up to max commits reachable from head and not from base,
 // the most recent ones, oldest first; max <= 0 lists them all.
@@ -470,6 +475,30 @@ func (s *Source) git(ctx context.Context, limit int64, args ...string) ([]byte, 
 
 // gitIn runs git in dir and returns its stdout, at most limit bytes.
 func (s *Source) gitIn(ctx context.Context, dir string, limit int64, args ...string) ([]byte, error) {
+	var out bytes.Buffer
+	if err := s.gitInto(ctx, dir, &out, limit, args...); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// gitText runs git in the repository and returns its stdout as a string,
+// at most limit bytes, read once into the string (a diff is the largest
+// thing a review holds: it is not copied from bytes).
+func (s *Source) gitText(ctx context.Context, limit int64, args ...string) (string, error) {
+	var out strings.Builder
+	if err := s.gitInto(ctx, s.root, &out, limit, args...); err != nil {
+		return "", err
+	}
+	return out.String(), nil
+}
+
+// gitInto runs git in dir and writes its stdout, at most limit bytes, to
+// out.
+func (s *Source) gitInto(ctx context.Context, dir string, out interface {
+	io.Writer
+	Len() int
+}, limit int64, args ...string) error {
 	full := append(append([]string{"-C", dir}, pinnedConfig...), args...)
 	cmd := exec.CommandContext(ctx, "git", full...) //nolint:gosec // fixed binary, arguments passed without a shell
 	cmd.Env = s.env
@@ -478,27 +507,27 @@ func (s *Source) gitIn(ctx context.Context, dir string, limit int64, args ...str
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("git %s: %w", args[0], err)
+		return fmt.Errorf("git %s: %w", args[0], err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("git %s: %w", args[0], err)
+		return fmt.Errorf("git %s: %w", args[0], err)
 	}
-	out, readErr := io.ReadAll(io.LimitReader(stdout, limit+1))
-	if int64(len(out)) > limit {
+	_, readErr := io.Copy(out, io.LimitReader(stdout, limit+1))
+	if int64(out.Len()) > limit {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return nil, fmt.Errorf("git %s: output larger than %d MiB", args[0], limit>>20)
+		return fmt.Errorf("git %s: output larger than %d MiB", args[0], limit>>20)
 	}
 	if err := cmd.Wait(); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, fmt.Errorf("git %s: %w", args[0], ctxErr)
+			return fmt.Errorf("git %s: %w", args[0], ctxErr)
 		}
-		return nil, &gitError{args: args, err: err, stderr: stderr.String()}
+		return &gitError{args: args, err: err, stderr: stderr.String()}
 	}
 	if readErr != nil {
-		return nil, fmt.Errorf("git %s: read output: %w", args[0], readErr)
+		return fmt.Errorf("git %s: read output: %w", args[0], readErr)
 	}
-	return out, nil
+	return nil
 }
 
 // limitedWriter keeps the first n bytes written to it and drops the rest.

@@ -66,10 +66,11 @@ func NewUncommitted(ctx context.Context, dir string, which Uncommitted) (*Source
 		args = append(args, "--cached")
 	}
 	args = append(args, append(diffFlags(), headSHA, "--")...)
-	if out, err = s.git(ctx, maxDiffBytes, args...); err != nil {
+	text, err := s.gitText(ctx, maxDiffBytes, args...)
+	if err != nil {
 		return nil, fmt.Errorf("localgit: diff: %w", err)
 	}
-	if s.diff, err = difftext.New(string(out)); err != nil {
+	if s.diff, err = difftext.New(text); err != nil {
 		return nil, fmt.Errorf("localgit: %w", err)
 	}
 	return s, nil
