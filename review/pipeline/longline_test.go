@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
@@ -39,13 +38,15 @@ func addedFileDiff(path string, lines ...string) string {
 	return b.String()
 }
 
-// TestHugeLinesReviewedQuickly reviews a pull request adding a 1 MB line
-// without spaces, and one whose repository instructions are such a line,
-// with the fake LLM, gpt-4o's tokenizer and the built-in analyzers. The
-// bound is generous: the review takes about a second; it took about an
-// hour (the tokenizer) and then 10 s (gitleaks on the whole line). A secret
-// in the middle of such a line is still found.
-func TestHugeLinesReviewedQuickly(t *testing.T) {
+// TestHugeLinesReviewed reviews a pull request adding a 1 MB line without
+// spaces, and one whose repository instructions are such a line, with the
+// fake LLM, gpt-4o's tokenizer and the built-in analyzers: every prompt
+// fits, and a secret in the middle of such a line is still found. Such a
+// review took about an hour once (the tokenizer's quadratic merge) and
+// then 10 s (gitleaks on the whole line); the time is measured by the
+// benchmarks (review/budget BenchmarkCount1MBLine and BenchmarkFit1MBLine),
+// not here.
+func TestHugeLinesReviewed(t *testing.T) {
 	letters := megabyteOfLetters()
 	small := addedFileDiff("main.go", "package main", "", "func main() {}")
 	tests := []struct {
@@ -67,7 +68,7 @@ func TestHugeLinesReviewedQuickly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Load the vocabulary outside the timing.
+	// Load the vocabulary first.
 	if _, err := p.Run(t.Context(), Request{Source: warm, Repo: config.DefaultRepo()}); err != nil {
 		t.Fatal(err)
 	}
@@ -80,18 +81,9 @@ func TestHugeLinesReviewedQuickly(t *testing.T) {
 			repo := config.DefaultRepo()
 			repo.Instructions = tt.instructions
 			before := len(srv.Requests())
-			start := time.Now()
 			res, err := p.Run(t.Context(), Request{Source: src, Repo: repo})
-			elapsed := time.Since(start)
 			if err != nil {
 				t.Fatal(err)
-			}
-			bound := 5 * time.Second
-			if raceEnabled {
-				bound *= 10
-			}
-			if elapsed > bound {
-				t.Errorf("review took %v, want under %v", elapsed, bound)
 			}
 			// A minified file is skipped by the model (generated code),
 			// never by the analyzers.
