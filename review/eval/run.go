@@ -67,7 +67,10 @@ func Run(ctx context.Context, cases []Case, opt Options) ([]CaseResult, error) {
 		sem = make(chan struct{}, max(opt.Parallel, 1))
 	)
 	for i, c := range cases {
-		if r, ok := opt.Done[c.ID]; ok {
+		mu.Lock() // OnResult may record into Done while cases run
+		r, ok := opt.Done[c.ID]
+		mu.Unlock()
+		if ok {
 			results[i] = r
 			continue
 		}

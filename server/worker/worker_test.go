@@ -560,7 +560,7 @@ func TestRunTimeout(t *testing.T) {
 	e.gh.AddPR(standardPR(fixtureSHA))
 	e.opened("d-1", fixtureSHA)
 	cfg := e.options()
-	cfg.RunTimeout = 3 * time.Second // long enough to reach the model under load; the model never answers
+	cfg.RunTimeout = 10 * time.Second // long enough to reach the model under load (the analyzers run first); the model never answers
 	e.start(e.store, cfg, nil)
 	g.waitEntered(t)
 	run := e.waitDone(1)[0]
