@@ -16,6 +16,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/analyzer"
+	"github.com/mergeguard/mergeguard/review/codectx"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 )
@@ -32,6 +33,10 @@ type prompts struct {
 	// learnings are the repository's learnings that apply to each chunk,
 	// by chunk number.
 	learnings map[int]string
+	// code is the code context of each chunk, by chunk number, and
+	// codeTokens the allowance each chunk's prompt keeps for it.
+	code       map[int]string
+	codeTokens int
 }
 
 // planStage runs the planner: budget, conventions, skip rules and chunks.
@@ -41,6 +46,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 	deps := r.p.d
 	pr := prompts{llm: r.llm != nil}
 	var notes []string
+	var snippets map[string][]codectx.Snippet
 	chunkTokens := deps.MaxChunkTokens
 	if pr.llm {
 		if deps.Tools != nil {
@@ -55,6 +61,9 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 			notes = append(notes, "Repository conventions were cut to fit the context budget.")
 		}
 		pr.conventions = conv
+		var codeNotes []string
+		snippets, pr.codeTokens, codeNotes = r.codeContext(ctx, d)
+		notes = append(notes, codeNotes...)
 		chunkTokens = min(chunkTokens, input-r.overhead(change, pr))
 		if chunkTokens < minChunkTokens {
 			notes = append(notes, fmt.Sprintf("The model's context (%d tokens, %d for output) is too small for a review: built-in analyzers only.",
@@ -80,6 +89,8 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 	if pr.llm {
 		var cut []string
 		pr.learnings, cut = r.chunkLearnings(pl)
+		notes = append(notes, cut...)
+		pr.code, cut = r.chunkCodes(ctx, pl, snippets, pr.codeTokens)
 		notes = append(notes, cut...)
 	}
 	chunks := make([]map[string]any, len(pl.chunks))
@@ -110,6 +121,9 @@ func (r *run) overhead(change review.Change, pr prompts) int {
 	n += maxEvidenceTokens + 40 // the analyzers' findings, when there are some
 	if len(r.req.Learnings) > 0 {
 		n += r.learningsBudget() + 40 // the list and its framing
+	}
+	if pr.codeTokens > 0 {
+		n += pr.codeTokens + c.Count(codeHeader) + codeFramingTokens
 	}
 	n += messageOverheadTokens + retryReserve + input/50 // 2% for tokenizer drift
 	if deps.ResponseFormat == agent.FormatJSONSchema {
@@ -227,7 +241,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 		Name:   name,
 		Stage:  review.StageReviewer,
 		System: systemMessage(pr.conventions, pathInstructions(r.req.Repo, c.paths(), r.counter), r.req.Repo.Language, len(r.req.Learnings) > 0),
-		User:   userMessage(change, c, total, r.counter, chunkContext{known: r.known, evidence: evidence, learnings: pr.learnings[c.n]}),
+		User:   userMessage(change, c, total, r.counter, chunkContext{known: r.known, evidence: evidence, learnings: pr.learnings[c.n], code: pr.code[c.n]}),
 		Tools:  pr.tools,
 		Emit: func(t review.EventType, data map[string]any) {
 			data["chunk"] = c.n
