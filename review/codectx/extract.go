@@ -195,13 +195,14 @@ type callSite struct {
 	line int
 }
 
-// calls lists the calls of the named functions.
+// calls lists the calls of the named functions (the keys of names).
 func (f *file) calls(names map[string]bool) []callSite {
 	var out []callSite
 	f.root.walk(func(n *Node) bool {
 		if field, ok := f.g.calls[n.Kind]; ok {
 			if c := callee(n.Child(field)); c != nil {
-				if name := c.Text(f.src); names[name] {
+				name := c.Text(f.src)
+				if _, ok := names[name]; ok {
 					out = append(out, callSite{name: name, line: c.Start})
 				}
 			}
