@@ -48,6 +48,7 @@ func gitDiff(t *testing.T, base, head repo) *diff.Diff {
 		}
 	}
 	write("a", base)
+	write("b", base)
 	write("b", head)
 	cmd := exec.Command("git", "diff", "--no-index", "--no-prefix", "a", "b")
 	cmd.Dir = dir
