@@ -65,13 +65,11 @@ func copyChildren(cur *sitter.TreeCursor, parent *Node) {
 		return
 	}
 	for {
-		n := cur.CurrentNode()
-		if n.IsNamed() {
+		// Anonymous nodes (punctuation, keywords) are leaves: skipped.
+		if n := cur.CurrentNode(); n.IsNamed() {
 			child := convert(n, cur.CurrentFieldName(), parent)
 			parent.Children = append(parent.Children, child)
 			copyChildren(cur, child)
-		} else {
-			copyChildren(cur, parent)
 		}
 		if !cur.GoToNextSibling() {
 			break
