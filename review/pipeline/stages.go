@@ -64,6 +64,12 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 		var codeNotes []string
 		snippets, pr.codeTokens, codeNotes = r.codeContext(ctx, d)
 		notes = append(notes, codeNotes...)
+		// The code context never takes more than half of what the diff
+		// would have without it.
+		pr.codeTokens = min(pr.codeTokens, (input-r.overhead(change, prompts{conventions: pr.conventions, tools: pr.tools}))/2)
+		if pr.codeTokens <= 0 {
+			pr.codeTokens, snippets = 0, nil
+		}
 		chunkTokens = min(chunkTokens, input-r.overhead(change, pr))
 		if chunkTokens < minChunkTokens {
 			notes = append(notes, fmt.Sprintf("The model's context (%d tokens, %d for output) is too small for a review: built-in analyzers only.",
