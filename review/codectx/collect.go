@@ -173,10 +173,10 @@ func (c *collector) target(ctx context.Context, df *diff.File) (*target, error) 
 	t := &target{f: f, changed: map[int]bool{}, shown: map[int]bool{}, fam: family(l)}
 	for _, h := range df.Hunks {
 		for i, ln := range h.Lines {
-			switch {
-			case ln.Kind == diff.Add:
+			switch ln.Kind {
+			case diff.Add:
 				t.changed[ln.NewLine] = true
-			case ln.Kind == diff.Delete:
+			case diff.Delete:
 				t.changed[nextNew(h.Lines[i:], h.NewStart+h.NewLines)] = true
 			}
 			if ln.NewLine > 0 {
