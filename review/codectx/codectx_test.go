@@ -198,8 +198,9 @@ func TestCollectLimits(t *testing.T) {
 	if res.FilesRead > 3 {
 		t.Errorf("FilesRead = %d, want at most 3", res.FilesRead)
 	}
-	if got := len(res.ByFile["a/a.go"]); got != 1 {
-		t.Errorf("%d snippets, want 1 (only c0.go was searched): %v", got, brief(res.ByFile["a/a.go"]))
+	want := []string{"call site c/c0.go:3-5 F", "call site c/c1.go:3-5 F"} // a.go, c0.go and c1.go read
+	if diff := cmp.Diff(want, brief(res.ByFile["a/a.go"])); diff != "" {
+		t.Errorf("snippets (-want +got):\n%s", diff)
 	}
 	if len(res.Notes) != 1 {
 		t.Errorf("notes = %q, want one about the file limit", res.Notes)

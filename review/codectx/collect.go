@@ -301,10 +301,11 @@ func (c *collector) search(ctx context.Context, targets []*target, changed []*di
 		all = nil // only the changed files are known
 	}
 	order := searchOrder(all, targets)
-	if budget := c.lim.MaxFiles - c.res.FilesRead; len(order) > budget {
+	// The changed files, first in the order, are read already.
+	if budget := c.lim.MaxFiles - c.res.FilesRead + len(targets); len(order) > budget {
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("Code context: %d of %d files of the change's languages were searched for definitions and callers.",
-			max(budget, 0), len(order)))
-		order = order[:max(budget, 0)]
+			max(budget, len(targets)), len(order)))
+		order = order[:max(budget, len(targets))]
 	}
 	if p, ok := c.r.(preloader); ok && len(order) > 20 {
 		_ = p.Preload(ctx) // best effort: otherwise files are read one by one
@@ -313,12 +314,27 @@ func (c *collector) search(ctx context.Context, targets []*target, changed []*di
 	for _, df := range changed {
 		byPath[df.Path()] = df
 	}
-	contents := c.readAll(ctx, order)
+	// The changed files are parsed already: only the others are read.
+	var toRead []string
+	for _, p := range order {
+		if _, ok := c.parsed[p]; !ok {
+			toRead = append(toRead, p)
+		}
+	}
+	read := c.readAll(ctx, toRead)
+	contents := map[string][]byte{}
+	for i, p := range toRead {
+		contents[p] = read[i]
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for i, p := range order {
-		src := contents[i]
+	for _, p := range order {
+		if f, ok := c.parsed[p]; ok {
+			c.scan(f, targets)
+			continue
+		}
+		src := contents[p]
 		if src == nil {
 			if df, ok := byPath[p]; ok {
 				src = fromHunks(df)
