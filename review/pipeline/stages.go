@@ -47,6 +47,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 	pr := prompts{llm: r.llm != nil}
 	var notes []string
 	var snippets map[string][]codectx.Snippet
+	var code codeFound
 	chunkTokens := deps.MaxChunkTokens
 	if pr.llm {
 		if deps.Tools != nil {
@@ -61,9 +62,9 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 			notes = append(notes, "Repository conventions were cut to fit the context budget.")
 		}
 		pr.conventions = conv
-		var codeNotes []string
-		snippets, pr.codeTokens, codeNotes = r.codeContext(ctx, d)
-		notes = append(notes, codeNotes...)
+		code = r.codeContext(ctx, d)
+		snippets, pr.codeTokens = code.snippets, code.tokens
+		notes = append(notes, code.notes...)
 		// The code context never takes more than half of what the diff
 		// would have without it.
 		pr.codeTokens = min(pr.codeTokens, (input-r.overhead(change, prompts{conventions: pr.conventions, tools: pr.tools}))/2)
@@ -107,6 +108,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 		"from": review.StagePlanner, "to": review.StageReviewer,
 		"files_changed": len(d.Files), "files_reviewed": len(pl.reviewed), "files_skipped": len(pl.skipped),
 		"skipped": nonNil(pl.skipped), "chunks": chunks, "chunk_tokens": chunkTokens, "truncated": pl.truncation != nil,
+		"code_context": code.stats,
 	})
 	return pl, pr, notes
 }
