@@ -106,6 +106,16 @@ func TestCollect(t *testing.T) {
 			want: []string{"definition lib/audit.js:1-4 audit"},
 		},
 		{
+			name: "tsx: call site of a changed component helper",
+			base: repo{
+				"ui/format.ts": "export function price(cents: number): string {\n  return (cents / 100).toFixed(2);\n}\n",
+				"ui/Cart.tsx":  "import { price } from \"./format\";\n\nexport function Cart({ total }: { total: number }) {\n  return <span>{price(total)}</span>;\n}\n",
+			},
+			head: repo{"ui/format.ts": "export function price(euros: number): string {\n  return euros.toFixed(2);\n}\n"},
+			file: "ui/format.ts",
+			want: []string{"call site ui/Cart.tsx:3-5 price"},
+		},
+		{
 			name: "java: caller shown with its small class (the constant it passes)",
 			base: repo{
 				"src/cart/Pricing.java":  "package cart;\n\npublic class Pricing {\n    public static long applyDiscount(long cents, double percent) {\n        return (long) (cents * (1 - percent / 100));\n    }\n}\n",
