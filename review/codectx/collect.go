@@ -314,18 +314,7 @@ func (c *collector) search(ctx context.Context, targets []*target, changed []*di
 	for _, df := range changed {
 		byPath[df.Path()] = df
 	}
-	// The changed files are parsed already: only the others are read.
-	var toRead []string
-	for _, p := range order {
-		if _, ok := c.parsed[p]; !ok {
-			toRead = append(toRead, p)
-		}
-	}
-	read := c.readAll(ctx, toRead)
-	contents := map[string][]byte{}
-	for i, p := range toRead {
-		contents[p] = read[i]
-	}
+	contents := c.contents(ctx, order)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -353,6 +342,23 @@ func (c *collector) search(ctx context.Context, targets []*target, changed []*di
 		c.scan(f, targets)
 	}
 	return nil
+}
+
+// contents reads the files of order not parsed yet (the changed files
+// are), by path.
+func (c *collector) contents(ctx context.Context, order []string) map[string][]byte {
+	var toRead []string
+	for _, p := range order {
+		if _, ok := c.parsed[p]; !ok {
+			toRead = append(toRead, p)
+		}
+	}
+	read := c.readAll(ctx, toRead)
+	out := make(map[string][]byte, len(toRead))
+	for i, p := range toRead {
+		out[p] = read[i]
+	}
+	return out
 }
 
 // readAll reads the head contents of paths, a few at a time; a file that
