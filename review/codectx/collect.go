@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
@@ -318,30 +321,48 @@ func (c *collector) search(ctx context.Context, targets []*target, changed []*di
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for _, p := range order {
-		if f, ok := c.parsed[p]; ok {
+	for _, f := range c.parseAll(ctx, order, contents, byPath, targets) {
+		if f != nil {
 			c.scan(f, targets)
+		}
+	}
+	return ctx.Err()
+}
+
+// parseAll parses the files of order that mention a name the targets look
+// for, on every core, and returns them in order (nil for those left out).
+func (c *collector) parseAll(ctx context.Context, order []string, contents map[string][]byte, byPath map[string]*diff.File, targets []*target) []*file {
+	out := make([]*file, len(order))
+	var mu sync.Mutex
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, p := range order {
+		if f, ok := c.parsed[p]; ok {
+			out[i] = f
 			continue
 		}
 		src := contents[p]
-		if src == nil {
-			if df, ok := byPath[p]; ok {
-				src = fromHunks(df)
-			}
+		if df, ok := byPath[p]; ok && src == nil {
+			src = fromHunks(df)
 		}
 		if src == nil || len(src) > c.lim.MaxFileBytes || !mentions(src, targets, family(lang.Detect(p))) {
 			continue
 		}
-		f, err := c.parse(ctx, p, lang.Detect(p), src)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		g.Go(func() error {
+			start := time.Now()
+			f, err := parseFile(ctx, p, lang.Detect(p), src)
+			mu.Lock()
+			defer mu.Unlock()
+			c.res.ParseTime += time.Since(start)
+			if err == nil {
+				c.res.FilesParsed++
+				out[i] = f
 			}
-			continue
-		}
-		c.scan(f, targets)
+			return nil // a file that does not parse is left out
+		})
 	}
-	return nil
+	_ = g.Wait()
+	return out
 }
 
 // contents reads the files of order not parsed yet (the changed files
