@@ -69,7 +69,7 @@ soak:
 
 ## eval: the seeded-bug corpus (testdata/eval) reviewed by the built-in analyzers alone,
 ## scored (precision, recall, F1, findings on clean cases), then the context recall of
-## today's prompts; set OPENAI_BASE_URL etc. and run bin/mergeguard eval for a model
+## the prompts (code-aware context with a cgo build); set OPENAI_BASE_URL etc. and run bin/mergeguard eval for a model
 ## (docs/evaluation.md)
 eval: build
 	bin/mergeguard eval --analyzers-only testdata/eval

@@ -120,12 +120,13 @@ func TestDockerfile(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"CGO_ENABLED=0", "GOTOOLCHAIN=local"} {
+	// cgo for tree-sitter (code context), linked statically for distroless/static.
+	for _, want := range []string{"CGO_ENABLED=1", "GOTOOLCHAIN=local"} {
 		if !slices.Contains(env, want) {
 			t.Errorf("builder ENV %v lacks %s", env, want)
 		}
 	}
-	for _, want := range []string{"-trimpath", "-X main.version=${VERSION} -X main.commit=${COMMIT}", "-o /out/mergeguard", "./cmd/mergeguard"} {
+	for _, want := range []string{"-trimpath", "-tags netgo,osusergo", "-extldflags -static", "CC=$cc", "-X main.version=${VERSION} -X main.commit=${COMMIT}", "-o /out/mergeguard", "./cmd/mergeguard"} {
 		if !strings.Contains(goBuild, want) {
 			t.Errorf("go build command %q lacks %q", goBuild, want)
 		}

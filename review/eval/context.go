@@ -15,6 +15,9 @@ type ContextResult struct {
 	Seen bool `json:"seen"`
 	// Prompts counts the first prompts (one per model reviewer).
 	Prompts int `json:"prompts"`
+	// Overflows counts the model reviewers whose prompt did not fit the
+	// model's context (an agent error of type context_overflow).
+	Overflows int `json:"overflows,omitempty"`
 	// Missing lists the ranges the best prompt lacks.
 	Missing []string `json:"missing,omitempty"`
 	Reason  string   `json:"reason,omitempty"`

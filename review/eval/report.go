@@ -95,8 +95,8 @@ func writeSummaryText(w io.Writer, r Report) {
 	fmt.Fprintf(w, "reviewer: %s; matching: %s; %d cases (%d clean, %d errors) in %.1fs\n",
 		r.Settings.model(), matching(r.Settings), s.Cases, s.CleanCases, s.Errors, float64(r.Settings.ElapsedMS)/1000)
 	if s.Context != nil {
-		fmt.Fprintf(w, "context recall: %s (%d of %d cases: the first prompt holds the lines needed to see the defect)\n",
-			pct(s.Context.Recall), s.Context.Seen, s.Context.Cases)
+		fmt.Fprintf(w, "context recall: %s (%d of %d cases: the first prompt holds the lines needed to see the defect); prompts over the context budget: %d\n",
+			pct(s.Context.Recall), s.Context.Seen, s.Context.Cases, s.Context.Overflows)
 	}
 	if r.Settings.ContextOnly {
 		return
@@ -161,7 +161,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	fmt.Fprintf(&b, "# MergeGuard evaluation\n\nReviewer: %s. Matching: %s. %d cases (%d clean, %d errors), %.1f s.\n\n",
 		r.Settings.model(), matching(r.Settings), s.Cases, s.CleanCases, s.Errors, float64(r.Settings.ElapsedMS)/1000)
 	if s.Context != nil {
-		fmt.Fprintf(&b, "Context recall: **%s** (%d of %d cases).\n\n", pct(s.Context.Recall), s.Context.Seen, s.Context.Cases)
+		fmt.Fprintf(&b, "Context recall: **%s** (%d of %d cases); prompts over the context budget: %d.\n\n", pct(s.Context.Recall), s.Context.Seen, s.Context.Cases, s.Context.Overflows)
 	}
 	if !r.Settings.ContextOnly {
 		fmt.Fprintf(&b, "| | golden | found | recall | findings | matched | precision |\n|---|---:|---:|---:|---:|---:|---:|\n")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
@@ -137,6 +138,11 @@ func runCase(ctx context.Context, c Case, opt Options) CaseResult {
 	}
 	if rec != nil {
 		cr := contextOf(ctx, src, c.ContextLines, rec.prompts())
+		for _, a := range res.Verdict.Agents {
+			if a.ErrorType == agent.ErrorTypeContextOverflow {
+				cr.Overflows++
+			}
+		}
 		r.Context = &cr
 	}
 	return r

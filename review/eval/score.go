@@ -204,6 +204,9 @@ type ContextSummary struct {
 	Cases  int     `json:"cases"`
 	Seen   int     `json:"seen"`
 	Recall float64 `json:"recall"`
+	// Overflows counts, over every case, the model reviewers whose prompt
+	// did not fit the model's context: it must stay 0.
+	Overflows int `json:"overflows"`
 }
 
 // Summarize adds up the case results.
@@ -274,10 +277,13 @@ func (s *Summary) addCase(r CaseResult) {
 	s.Cost += r.Cost
 	s.JudgeCost += r.JudgeCost
 	s.WallMS += r.WallMS
+	if r.Context != nil && s.Context == nil {
+		s.Context = &ContextSummary{}
+	}
+	if r.Context != nil {
+		s.Context.Overflows += r.Context.Overflows
+	}
 	if r.Context != nil && r.Context.Known {
-		if s.Context == nil {
-			s.Context = &ContextSummary{}
-		}
 		s.Context.Cases++
 		if r.Context.Seen {
 			s.Context.Seen++

@@ -15,6 +15,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/analyzer"
+	"github.com/mergeguard/mergeguard/review/codectx"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 )
@@ -31,6 +32,10 @@ type prompts struct {
 	// learnings are the repository's learnings that apply to each chunk,
 	// by chunk number.
 	learnings map[int]string
+	// code is the code context of each chunk, by chunk number, and
+	// codeTokens the allowance each chunk's prompt keeps for it.
+	code       map[int]string
+	codeTokens int
 }
 
 // planStage runs the planner: budget, conventions, skip rules and chunks.
@@ -40,6 +45,8 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 	deps := r.p.d
 	pr := prompts{llm: r.llm != nil}
 	var notes []string
+	var snippets map[string][]codectx.Snippet
+	var code codeFound
 	chunkTokens := deps.MaxChunkTokens
 	if pr.llm {
 		if deps.Tools != nil {
@@ -54,6 +61,15 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 			notes = append(notes, "Repository conventions were cut to fit the context budget.")
 		}
 		pr.conventions = conv
+		code = r.codeContext(ctx, d)
+		snippets, pr.codeTokens = code.snippets, code.tokens
+		notes = append(notes, code.notes...)
+		// The code context never takes more than half of what the diff
+		// would have without it.
+		pr.codeTokens = min(pr.codeTokens, (input-r.overhead(change, prompts{conventions: pr.conventions, tools: pr.tools}))/2)
+		if pr.codeTokens <= 0 {
+			pr.codeTokens, snippets = 0, nil
+		}
 		chunkTokens = min(chunkTokens, input-r.overhead(change, pr))
 		if chunkTokens < minChunkTokens {
 			notes = append(notes, fmt.Sprintf("The model's context (%d tokens, %d for output) is too small for a review: built-in analyzers only.",
@@ -80,6 +96,8 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 		var cut []string
 		pr.learnings, cut = r.chunkLearnings(pl)
 		notes = append(notes, cut...)
+		pr.code, cut = r.chunkCodes(ctx, pl, snippets, pr.codeTokens)
+		notes = append(notes, cut...)
 	}
 	chunks := make([]map[string]any, len(pl.chunks))
 	for i, c := range pl.chunks {
@@ -89,6 +107,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 		"from": review.StagePlanner, "to": review.StageReviewer,
 		"files_changed": len(d.Files), "files_reviewed": len(pl.reviewed), "files_skipped": len(pl.skipped),
 		"skipped": nonNil(pl.skipped), "chunks": chunks, "chunk_tokens": chunkTokens, "truncated": pl.truncation != nil,
+		"code_context": code.stats,
 	})
 	return pl, pr, notes
 }
@@ -109,6 +128,9 @@ func (r *run) overhead(change review.Change, pr prompts) int {
 	n += maxEvidenceTokens + 40 // the analyzers' findings, when there are some
 	if len(r.req.Learnings) > 0 {
 		n += r.learningsBudget() + 40 // the list and its framing
+	}
+	if pr.codeTokens > 0 {
+		n += pr.codeTokens + c.Count(codeHeader) + codeFramingTokens
 	}
 	n += messageOverheadTokens + retryReserve + input/50 // 2% for tokenizer drift
 	if deps.ResponseFormat == agent.FormatJSONSchema {
@@ -226,7 +248,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 		Name:   name,
 		Stage:  review.StageReviewer,
 		System: systemMessage(pr.conventions, pathInstructions(r.req.Repo, c.paths(), r.counter), r.req.Repo.Language, len(r.req.Learnings) > 0),
-		User:   userMessage(change, c, total, r.counter, chunkContext{known: r.known, evidence: evidence, learnings: pr.learnings[c.n]}),
+		User:   userMessage(change, c, total, r.counter, chunkContext{known: r.known, evidence: evidence, learnings: pr.learnings[c.n], code: pr.code[c.n]}),
 		Tools:  pr.tools,
 		Emit: func(t review.EventType, data map[string]any) {
 			data["chunk"] = c.n
