@@ -26,6 +26,11 @@ type Reader interface {
 	ListFiles(ctx context.Context) ([]string, error)
 }
 
+// preloadFrom is the number of files to read from which the whole head is
+// fetched at once (on GitHub one archive call) rather than file by file (a
+// call each).
+const preloadFrom = 5
+
 // preloader is a Reader that can fetch every head file at once (the GitHub
 // source, from the repository archive).
 type preloader interface {
@@ -114,6 +119,9 @@ func Collect(ctx context.Context, r Reader, files []*diff.File, lim Limits) (Res
 	ctx, cancel := context.WithTimeout(parent, lim.Timeout)
 	defer cancel()
 	c := &collector{r: r, lim: lim, res: Result{ByFile: map[string][]Snippet{}}, parsed: map[string]*file{}}
+	if p, ok := r.(preloader); ok && supported(files) >= preloadFrom {
+		_ = p.Preload(ctx) // best effort: otherwise files are read one by one
+	}
 	var targets []*target
 	for _, df := range files {
 		t, err := c.target(ctx, df)
@@ -310,7 +318,7 @@ func (c *collector) search(ctx context.Context, targets []*target, changed []*di
 			max(budget, len(targets)), len(order)))
 		order = order[:max(budget, len(targets))]
 	}
-	if p, ok := c.r.(preloader); ok && len(order) > 20 {
+	if p, ok := c.r.(preloader); ok && len(order)-len(targets) >= preloadFrom {
 		_ = p.Preload(ctx) // best effort: otherwise files are read one by one
 	}
 	byPath := map[string]*diff.File{}
@@ -461,4 +469,16 @@ func mentions(src []byte, targets []*target, fam string) bool {
 		}
 	}
 	return false
+}
+
+// supported counts the files Collect parses: those with a grammar that the
+// change did not delete.
+func supported(files []*diff.File) int {
+	n := 0
+	for _, df := range files {
+		if df.Status != diff.Deleted && !df.Binary && Supported(df.Path()) {
+			n++
+		}
+	}
+	return n
 }

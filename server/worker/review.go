@@ -186,6 +186,16 @@ type headSource struct {
 	job  *job
 }
 
+// Preload fetches the whole head at once when the Source can (GitHub's
+// archive: one call instead of one per file); the embedded interface
+// alone would hide it from the pipeline.
+func (s headSource) Preload(ctx context.Context) error {
+	if p, ok := s.Source.(interface{ Preload(context.Context) error }); ok {
+		return p.Preload(ctx)
+	}
+	return nil
+}
+
 func (s headSource) Change(ctx context.Context) (review.Change, error) {
 	change, err := s.Source.Change(ctx)
 	if err != nil {

@@ -641,12 +641,14 @@ func apiCalls(gh *githubtest.Server) (int, map[string]int) {
 }
 
 // TestAPICallsPerReview counts the GitHub API calls of the first review of
-// a 20-file pull request, from the webhook to the posted review: 10 (the
+// a 20-file pull request, from the webhook to the posted review: 13 (the
 // pull request, its diff, the base tree for .mergeguard.yml and
 // conventions, the head re-read before posting, Publish's reviews,
-// comments, create and created comments, and the check run created and
-// completed), plus one per head file a tool reads (the contents API, no
-// head tree) and one per convention file the base holds (its blob).
+// comments, create and created comments, the check run created and
+// completed, and for the code-aware context the head tree and the head
+// archive: its tarball call and the codeload download, which then answer
+// every head read, the model's tools included), plus one per convention
+// file the base holds (its blob).
 func TestAPICallsPerReview(t *testing.T) {
 	t.Parallel() // each test has its own database and fakes
 	tests := []struct {
@@ -682,7 +684,7 @@ func TestAPICallsPerReview(t *testing.T) {
 			}
 			n, by := apiCalls(e.gh)
 			t.Logf("%d API calls: %v", n, by)
-			if limit := 10 + len(tt.reads) + len(tt.base); n > limit {
+			if limit := 13 + len(tt.base); n > limit {
 				t.Errorf("%d API calls, want at most %d: %v", n, limit, by)
 			}
 		})
