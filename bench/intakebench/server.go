@@ -93,7 +93,9 @@ func intake(ctx context.Context, impl, dbURL, secret string) (http.Handler, func
 			return nil, nil, fmt.Errorf("mergeguard intake: %w", err)
 		}
 		log := zerolog.Nop()
-		h, err := webhook.New(webhook.Deps{Secret: secret, Store: st, GitHub: noGitHub{}, Logger: &log})
+		// As `serve` wires it: deliveries written in group commits.
+		h, err := webhook.New(webhook.Deps{Secret: secret, Store: st, Recorder: st.NewIntake(store.IntakeOptions{}),
+			GitHub: noGitHub{}, Logger: &log})
 		if err != nil {
 			st.Close()
 			return nil, nil, fmt.Errorf("mergeguard intake: %w", err)
