@@ -108,6 +108,7 @@ func (g *GoVet) Lint(ctx context.Context, files []File, tree Tree) (Report, erro
 	if err != nil {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("govet: checked the changed files without the rest of their packages: %v", err))
 	}
+	var failed []string // one note for all, naming the first
 	for _, dir := range dirs(files) {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -115,8 +116,15 @@ func (g *GoVet) Lint(ctx context.Context, files []File, tree Tree) (Report, erro
 		fs, err := g.vetDir(ctx, dir, files, siblings[dir])
 		rep.Findings = append(rep.Findings, fs...)
 		if err != nil {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("govet could not fully check %s: %v", dir, err))
+			failed = append(failed, fmt.Sprintf("%s: %v", dir, err))
 		}
+	}
+	switch len(failed) {
+	case 0:
+	case 1:
+		rep.Notes = append(rep.Notes, "govet could not fully check "+failed[0])
+	default:
+		rep.Notes = append(rep.Notes, fmt.Sprintf("govet could not fully check %d packages, e.g. %s", len(failed), failed[0]))
 	}
 	return rep, nil
 }

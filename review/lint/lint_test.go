@@ -226,3 +226,17 @@ func TestGoVetReadsThePackage(t *testing.T) {
 		}
 	}
 }
+
+// TestGoVetOneNoteForUnparsedPackages: changed Go files that do not parse
+// are named in one note, not one per package.
+func TestGoVetOneNoteForUnparsedPackages(t *testing.T) {
+	bad := []byte("not go at all\n")
+	files := []lint.File{added(t, "a/x.go", bad), added(t, "b/y.go", bad), added(t, "c/z.go", bad)}
+	rep, err := lint.NewGoVet(true).Lint(context.Background(), files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], "govet could not fully check 3 packages, e.g. a: parse a/x.go") {
+		t.Errorf("notes = %q, want one naming 3 packages", rep.Notes)
+	}
+}
