@@ -90,26 +90,14 @@ func ParseCommand(body string) (Command, bool) {
 // ("<!-- ... -->", over several lines too) are left out.
 func proseLines(body string) iter.Seq2[string, int] {
 	return func(yield func(string, int) bool) {
-		fence := ""
-		inComment := false
+		var md markdown
 		next := 0 // where the line after the current one starts
 		for line := range strings.Lines(body) {
 			next += len(line)
-			if fence == "" {
-				line, inComment = visible(line, inComment)
-			}
+			line, fenceLine := md.next(line)
 			trimmed := strings.TrimSpace(line)
-			if f := fenceOf(trimmed); f != "" {
-				switch {
-				case fence == "":
-					fence = f
-				case strings.HasPrefix(f, fence) && strings.TrimLeft(trimmed, f[:1]) == "":
-					fence = "" // a closing fence: at least as long, nothing after it
-				}
-				continue
-			}
 			indented := strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")
-			if fence != "" || indented || strings.HasPrefix(trimmed, ">") {
+			if fenceLine || md.fence != "" || indented || strings.HasPrefix(trimmed, ">") {
 				continue
 			}
 			if !yield(trimmed, next) {
@@ -117,6 +105,33 @@ func proseLines(body string) iter.Seq2[string, int] {
 			}
 		}
 	}
+}
+
+// markdown follows, line by line, the fenced code block or HTML comment a
+// comment's text is in.
+type markdown struct {
+	fence     string // the open fence, "" outside code
+	inComment bool   // inside an HTML comment that spans lines
+}
+
+// next reads one line: it returns the line without its HTML comments
+// (outside code) and whether the line opens or closes a fence.
+func (m *markdown) next(line string) (string, bool) {
+	if m.fence == "" {
+		line, m.inComment = visible(line, m.inComment)
+	}
+	trimmed := strings.TrimSpace(line)
+	f := fenceOf(trimmed)
+	if f == "" {
+		return line, false
+	}
+	switch {
+	case m.fence == "":
+		m.fence = f
+	case strings.HasPrefix(f, m.fence) && strings.TrimLeft(trimmed, f[:1]) == "":
+		m.fence = "" // a closing fence: at least as long, nothing after it
+	}
+	return line, true
 }
 
 // newCommand is the command of words (the subcommand and its arguments),

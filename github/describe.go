@@ -139,25 +139,14 @@ func sectionText(lines []string) string {
 // openConstruct returns the line that closes what text leaves open at its
 // end, with its newline — a fenced code block or an HTML comment — or "".
 func openConstruct(text string) string {
-	fence, inComment := "", false
+	var md markdown
 	for line := range strings.Lines(text) {
-		if fence == "" {
-			line, inComment = visible(line, inComment)
-		}
-		trimmed := strings.TrimSpace(line)
-		if f := fenceOf(trimmed); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(f, fence) && strings.TrimLeft(trimmed, f[:1]) == "":
-				fence = ""
-			}
-		}
+		md.next(line)
 	}
 	switch {
-	case fence != "":
-		return fence + "\n"
-	case inComment:
+	case md.fence != "":
+		return md.fence + "\n"
+	case md.inComment:
 		return "-->\n"
 	}
 	return ""
