@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mergeguard/mergeguard/bench/internal/measure"
+	"github.com/mergeguard/mergeguard/review/diff/difftest"
 )
 
 // Input is one set of diffs the implementations are timed on.
@@ -45,21 +46,8 @@ func Fixtures(dir string) (Input, error) {
 // 20 lines a hunk (8 context, 4 deleted, 8 added): 500 × 5 is 50,000
 // lines, the diff review/diff's BenchmarkParseIndex uses.
 func Synthetic(files, hunks int) Input {
-	var b strings.Builder
-	for f := range files {
-		path := fmt.Sprintf("pkg/mod%03d/file%03d.go", f%37, f)
-		fmt.Fprintf(&b, "diff --git a/%s b/%s\nindex 0123456..89abcde 100644\n--- a/%s\n+++ b/%s\n", path, path, path, path)
-		oldStart, newStart := 10, 10
-		for h := range hunks {
-			fmt.Fprintf(&b, "@@ -%d,12 +%d,16 @@ func handler%d(w http.ResponseWriter, r *http.Request) {\n", oldStart, newStart, h)
-			for n, op := range []byte("   ---+++++  -+++   ") {
-				fmt.Fprintf(&b, "%c\tvalue%d := compute(ctx, request.Field%d, %q)\n", op, n, f+h, "some text")
-			}
-			oldStart += 12 + 30
-			newStart += 16 + 30
-		}
-	}
-	return newInput(fmt.Sprintf("synthetic %d files × %d hunks", files, hunks), [][]byte{[]byte(b.String())})
+	text := difftest.Hunks(files, hunks)
+	return newInput(fmt.Sprintf("synthetic %d files × %d hunks", files, hunks), [][]byte{[]byte(text)})
 }
 
 func newInput(name string, diffs [][]byte) Input {

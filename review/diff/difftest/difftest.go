@@ -255,3 +255,30 @@ var (
 		"  api_key: ${@_KEY}",
 	}
 )
+
+// Hunks generates, deterministically, a git diff of files files with
+// hunks hunks each; every hunk has 20 lines (8 context, 4 deleted, 8
+// added), so 500 files × 5 hunks is 50,000 diff lines: the input of
+// review/diff's BenchmarkParseIndex and of the side-by-side benchmark.
+func Hunks(files, hunks int) string {
+	var b strings.Builder
+	for f := range files {
+		path := fmt.Sprintf("pkg/mod%03d/file%03d.go", f%37, f)
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\nindex 0123456..89abcde 100644\n--- a/%s\n+++ b/%s\n", path, path, path, path)
+		oldStart, newStart := 10, 10
+		for h := range hunks {
+			fmt.Fprintf(&b, "@@ -%d,12 +%d,16 @@ func handler%d(w http.ResponseWriter, r *http.Request) {\n", oldStart, newStart, h)
+			n := 0
+			line := func(op byte) {
+				fmt.Fprintf(&b, "%c\tvalue%d := compute(ctx, request.Field%d, %q)\n", op, n, f+h, "some text")
+				n++
+			}
+			for _, op := range []byte("   ---+++++  -+++   ") {
+				line(op)
+			}
+			oldStart += 12 + 30
+			newStart += 16 + 30
+		}
+	}
+	return b.String()
+}
