@@ -3,9 +3,6 @@ package intakebench
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mergeguard/mergeguard/github/githubtest"
 )
 
 // Payload is one signed delivery body.
@@ -43,9 +42,7 @@ func Payloads(base []byte, n int, secret string) ([]Payload, error) {
 		if err != nil {
 			return nil, fmt.Errorf("payload: %w", err)
 		}
-		mac := hmac.New(sha256.New, []byte(secret))
-		mac.Write(body)
-		out[i] = Payload{Body: body, Signature: "sha256=" + hex.EncodeToString(mac.Sum(nil))}
+		out[i] = Payload{Body: body, Signature: githubtest.Sign([]byte(secret), body)}
 	}
 	return out, nil
 }
