@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -217,10 +218,9 @@ func (g *GoVet) vetDir(ctx context.Context, dir string, files []File, others []s
 	return out, nil
 }
 
-// vetPackage type-checks one package and runs the passes on it, each on
-// its own: a pass that fails on the partly typed package (a panic on a
-// type it did not expect) is named in the error without losing the others'
-// findings.
+// vetPackage type-checks one package and runs the passes on it
+// (diagnostics): a pass that fails on the partly typed package is named in
+// the error without losing the others' findings.
 func (g *GoVet) vetPackage(ctx context.Context, dir, name string, fset *token.FileSet, syntax []*ast.File, changed map[string]*File) ([]review.Finding, error) {
 	info := &types.Info{
 		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{},
@@ -236,23 +236,26 @@ func (g *GoVet) vetPackage(ctx context.Context, dir, name string, fset *token.Fi
 	}
 	lp := &packages.Package{ID: dir, Name: name, PkgPath: dir, Fset: fset, Syntax: syntax, Types: pkg, TypesInfo: info,
 		TypesSizes: types.SizesFor("gc", "amd64"), GoFiles: names, CompiledGoFiles: names}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	passes := vetPasses()
+	found, failed := diagnostics(passes, lp)
 	var out []review.Finding
-	var failed []string
-	for _, a := range vetPasses() {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		ds, err := runPass(a, lp)
-		if err != nil {
-			failed = append(failed, a.Name)
-			continue
-		}
-		for _, d := range ds {
+	addedLines := map[*File]map[int]bool{}
+	for _, a := range passes { // in a fixed order
+		for _, d := range found[a] {
 			pos := fset.Position(d.Pos)
-			if f := changed[pos.Filename]; f != nil {
+			f := changed[pos.Filename]
+			if f == nil {
+				continue
+			}
+			if addedLines[f] == nil {
+				addedLines[f] = added(f.Diff)
+			}
+			if addedLines[f][pos.Line] {
 				desc := fmt.Sprintf("%s\n\nReported by go vet's %s check.", d.Message, a.Name)
-				fd := finding(g.Name(), *f, pos.Line, review.SeverityWarning, review.CategoryBug, exact, title(d.Message), desc)
-				out = append(out, onAdded(f.Diff, []review.Finding{fd})...)
+				out = append(out, finding(g.Name(), *f, pos.Line, review.SeverityWarning, review.CategoryBug, exact, title(d.Message), desc))
 			}
 		}
 	}
@@ -262,24 +265,50 @@ func (g *GoVet) vetPackage(ctx context.Context, dir, name string, fset *token.Fi
 	return out, nil
 }
 
-// runPass runs one pass (and the passes it requires) on a package.
-func runPass(a *analysis.Analyzer, p *packages.Package) (ds []analysis.Diagnostic, err error) {
+// diagnostics runs the passes on p in one graph, so that what they share
+// (the syntax inspector, control-flow graphs) is built once. When a pass
+// panics on the partly typed package, each pass runs on its own, so that
+// the others' diagnostics are kept. It returns the diagnostics by pass
+// and the names of the passes that failed.
+func diagnostics(passes []*analysis.Analyzer, p *packages.Package) (map[*analysis.Analyzer][]analysis.Diagnostic, []string) {
+	if out, failed, err := analyze(passes, p); err == nil {
+		return out, failed
+	}
+	out := map[*analysis.Analyzer][]analysis.Diagnostic{}
+	var failed []string
+	for _, a := range passes {
+		ds, f, err := analyze([]*analysis.Analyzer{a}, p)
+		if err != nil {
+			failed = append(failed, a.Name)
+			continue
+		}
+		maps.Copy(out, ds)
+		failed = append(failed, f...)
+	}
+	return out, failed
+}
+
+// analyze runs passes (and the passes they require) on p; a panic is its
+// error, a pass's own error names it in failed.
+func analyze(passes []*analysis.Analyzer, p *packages.Package) (out map[*analysis.Analyzer][]analysis.Diagnostic, failed []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			ds, err = nil, fmt.Errorf("%s: %v", a.Name, r)
+			out, failed, err = nil, nil, fmt.Errorf("go vet stopped: %v", r)
 		}
 	}()
-	graph, err := checker.Analyze([]*analysis.Analyzer{a}, []*packages.Package{p}, &checker.Options{Sequential: true})
+	graph, err := checker.Analyze(passes, []*packages.Package{p}, &checker.Options{Sequential: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	out = map[*analysis.Analyzer][]analysis.Diagnostic{}
 	for _, act := range graph.Roots {
 		if act.Err != nil {
-			return nil, act.Err
+			failed = append(failed, act.Analyzer.Name)
+			continue
 		}
-		ds = append(ds, act.Diagnostics...)
+		out[act.Analyzer] = act.Diagnostics
 	}
-	return ds, nil
+	return out, failed, nil
 }
 
 // imports resolves a package's imports: the standard library from source
