@@ -3,6 +3,8 @@
 // and the renderings a model reads.
 package diff
 
+import "strings"
+
 // Status is how a file changed.
 type Status string
 
@@ -75,6 +77,20 @@ func (f *File) Path() string {
 		return f.NewPath
 	}
 	return f.OldPath
+}
+
+// AddedText is the file's added lines, each ending with a newline.
+func (f *File) AddedText() string {
+	var b strings.Builder
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == Add {
+				b.WriteString(l.Text)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
 }
 
 // Diff is a parsed unified diff.

@@ -68,7 +68,7 @@ func (r *run) readWhole(ctx context.Context, name string, fs []*diff.File) ([]li
 		}
 		b, err := r.req.Source.ReadFile(ctx, f.Path(), review.Head)
 		if errors.Is(err, review.ErrNotFound) && f.Status == diff.Added {
-			b, err = addedText(f), nil
+			b, err = []byte(f.AddedText()), nil // the diff holds it all
 		}
 		switch {
 		case err != nil:
@@ -93,20 +93,6 @@ func notesOf(name string, unread, large int) []string {
 		out = append(out, fmt.Sprintf("%s: %d files over %d KiB were not checked.", name, large, lint.MaxFileBytes>>10))
 	}
 	return out
-}
-
-// addedText is the content of a file the diff adds whole.
-func addedText(f *diff.File) []byte {
-	var b strings.Builder
-	for _, h := range f.Hunks {
-		for _, l := range h.Lines {
-			if l.Kind == diff.Add {
-				b.WriteString(l.Text)
-				b.WriteByte('\n')
-			}
-		}
-	}
-	return []byte(b.String())
 }
 
 // sourceTree is the head revision of a review's Source, for linters.

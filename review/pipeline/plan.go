@@ -284,16 +284,7 @@ func risk(f *diff.File) int {
 // The whole added text is searched at once: this runs on every file of a
 // pull request.
 func hasRiskyCode(f *diff.File) bool {
-	var b strings.Builder
-	for _, h := range f.Hunks {
-		for _, l := range h.Lines {
-			if l.Kind == diff.Add {
-				b.WriteString(l.Text)
-				b.WriteByte('\n')
-			}
-		}
-	}
-	return isRisky(b.String())
+	return isRisky(f.AddedText())
 }
 
 // isRisky reports whether code mentions a dangerous API or secret material
