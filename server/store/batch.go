@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -19,7 +20,10 @@ import (
 //     webhook review of it are recorded with a few statements for the
 //     whole batch ("bulk"): replays and queued twins are looked up for all
 //     of them at once, then the runs inserted, superseded and cancelled.
-//     Pull requests are disjoint, so their order does not matter;
+//     Pull requests are disjoint, so their order does not matter. The
+//     statements are pipelined (pgx.Batch) in two round trips, with the
+//     lock in the first, so a batch costs four round trips with BEGIN and
+//     COMMIT, whatever its size;
 //   - every other delivery (several of one pull request, other runs) is
 //     recorded after them, one at a time, as RecordDelivery does.
 
@@ -109,11 +113,6 @@ func (s *Store) recordBatch(ctx context.Context, items []batchItem) ([]DeliveryR
 		for _, i := range p.duplicates {
 			results[i].Duplicate = true
 		}
-		if len(p.lockRepos) > 0 {
-			if _, err := tx.Exec(ctx, lockPullRequests, p.lockRepos, p.lockPRs); err != nil {
-				return fmt.Errorf("lock pull requests: %w", err)
-			}
-		}
 		if err := recordBulk(ctx, tx, p, results); err != nil {
 			return err
 		}
@@ -168,11 +167,11 @@ const (
 
 	insertRuns = `INSERT INTO review_runs
 		(mode, trigger, installation_id, repository, pr_number, head_sha, base_sha, branch,
-		 delivery_id, requested_by, options, diff_text, max_attempts)
-		SELECT m, t, i, r, p, h, b, br, d, rb, o::jsonb, dt, ma
+		 delivery_id, requested_by, options, diff_text, max_attempts, id)
+		SELECT m, t, i, r, p, h, b, br, d, rb, o::jsonb, dt, ma, id
 		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::text[], $7::text[],
-		            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[])
-		     AS n(m, t, i, r, p, h, b, br, d, rb, o, dt, ma)
+		            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::uuid[])
+		     AS n(m, t, i, r, p, h, b, br, d, rb, o, dt, ma, id)
 		RETURNING ` + runColumns
 
 	// supersedeQueuedOf is supersedeQueued for several pull requests.
@@ -193,33 +192,43 @@ const (
 		WHERE w.delivery_id = n.id`
 )
 
-// recordBulk records the deliveries of p.bulk set-based, into results.
+// recordBulk locks the batch's pull requests and records the deliveries
+// of p.bulk set-based, into results, in two round trips: one inserts the
+// deliveries and looks up their replays and queued twins, the other
+// queues the runs left to queue and sets the outcomes.
 func recordBulk(ctx context.Context, tx pgx.Tx, p batchPlan, results []DeliveryResult) error {
-	if len(p.bulk) == 0 {
-		return nil
-	}
-	isNew, err := insertBulkDeliveries(ctx, tx, p.items, p.bulk)
+	l, err := lookUp(ctx, tx, p)
 	if err != nil {
 		return err
 	}
-	var queue []int // new deliveries that ask for a run
+	var (
+		set   outcomes
+		fresh []int // new deliveries that queue a run of their own
+	)
 	for _, i := range p.bulk {
+		d := p.items[i].d
+		twin, reused := l.twins[prKey{d.Repository, d.PRNumber}]
+		first, replay := l.replays[d.ID]
 		switch {
-		case !isNew[p.items[i].d.ID]:
+		case !l.isNew[d.ID]:
 			results[i].Duplicate = true
-		case p.items[i].run != nil:
-			queue = append(queue, i)
+		case p.items[i].run == nil:
+		case replay:
+			results[i].ReplayOf = first
+			set.add(d.ID, OutcomeDuplicate, replayDetail(d, first))
+		case reused:
+			results[i].Run, results[i].Reused = &twin, true
+			outcome, detail := queuedOutcome(twin, true)
+			set.add(d.ID, outcome, detail)
+		default:
+			fresh = append(fresh, i)
 		}
 	}
-	if len(queue) == 0 {
-		return nil
-	}
-	return queueBulk(ctx, tx, p.items, queue, results)
+	return queueFresh(ctx, tx, p.items, fresh, set, results)
 }
 
-// insertBulkDeliveries inserts the deliveries of items[idx] and returns the
-// ids of those that were not recorded yet.
-func insertBulkDeliveries(ctx context.Context, tx pgx.Tx, items []batchItem, idx []int) (map[string]bool, error) {
+// deliveryColumns are insertDeliveries' arguments for items[idx].
+func deliveryColumns(items []batchItem, idx []int) []any {
 	n := len(idx)
 	ids, events, actions, repos := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]*string, 0, n)
 	outcomes, details, heads := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
@@ -233,20 +242,56 @@ func insertBulkDeliveries(ctx context.Context, tx pgx.Tx, items []batchItem, idx
 		prs, heads = append(prs, nullIfZero(max(d.PRNumber, 0))), append(heads, d.HeadSHA)
 		senders, commands = append(senders, d.Sender), append(commands, d.Command)
 	}
-	rows, err := tx.Query(ctx, insertDeliveries, ids, events, actions, insts, repos, outcomes, details,
-		prs, heads, senders, commands)
-	if err != nil {
-		return nil, fmt.Errorf("insert deliveries: %w", err)
+	return []any{ids, events, actions, insts, repos, outcomes, details, prs, heads, senders, commands}
+}
+
+// queueReplays queues the look-up of the delivery each of items[idx] that
+// asks for a run replays (see replayOf), into replays by delivery id;
+// deliveries without a head replay none.
+func queueReplays(b *pgx.Batch, items []batchItem, idx []int, replays map[string]string) {
+	var ids, repos, events, actions, heads []string
+	var prs []int
+	for _, i := range idx {
+		d := items[i].d
+		if items[i].run == nil || d.HeadSHA == "" {
+			continue
+		}
+		ids, repos, prs = append(ids, d.ID), append(repos, d.Repository), append(prs, d.PRNumber)
+		events, actions, heads = append(events, d.Event), append(actions, d.Action), append(heads, d.HeadSHA)
 	}
-	inserted, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("insert deliveries: %w", err)
+	if len(ids) == 0 {
+		return
 	}
-	isNew := make(map[string]bool, len(inserted))
-	for _, id := range inserted {
-		isNew[id] = true
+	b.Queue(selectReplays, ids, repos, prs, events, actions, heads, ReplayWindow.Milliseconds()).Query(func(rows pgx.Rows) error {
+		var id, first string
+		_, err := pgx.ForEachRow(rows, []any{&id, &first}, func() error {
+			replays[id] = first
+			return nil
+		})
+		return err
+	})
+}
+
+// queueTwins queues the look-up of the queued webhook run of the head of
+// each of items[idx] that asks for a run, into twins by pull request.
+func queueTwins(b *pgx.Batch, items []batchItem, idx []int, twins map[prKey]Run) {
+	var repos, heads []string
+	var prs []int
+	for _, i := range idx {
+		if r := items[i].run; r != nil {
+			repos, prs, heads = append(repos, r.Repository), append(prs, r.PRNumber), append(heads, r.HeadSHA)
+		}
 	}
-	return isNew, nil
+	if len(repos) == 0 {
+		return
+	}
+	b.Queue(selectQueuedTwins, repos, prs, heads).Query(func(rows pgx.Rows) error {
+		runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
+		for _, run := range runs {
+			twins[prKey{run.Repository, run.PRNumber}] = run
+		}
+		return err
+	})
 }
 
 // outcomes are the outcomes and details set on deliveries once their
@@ -257,115 +302,47 @@ func (o *outcomes) add(id, outcome, detail string) {
 	o.ids, o.outcomes, o.details = append(o.ids, id), append(o.outcomes, outcome), append(o.details, detail)
 }
 
-// queueBulk does for the new deliveries items[queue] what recordDeliveryTx
-// does after inserting a delivery: a replay queues nothing, a queued twin
-// is reused, otherwise a run is queued, superseding the pull request's
-// queued runs and asking its running run at another head to stop.
-func queueBulk(ctx context.Context, tx pgx.Tx, items []batchItem, queue []int, results []DeliveryResult) error {
-	replays, err := bulkReplays(ctx, tx, items, queue)
-	if err != nil {
-		return err
-	}
-	var set outcomes
-	var enqueue []int
-	for _, i := range queue {
-		d := items[i].d
-		if first, ok := replays[d.ID]; ok {
-			results[i].ReplayOf = first
-			set.add(d.ID, OutcomeDuplicate, replayDetail(d, first))
-			continue
-		}
-		enqueue = append(enqueue, i)
-	}
-	twins, err := bulkTwins(ctx, tx, items, enqueue)
-	if err != nil {
-		return err
-	}
-	var fresh []int
-	for _, i := range enqueue {
-		d := items[i].d
-		twin, ok := twins[prKey{d.Repository, d.PRNumber}]
-		if !ok {
-			fresh = append(fresh, i)
-			continue
-		}
-		results[i].Run, results[i].Reused = &twin, true
-		outcome, detail := queuedOutcome(twin, true)
-		set.add(d.ID, outcome, detail)
-	}
-	runs, err := insertBulkRuns(ctx, tx, items, fresh)
-	if err != nil {
-		return err
-	}
-	for _, i := range fresh {
-		run := runs[items[i].d.ID]
-		results[i].Run = &run
-		outcome, detail := queuedOutcome(run, false)
-		set.add(run.DeliveryID, outcome, detail)
-	}
-	return finishBulk(ctx, tx, items, fresh, runs, set)
+// lookups are what the first round trip of recordBulk finds.
+type lookups struct {
+	isNew   map[string]bool   // the bulk deliveries not recorded before, by id
+	replays map[string]string // the delivery each replays (replayOf), by id
+	twins   map[prKey]Run     // the queued webhook run of each head
 }
 
-// bulkReplays returns, by delivery id, the delivery each of items[idx]
-// replays (see replayOf); deliveries without a head replay none.
-func bulkReplays(ctx context.Context, tx pgx.Tx, items []batchItem, idx []int) (map[string]string, error) {
-	var ids, repos, events, actions, heads []string
-	var prs []int
-	for _, i := range idx {
-		d := items[i].d
-		if d.HeadSHA == "" {
-			continue
-		}
-		ids, repos, prs = append(ids, d.ID), append(repos, d.Repository), append(prs, d.PRNumber)
-		events, actions, heads = append(events, d.Event), append(actions, d.Action), append(heads, d.HeadSHA)
+// lookUp locks p's pull requests, inserts the deliveries of p.bulk and
+// looks up, for those that ask for a run, the deliveries they replay and
+// the queued runs of their heads, in one round trip: the statements are
+// sent together and run in order.
+func lookUp(ctx context.Context, tx pgx.Tx, p batchPlan) (lookups, error) {
+	l := lookups{isNew: map[string]bool{}, replays: map[string]string{}, twins: map[prKey]Run{}}
+	var b pgx.Batch
+	if len(p.lockRepos) > 0 {
+		b.Queue(lockPullRequests, p.lockRepos, p.lockPRs)
 	}
-	replays := map[string]string{}
-	if len(ids) == 0 {
-		return replays, nil
+	if len(p.bulk) > 0 {
+		b.Queue(insertDeliveries, deliveryColumns(p.items, p.bulk)...).Query(func(rows pgx.Rows) error {
+			var id string
+			_, err := pgx.ForEachRow(rows, []any{&id}, func() error {
+				l.isNew[id] = true
+				return nil
+			})
+			return err
+		})
 	}
-	rows, err := tx.Query(ctx, selectReplays, ids, repos, prs, events, actions, heads, ReplayWindow.Milliseconds())
-	if err != nil {
-		return nil, fmt.Errorf("look up replays: %w", err)
+	queueReplays(&b, p.items, p.bulk, l.replays)
+	queueTwins(&b, p.items, p.bulk, l.twins)
+	if b.Len() == 0 {
+		return l, nil
 	}
-	var id, first string
-	_, err = pgx.ForEachRow(rows, []any{&id, &first}, func() error {
-		replays[id] = first
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("look up replays: %w", err)
+	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+		return l, fmt.Errorf("insert deliveries, look up replays and queued runs: %w", err)
 	}
-	return replays, nil
-}
-
-// bulkTwins returns, by pull request, the queued webhook run of the head
-// of each of items[idx], when there is one.
-func bulkTwins(ctx context.Context, tx pgx.Tx, items []batchItem, idx []int) (map[prKey]Run, error) {
-	twins := map[prKey]Run{}
-	if len(idx) == 0 {
-		return twins, nil
-	}
-	repos, prs, heads := make([]string, 0, len(idx)), make([]int, 0, len(idx)), make([]string, 0, len(idx))
-	for _, i := range idx {
-		r := items[i].run
-		repos, prs, heads = append(repos, r.Repository), append(prs, r.PRNumber), append(heads, r.HeadSHA)
-	}
-	rows, err := tx.Query(ctx, selectQueuedTwins, repos, prs, heads)
-	if err != nil {
-		return nil, fmt.Errorf("look up queued runs: %w", err)
-	}
-	runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
-	if err != nil {
-		return nil, fmt.Errorf("look up queued runs: %w", err)
-	}
-	for _, run := range runs {
-		twins[prKey{run.Repository, run.PRNumber}] = run
-	}
-	return twins, nil
+	return l, nil
 }
 
 // runColumnsIn are the columns of insertRuns' rows.
 type runColumnsIn struct {
+	ids                                []string
 	modes, triggers                    []string
 	installations                      []*int64
 	repos, deliveries, diffs           []*string
@@ -375,7 +352,8 @@ type runColumnsIn struct {
 	maxAttempts                        []int
 }
 
-func (c *runColumnsIn) add(r NewRun) {
+func (c *runColumnsIn) add(id string, r NewRun) {
+	c.ids = append(c.ids, id)
 	if r.MaxAttempts == 0 {
 		r.MaxAttempts = DefaultMaxAttempts
 	}
@@ -391,47 +369,36 @@ func (c *runColumnsIn) add(r NewRun) {
 	c.maxAttempts = append(c.maxAttempts, r.MaxAttempts)
 }
 
-// insertBulkRuns queues the runs of items[idx] and returns them by
-// delivery id.
-func insertBulkRuns(ctx context.Context, tx pgx.Tx, items []batchItem, idx []int) (map[string]Run, error) {
-	byDelivery := make(map[string]Run, len(idx))
-	if len(idx) == 0 {
-		return byDelivery, nil
-	}
-	var c runColumnsIn
-	for _, i := range idx {
-		r := *items[i].run
-		r.DeliveryID = items[i].d.ID
-		c.add(r)
-	}
-	rows, err := tx.Query(ctx, insertRuns, c.modes, c.triggers, c.installations, c.repos, c.prs, c.heads,
-		c.bases, c.branches, c.deliveries, c.requesters, c.options, c.diffs, c.maxAttempts)
-	if err != nil {
-		return nil, fmt.Errorf("queue runs: %w", err)
-	}
-	runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
-	if err != nil {
-		return nil, fmt.Errorf("queue runs: %w", err)
-	}
-	for _, run := range runs {
-		byDelivery[run.DeliveryID] = run
-	}
-	return byDelivery, nil
-}
-
-// finishBulk supersedes the queued runs of the pull requests of the runs
-// queued for items[fresh], asks their running runs at another head to
-// stop, and sets the deliveries' outcomes, in one round trip.
-func finishBulk(ctx context.Context, tx pgx.Tx, items []batchItem, fresh []int, runs map[string]Run, set outcomes) error {
+// queueFresh queues a run for each of items[fresh], supersedes the queued
+// runs of their pull requests, asks their running runs at another head to
+// stop and sets the deliveries' outcomes (set, and those of the runs
+// queued), in one round trip: the runs' ids are chosen here, so nothing
+// waits for the insert's answer.
+func queueFresh(ctx context.Context, tx pgx.Tx, items []batchItem, fresh []int, set outcomes, results []DeliveryResult) error {
 	var b pgx.Batch
 	if len(fresh) > 0 {
-		repos, prs, ids, heads := make([]string, 0, len(fresh)), make([]int, 0, len(fresh)), make([]string, 0, len(fresh)), make([]string, 0, len(fresh))
+		var c runColumnsIn
+		n := len(fresh)
+		repos, prs, heads := make([]string, 0, n), make([]int, 0, n), make([]string, 0, n)
+		at := make(map[string]int, n) // index in items by delivery id
 		for _, i := range fresh {
-			r := items[i].run
-			repos, prs = append(repos, r.Repository), append(prs, r.PRNumber)
-			ids, heads = append(ids, runs[items[i].d.ID].ID), append(heads, r.HeadSHA)
+			r, id := *items[i].run, uuid.NewString()
+			r.DeliveryID = items[i].d.ID
+			c.add(id, r)
+			repos, prs, heads = append(repos, r.Repository), append(prs, r.PRNumber), append(heads, r.HeadSHA)
+			outcome, detail := queuedOutcome(Run{ID: id}, false)
+			set.add(r.DeliveryID, outcome, detail)
+			at[r.DeliveryID] = i
 		}
-		b.Queue(supersedeQueuedOf, repos, prs, ids, heads)
+		b.Queue(insertRuns, c.modes, c.triggers, c.installations, c.repos, c.prs, c.heads,
+			c.bases, c.branches, c.deliveries, c.requesters, c.options, c.diffs, c.maxAttempts, c.ids).Query(func(rows pgx.Rows) error {
+			runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
+			for _, run := range runs {
+				results[at[run.DeliveryID]].Run = &run
+			}
+			return err
+		})
+		b.Queue(supersedeQueuedOf, repos, prs, c.ids, heads)
 		b.Queue(cancelRunningOf, repos, prs, heads)
 	}
 	if len(set.ids) > 0 {
@@ -441,7 +408,7 @@ func finishBulk(ctx context.Context, tx pgx.Tx, items []batchItem, fresh []int, 
 		return nil
 	}
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-		return fmt.Errorf("supersede runs and set outcomes: %w", err)
+		return fmt.Errorf("queue runs, supersede runs and set outcomes: %w", err)
 	}
 	return nil
 }
