@@ -67,21 +67,39 @@ func ReadDelivery(h http.Header, body io.Reader, contentLength int64, secret []b
 	if err := reserve(size); err != nil {
 		return Delivery{}, err
 	}
-	var buf bytes.Buffer
-	buf.Grow(int(size))
-	mac := hmac.New(sha256.New, secret)
-	n, err := io.Copy(io.MultiWriter(&buf, mac), io.LimitReader(body, max+1))
+	payload, err := readBody(body, contentLength, max)
 	if err != nil {
-		return Delivery{}, fmt.Errorf("read webhook body: %w", err)
+		return Delivery{}, err
 	}
-	if n > max {
-		return Delivery{}, ErrTooLarge
-	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(payload)
 	if !signed(mac, want) {
 		return Delivery{}, ErrBadSignature
 	}
-	d.Payload = buf.Bytes()
+	d.Payload = payload
 	return d, nil
+}
+
+// readBody reads a body of contentLength bytes (-1: unknown) of at most
+// max into one buffer of its size: a known length is read straight into
+// a buffer of that length, an unknown one into a buffer that grows.
+func readBody(body io.Reader, contentLength, max int64) ([]byte, error) {
+	if contentLength >= 0 {
+		b := make([]byte, contentLength)
+		if _, err := io.ReadFull(body, b); err != nil {
+			return nil, fmt.Errorf("read webhook body: %w", err)
+		}
+		return b, nil
+	}
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(body, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read webhook body: %w", err)
+	}
+	if n > max {
+		return nil, ErrTooLarge
+	}
+	return buf.Bytes(), nil
 }
 
 // checkHeaders checks what the headers alone can tell and returns the

@@ -157,13 +157,16 @@ const (
 		    ORDER BY received_at LIMIT 1) AS f`
 
 	// selectQueuedTwins is selectQueuedTwin of webhook runs for several
-	// pull requests.
-	selectQueuedTwins = `SELECT t.* FROM unnest($1::text[], $2::int[], $3::text[]) AS n(repo, pr, head)
+	// pull requests, answering the runs' ids.
+	selectQueuedTwins = `SELECT n.repo, n.pr, t.id::text FROM unnest($1::text[], $2::int[], $3::text[]) AS n(repo, pr, head)
 		CROSS JOIN LATERAL (
-		    SELECT ` + runColumns + ` FROM review_runs
+		    SELECT id FROM review_runs
 		    WHERE status = 'queued' AND mode = 'pr' AND repository = n.repo AND pr_number = n.pr AND head_sha = n.head
 		      AND trigger = 'webhook'
 		    ORDER BY created_at DESC LIMIT 1) AS t`
+
+	// selectRunsByID reads runs.
+	selectRunsByID = `SELECT ` + runColumns + ` FROM review_runs WHERE id = ANY($1::uuid[])`
 
 	insertRuns = `INSERT INTO review_runs
 		(mode, trigger, installation_id, repository, pr_number, head_sha, base_sha, branch,
@@ -201,10 +204,7 @@ func recordBulk(ctx context.Context, tx pgx.Tx, p batchPlan, results []DeliveryR
 	if err != nil {
 		return err
 	}
-	var (
-		set   outcomes
-		fresh []int // new deliveries that queue a run of their own
-	)
+	var q queuing
 	for _, i := range p.bulk {
 		d := p.items[i].d
 		twin, reused := l.twins[prKey{d.Repository, d.PRNumber}]
@@ -215,16 +215,26 @@ func recordBulk(ctx context.Context, tx pgx.Tx, p batchPlan, results []DeliveryR
 		case p.items[i].run == nil:
 		case replay:
 			results[i].ReplayOf = first
-			set.add(d.ID, OutcomeDuplicate, replayDetail(d, first))
+			q.set.add(d.ID, OutcomeDuplicate, replayDetail(d, first))
 		case reused:
-			results[i].Run, results[i].Reused = &twin, true
-			outcome, detail := queuedOutcome(twin, true)
-			set.add(d.ID, outcome, detail)
+			results[i].Reused = true
+			q.reused = append(q.reused, i)
+			q.twins = append(q.twins, twin)
+			outcome, detail := queuedOutcome(Run{ID: twin, HeadSHA: p.items[i].run.HeadSHA}, true)
+			q.set.add(d.ID, outcome, detail)
 		default:
-			fresh = append(fresh, i)
+			q.fresh = append(q.fresh, i)
 		}
 	}
-	return queueFresh(ctx, tx, p.items, fresh, set, results)
+	return q.send(ctx, tx, p.items, results)
+}
+
+// queuing is what the second round trip of recordBulk does.
+type queuing struct {
+	fresh  []int    // new deliveries that queue a run of their own
+	reused []int    // new deliveries whose head has a queued run: twins
+	twins  []string // the ids of those runs, in the order of reused
+	set    outcomes // the outcomes of deliveries that queue nothing
 }
 
 // deliveryColumns are insertDeliveries' arguments for items[idx].
@@ -273,8 +283,9 @@ func queueReplays(b *pgx.Batch, items []batchItem, idx []int, replays map[string
 }
 
 // queueTwins queues the look-up of the queued webhook run of the head of
-// each of items[idx] that asks for a run, into twins by pull request.
-func queueTwins(b *pgx.Batch, items []batchItem, idx []int, twins map[prKey]Run) {
+// each of items[idx] that asks for a run, into twins by pull request: its
+// id only, as most deliveries of a head are replays that need none.
+func queueTwins(b *pgx.Batch, items []batchItem, idx []int, twins map[prKey]string) {
 	var repos, heads []string
 	var prs []int
 	for _, i := range idx {
@@ -286,10 +297,12 @@ func queueTwins(b *pgx.Batch, items []batchItem, idx []int, twins map[prKey]Run)
 		return
 	}
 	b.Queue(selectQueuedTwins, repos, prs, heads).Query(func(rows pgx.Rows) error {
-		runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
-		for _, run := range runs {
-			twins[prKey{run.Repository, run.PRNumber}] = run
-		}
+		var k prKey
+		var id string
+		_, err := pgx.ForEachRow(rows, []any{&k.repo, &k.number, &id}, func() error {
+			twins[k] = id
+			return nil
+		})
 		return err
 	})
 }
@@ -306,7 +319,7 @@ func (o *outcomes) add(id, outcome, detail string) {
 type lookups struct {
 	isNew   map[string]bool   // the bulk deliveries not recorded before, by id
 	replays map[string]string // the delivery each replays (replayOf), by id
-	twins   map[prKey]Run     // the queued webhook run of each head
+	twins   map[prKey]string  // the id of the queued webhook run of each head
 }
 
 // lookUp locks p's pull requests, inserts the deliveries of p.bulk and
@@ -314,7 +327,7 @@ type lookups struct {
 // the queued runs of their heads, in one round trip: the statements are
 // sent together and run in order.
 func lookUp(ctx context.Context, tx pgx.Tx, p batchPlan) (lookups, error) {
-	l := lookups{isNew: map[string]bool{}, replays: map[string]string{}, twins: map[prKey]Run{}}
+	l := lookups{isNew: map[string]bool{}, replays: map[string]string{}, twins: map[prKey]string{}}
 	var b pgx.Batch
 	if len(p.lockRepos) > 0 {
 		b.Queue(lockPullRequests, p.lockRepos, p.lockPRs)
@@ -369,40 +382,25 @@ func (c *runColumnsIn) add(id string, r NewRun) {
 	c.maxAttempts = append(c.maxAttempts, r.MaxAttempts)
 }
 
-// queueFresh queues a run for each of items[fresh], supersedes the queued
+// send queues a run for each of items[q.fresh], supersedes the queued
 // runs of their pull requests, asks their running runs at another head to
-// stop and sets the deliveries' outcomes (set, and those of the runs
-// queued), in one round trip: the runs' ids are chosen here, so nothing
-// waits for the insert's answer.
-func queueFresh(ctx context.Context, tx pgx.Tx, items []batchItem, fresh []int, set outcomes, results []DeliveryResult) error {
+// stop, reads the twins of items[q.reused] and sets the deliveries'
+// outcomes, in one round trip: the new runs' ids are chosen here, so
+// nothing waits for the insert's answer.
+func (q queuing) send(ctx context.Context, tx pgx.Tx, items []batchItem, results []DeliveryResult) error {
 	var b pgx.Batch
-	if len(fresh) > 0 {
-		var c runColumnsIn
-		n := len(fresh)
-		repos, prs, heads := make([]string, 0, n), make([]int, 0, n), make([]string, 0, n)
-		at := make(map[string]int, n) // index in items by delivery id
-		for _, i := range fresh {
-			r, id := *items[i].run, uuid.NewString()
-			r.DeliveryID = items[i].d.ID
-			c.add(id, r)
-			repos, prs, heads = append(repos, r.Repository), append(prs, r.PRNumber), append(heads, r.HeadSHA)
-			outcome, detail := queuedOutcome(Run{ID: id}, false)
-			set.add(r.DeliveryID, outcome, detail)
-			at[r.DeliveryID] = i
+	q.queueRuns(&b, items, results)
+	if len(q.reused) > 0 {
+		at := make(map[string]int, len(q.reused)) // index in items by run id
+		for k, i := range q.reused {
+			at[q.twins[k]] = i
 		}
-		b.Queue(insertRuns, c.modes, c.triggers, c.installations, c.repos, c.prs, c.heads,
-			c.bases, c.branches, c.deliveries, c.requesters, c.options, c.diffs, c.maxAttempts, c.ids).Query(func(rows pgx.Rows) error {
-			runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
-			for _, run := range runs {
-				results[at[run.DeliveryID]].Run = &run
-			}
-			return err
+		b.Queue(selectRunsByID, q.twins).Query(func(rows pgx.Rows) error {
+			return assignRuns(rows, results, func(r Run) int { return at[r.ID] })
 		})
-		b.Queue(supersedeQueuedOf, repos, prs, c.ids, heads)
-		b.Queue(cancelRunningOf, repos, prs, heads)
 	}
-	if len(set.ids) > 0 {
-		b.Queue(setDeliveryOutcomes, set.ids, set.outcomes, set.details)
+	if len(q.set.ids) > 0 {
+		b.Queue(setDeliveryOutcomes, q.set.ids, q.set.outcomes, q.set.details)
 	}
 	if b.Len() == 0 {
 		return nil
@@ -411,4 +409,42 @@ func queueFresh(ctx context.Context, tx pgx.Tx, items []batchItem, fresh []int, 
 		return fmt.Errorf("queue runs, supersede runs and set outcomes: %w", err)
 	}
 	return nil
+}
+
+// queueRuns queues into b the insert of a run for each of items[q.fresh],
+// the supersession of the other queued runs of their pull requests and
+// the cancelling of their running runs at another head, and adds the
+// deliveries' outcomes to q.set.
+func (q *queuing) queueRuns(b *pgx.Batch, items []batchItem, results []DeliveryResult) {
+	if len(q.fresh) == 0 {
+		return
+	}
+	var c runColumnsIn
+	n := len(q.fresh)
+	repos, prs, heads := make([]string, 0, n), make([]int, 0, n), make([]string, 0, n)
+	at := make(map[string]int, n) // index in items by delivery id
+	for _, i := range q.fresh {
+		r, id := *items[i].run, uuid.NewString()
+		r.DeliveryID = items[i].d.ID
+		c.add(id, r)
+		repos, prs, heads = append(repos, r.Repository), append(prs, r.PRNumber), append(heads, r.HeadSHA)
+		outcome, detail := queuedOutcome(Run{ID: id}, false)
+		q.set.add(r.DeliveryID, outcome, detail)
+		at[r.DeliveryID] = i
+	}
+	b.Queue(insertRuns, c.modes, c.triggers, c.installations, c.repos, c.prs, c.heads,
+		c.bases, c.branches, c.deliveries, c.requesters, c.options, c.diffs, c.maxAttempts, c.ids).Query(func(rows pgx.Rows) error {
+		return assignRuns(rows, results, func(r Run) int { return at[r.DeliveryID] })
+	})
+	b.Queue(supersedeQueuedOf, repos, prs, c.ids, heads)
+	b.Queue(cancelRunningOf, repos, prs, heads)
+}
+
+// assignRuns sets the run of results[index(run)] to each run of rows.
+func assignRuns(rows pgx.Rows, results []DeliveryResult, index func(Run) int) error {
+	runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
+	for _, run := range runs {
+		results[index(run)].Run = &run
+	}
+	return err
 }

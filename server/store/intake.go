@@ -23,8 +23,9 @@ type IntakeOptions struct {
 	// MaxDeliveries is the most deliveries one transaction records.
 	MaxDeliveries int
 	// MaxWait is how long a batch collects deliveries after its first
-	// before it is written, unless it fills up first or no other batch is
-	// being written any more (a batch is written at once when none is).
+	// before it is written, unless it fills up first. A batch is written
+	// at once when nothing suggests company: no other batch is being
+	// written and the previous delivery came more than MaxWait earlier.
 	MaxWait time.Duration
 	// Timeout bounds the writing of one batch.
 	Timeout time.Duration
@@ -33,8 +34,7 @@ type IntakeOptions struct {
 // Intake is a group-commit writer of webhook deliveries. Its RecordDelivery
 // does what Store.RecordDelivery does, with the same results, but the
 // deliveries of concurrent calls are collected for up to MaxWait (or until
-// MaxDeliveries are, or until no other batch is being written) and
-// recorded in one transaction; each call returns
+// MaxDeliveries are) and recorded in one transaction; each call returns
 // only once that transaction committed. A batch whose transaction fails is
 // not reported failed as a whole: each of its calls then records its own
 // delivery in a transaction of its own (Store.RecordDelivery), so that one
@@ -55,11 +55,16 @@ type Intake struct {
 	open    *batch        // collecting deliveries, nil when none is
 	writing int           // batches being written
 	idle    chan struct{} // closed when writing drops to 0
+	last    time.Time     // when the latest delivery joined
 }
 
 // batch is one group of deliveries recorded in one transaction.
 type batch struct {
 	items []batchItem
+	// steady is set when the batch opened less than MaxWait after the
+	// delivery before: deliveries are coming steadily, and more will join
+	// if it waits.
+	steady bool
 	// full is closed when the batch holds MaxDeliveries.
 	full chan struct{}
 	// done is closed once results and err are set.
@@ -115,10 +120,12 @@ func (w *Intake) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (D
 func (w *Intake) join(d Delivery, run *NewRun) (b *batch, i int, leader bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	now := time.Now()
 	if w.open == nil {
-		w.open = &batch{full: make(chan struct{}), done: make(chan struct{})}
+		w.open = &batch{full: make(chan struct{}), done: make(chan struct{}), steady: now.Sub(w.last) < w.opts.MaxWait}
 		leader = true
 	}
+	w.last = now
 	b = w.open
 	i = len(b.items)
 	b.items = append(b.items, batchItem{d: d, run: run})
@@ -129,17 +136,23 @@ func (w *Intake) join(d Delivery, run *NewRun) (b *batch, i int, leader bool) {
 	return b, i, leader
 }
 
-// write collects b while other batches are being written — until they
-// are, b is full or MaxWait passed; at once when none is — then closes it
-// to newcomers and records it. A lone delivery thus waits for nothing,
-// while under load each batch gathers what arrived during the previous
-// commit. The transaction does not end with the leader's request: the
-// other deliveries of the batch wait for it.
+// write collects b, then closes it to newcomers and records it. It
+// collects until b is full or MaxWait passed when deliveries come steadily
+// (b.steady); otherwise while other batches are being written, until they
+// are; otherwise not at all. A lone delivery thus waits for nothing; under
+// load each batch gathers what arrived during the previous commit; and at
+// a steady moderate rate, when commits are quick, deliveries still share
+// commits rather than each paying its own. The transaction does not end
+// with the leader's request: the other deliveries of the batch wait for
+// it.
 func (w *Intake) write(ctx context.Context, b *batch) {
 	w.mu.Lock()
 	busy, idle := w.writing > 0, w.idle
 	w.mu.Unlock()
-	if busy {
+	if busy || b.steady {
+		if b.steady {
+			idle = nil // not cut short: wait for the batch to fill or MaxWait
+		}
 		timer := time.NewTimer(w.opts.MaxWait)
 		select {
 		case <-b.full:
