@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mergeguard/mergeguard/server/store"
@@ -271,5 +272,50 @@ func TestIntakeFailedBatchRecordsEachAlone(t *testing.T) {
 	want := []string{"d0", "d1", "d2", "d3", "d5", "d6", "d7", "d8", "d9"}
 	if diff := cmp.Diff(want, ids); diff != "" {
 		t.Errorf("recorded deliveries (-want +got):\n%s", diff)
+	}
+}
+
+// TestIntakeSharesCommitsAtASteadyRate: a delivery that comes within
+// MaxWait of the one before opens a batch that waits for company even
+// though no other batch is being written, so deliveries arriving at a
+// steady rate share a transaction; one that comes after a pause is
+// written alone. Rows a transaction inserted carry its id (xmin).
+func TestIntakeSharesCommitsAtASteadyRate(t *testing.T) {
+	t.Parallel()
+	s, raw := newStore(t)
+	const wait = 300 * time.Millisecond
+	in := s.NewIntake(store.IntakeOptions{MaxWait: wait})
+	record := func(id string, n int) {
+		r := opened(id, n, "opened", "h")
+		if _, err := in.RecordDelivery(t.Context(), r.d, r.run); err != nil {
+			t.Error(err)
+		}
+	}
+	record("first", 1) // after a pause: alone, at once
+	var wg sync.WaitGroup
+	wg.Go(func() { record("steady-a", 2) }) // within wait of "first": waits
+	time.Sleep(wait / 10)
+	wg.Go(func() { record("steady-b", 3) }) // joins steady-a's batch
+	wg.Wait()
+	time.Sleep(2 * wait)
+	record("after-pause", 4)
+
+	xmin := map[string]string{}
+	rows, err := raw.Query(t.Context(), `SELECT delivery_id, xmin::text FROM webhook_deliveries`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id, tx string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &tx}, func() error {
+		xmin[id] = tx
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if xmin["steady-a"] == "" || xmin["steady-a"] != xmin["steady-b"] {
+		t.Errorf("steady deliveries in transactions %q and %q, want one", xmin["steady-a"], xmin["steady-b"])
+	}
+	if xmin["first"] == xmin["steady-a"] || xmin["after-pause"] == xmin["steady-a"] {
+		t.Errorf("transactions %v: the first delivery and the one after a pause must be written alone", xmin)
 	}
 }
