@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The transaction of an Intake batch. It has the effect of recording the
@@ -22,8 +24,9 @@ import (
 //     of them at once, then the runs inserted, superseded and cancelled.
 //     Pull requests are disjoint, so their order does not matter. The
 //     statements are pipelined (pgx.Batch) in two round trips, with the
-//     lock in the first, so a batch costs four round trips with BEGIN and
-//     COMMIT, whatever its size;
+//     lock in the first. When every delivery of the batch is recorded so,
+//     BEGIN and COMMIT travel with them: the whole batch costs two round
+//     trips, whatever its size;
 //   - every other delivery (several of one pull request, other runs) is
 //     recorded after them, one at a time, as RecordDelivery does.
 
@@ -107,28 +110,99 @@ func (it batchItem) bulk() bool {
 // and returns their results, in order.
 func (s *Store) recordBatch(ctx context.Context, items []batchItem) ([]DeliveryResult, error) {
 	p := planBatch(items)
-	var results []DeliveryResult
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		results = make([]DeliveryResult, len(items)) // afresh on a retry
-		for _, i := range p.duplicates {
-			results[i].Duplicate = true
-		}
-		if err := recordBulk(ctx, tx, p, results); err != nil {
-			return err
-		}
-		for _, i := range p.sequential {
-			res, err := recordDeliveryTx(ctx, tx, p.items[i].d, p.items[i].run)
-			if err != nil {
-				return fmt.Errorf("record delivery %s: %w", p.items[i].d.ID, err)
+	results := make([]DeliveryResult, len(items))
+	for _, i := range p.duplicates {
+		results[i].Duplicate = true
+	}
+	var err error
+	if len(p.sequential) == 0 {
+		err = s.recordBulkOnly(ctx, p, results)
+	} else {
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := recordBulk(ctx, p, results, inTx{tx}); err != nil {
+				return err
 			}
-			results[i] = res
-		}
-		return nil
-	})
+			for _, i := range p.sequential {
+				res, err := recordDeliveryTx(ctx, tx, p.items[i].d, p.items[i].run)
+				if err != nil {
+					return fmt.Errorf("record delivery %s: %w", p.items[i].d.ID, err)
+				}
+				results[i] = res
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("record a batch of %d deliveries: %w", len(items), err)
 	}
 	return results, nil
+}
+
+// recordBulkOnly records a batch whose deliveries are all recorded
+// set-based, in a transaction whose BEGIN and COMMIT travel with its
+// statements (ownTx): two round trips in all.
+func (s *Store) recordBulkOnly(ctx context.Context, p batchPlan, results []DeliveryResult) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire a connection: %w", err)
+	}
+	defer conn.Release()
+	tx := &ownTx{conn: conn}
+	if err := recordBulk(ctx, p, results, tx); err != nil {
+		tx.rollback(ctx)
+		return err
+	}
+	return nil
+}
+
+// batchSender sends the two batches of recordBulk; last is set on the
+// second.
+type batchSender interface {
+	send(ctx context.Context, b *pgx.Batch, last bool) error
+}
+
+// inTx sends batches in an open transaction.
+type inTx struct{ tx pgx.Tx }
+
+func (t inTx) send(ctx context.Context, b *pgx.Batch, _ bool) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	return t.tx.SendBatch(ctx, b).Close()
+}
+
+// ownTx sends batches in a transaction of their own on conn: BEGIN is
+// queued before the first batch's statements and COMMIT after the last
+// one's, so the transaction costs no round trip of its own. After an
+// error it must be rolled back: the connection is left in it (or, if
+// the connection broke, the pool drops it on release).
+type ownTx struct {
+	conn  *pgxpool.Conn
+	begun bool
+}
+
+func (t *ownTx) send(ctx context.Context, b *pgx.Batch, last bool) error {
+	qs := b.QueuedQueries
+	if !t.begun {
+		qs = append([]*pgx.QueuedQuery{{SQL: "BEGIN"}}, qs...)
+		t.begun = true
+	}
+	if last {
+		qs = append(qs, &pgx.QueuedQuery{SQL: "COMMIT"})
+	}
+	return t.conn.SendBatch(ctx, &pgx.Batch{QueuedQueries: qs}).Close()
+}
+
+// rollback ends the transaction after a failure, if the connection is
+// still in one; if the rollback fails too, the pool drops the connection
+// on release (it does any connection not idle).
+func (t *ownTx) rollback(ctx context.Context) {
+	if t.conn.Conn().PgConn().TxStatus() == 'I' {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_, _ = t.conn.Exec(ctx, "ROLLBACK")
 }
 
 const (
@@ -196,13 +270,14 @@ const (
 )
 
 // recordBulk locks the batch's pull requests and records the deliveries
-// of p.bulk set-based, into results, in two round trips: one inserts the
-// deliveries and looks up their replays and queued twins, the other
-// queues the runs left to queue and sets the outcomes.
-func recordBulk(ctx context.Context, tx pgx.Tx, p batchPlan, results []DeliveryResult) error {
-	l, err := lookUp(ctx, tx, p)
-	if err != nil {
-		return err
+// of p.bulk set-based, into results, in two batches sent by tx: one
+// inserts the deliveries and looks up their replays and queued twins, the
+// other queues the runs left to queue and sets the outcomes.
+func recordBulk(ctx context.Context, p batchPlan, results []DeliveryResult, tx batchSender) error {
+	var b pgx.Batch
+	l := queueLookUp(&b, p)
+	if err := tx.send(ctx, &b, false); err != nil {
+		return fmt.Errorf("insert deliveries, look up replays and queued runs: %w", err)
 	}
 	var q queuing
 	for _, i := range p.bulk {
@@ -226,10 +301,15 @@ func recordBulk(ctx context.Context, tx pgx.Tx, p batchPlan, results []DeliveryR
 			q.fresh = append(q.fresh, i)
 		}
 	}
-	return q.send(ctx, tx, p.items, results)
+	b = pgx.Batch{}
+	q.queue(&b, p.items, results)
+	if err := tx.send(ctx, &b, true); err != nil {
+		return fmt.Errorf("queue runs, supersede runs and set outcomes: %w", err)
+	}
+	return nil
 }
 
-// queuing is what the second round trip of recordBulk does.
+// queuing is what the second batch of recordBulk does.
 type queuing struct {
 	fresh  []int    // new deliveries that queue a run of their own
 	reused []int    // new deliveries whose head has a queued run: twins
@@ -315,20 +395,19 @@ func (o *outcomes) add(id, outcome, detail string) {
 	o.ids, o.outcomes, o.details = append(o.ids, id), append(o.outcomes, outcome), append(o.details, detail)
 }
 
-// lookups are what the first round trip of recordBulk finds.
+// lookups are what the first batch of recordBulk finds.
 type lookups struct {
 	isNew   map[string]bool   // the bulk deliveries not recorded before, by id
 	replays map[string]string // the delivery each replays (replayOf), by id
 	twins   map[prKey]string  // the id of the queued webhook run of each head
 }
 
-// lookUp locks p's pull requests, inserts the deliveries of p.bulk and
-// looks up, for those that ask for a run, the deliveries they replay and
-// the queued runs of their heads, in one round trip: the statements are
-// sent together and run in order.
-func lookUp(ctx context.Context, tx pgx.Tx, p batchPlan) (lookups, error) {
-	l := lookups{isNew: map[string]bool{}, replays: map[string]string{}, twins: map[prKey]string{}}
-	var b pgx.Batch
+// queueLookUp queues into b the locking of p's pull requests, the insert
+// of the deliveries of p.bulk and, for those that ask for a run, the
+// look-ups of the deliveries they replay and of the queued runs of their
+// heads. The lookups hold what they find once b was sent.
+func queueLookUp(b *pgx.Batch, p batchPlan) *lookups {
+	l := &lookups{isNew: map[string]bool{}, replays: map[string]string{}, twins: map[prKey]string{}}
 	if len(p.lockRepos) > 0 {
 		b.Queue(lockPullRequests, p.lockRepos, p.lockPRs)
 	}
@@ -342,15 +421,9 @@ func lookUp(ctx context.Context, tx pgx.Tx, p batchPlan) (lookups, error) {
 			return err
 		})
 	}
-	queueReplays(&b, p.items, p.bulk, l.replays)
-	queueTwins(&b, p.items, p.bulk, l.twins)
-	if b.Len() == 0 {
-		return l, nil
-	}
-	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-		return l, fmt.Errorf("insert deliveries, look up replays and queued runs: %w", err)
-	}
-	return l, nil
+	queueReplays(b, p.items, p.bulk, l.replays)
+	queueTwins(b, p.items, p.bulk, l.twins)
+	return l
 }
 
 // runColumnsIn are the columns of insertRuns' rows.
@@ -382,14 +455,13 @@ func (c *runColumnsIn) add(id string, r NewRun) {
 	c.maxAttempts = append(c.maxAttempts, r.MaxAttempts)
 }
 
-// send queues a run for each of items[q.fresh], supersedes the queued
-// runs of their pull requests, asks their running runs at another head to
-// stop, reads the twins of items[q.reused] and sets the deliveries'
-// outcomes, in one round trip: the new runs' ids are chosen here, so
-// nothing waits for the insert's answer.
-func (q queuing) send(ctx context.Context, tx pgx.Tx, items []batchItem, results []DeliveryResult) error {
-	var b pgx.Batch
-	q.queueRuns(&b, items, results)
+// queue queues into b the insert of a run for each of items[q.fresh], the
+// supersession of the queued runs of their pull requests, the cancelling
+// of their running runs at another head, the reading of the twins of
+// items[q.reused] and the setting of the deliveries' outcomes. The new
+// runs' ids are chosen here, so nothing waits for the insert's answer.
+func (q queuing) queue(b *pgx.Batch, items []batchItem, results []DeliveryResult) {
+	q.queueRuns(b, items, results)
 	if len(q.reused) > 0 {
 		at := make(map[string]int, len(q.reused)) // index in items by run id
 		for k, i := range q.reused {
@@ -402,13 +474,6 @@ func (q queuing) send(ctx context.Context, tx pgx.Tx, items []batchItem, results
 	if len(q.set.ids) > 0 {
 		b.Queue(setDeliveryOutcomes, q.set.ids, q.set.outcomes, q.set.details)
 	}
-	if b.Len() == 0 {
-		return nil
-	}
-	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-		return fmt.Errorf("queue runs, supersede runs and set outcomes: %w", err)
-	}
-	return nil
 }
 
 // queueRuns queues into b the insert of a run for each of items[q.fresh],

@@ -3,6 +3,7 @@ package store_test
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -75,15 +76,30 @@ func batchOfEverything() []recording {
 
 // TestRecordBatchIsRecordDeliveryInOrder: a batch records what recording
 // its deliveries one after the other with RecordDelivery records, and
-// returns the same results.
+// returns the same results: a batch with every case, and one whose
+// deliveries are all alone of their pull request (recorded in a
+// transaction whose BEGIN and COMMIT travel with the statements).
 func TestRecordBatchIsRecordDeliveryInOrder(t *testing.T) {
 	t.Parallel()
+	everything := batchOfEverything()
+	// Each alone of its pull request (the id twice in the batch is one).
+	bulk := slices.Concat(everything[0:3], everything[4:6], everything[8:11])
+	for name, recs := range map[string][]recording{"every case": everything, "bulk only": bulk} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			recordBoth(t, recs)
+		})
+	}
+}
+
+// recordBoth records recs one at a time in one database and as a batch
+// in another, both arranged alike, and compares results and databases.
+func recordBoth(t *testing.T, recs []recording) {
+	t.Helper()
 	one, rawOne := newStore(t)
 	batched, rawBatched := newStore(t)
 	arrange(t, one)
 	arrange(t, batched)
-	recs := batchOfEverything()
-
 	var want []string
 	for _, r := range recs {
 		res, err := one.RecordDelivery(t.Context(), r.d, r.run)
@@ -219,25 +235,41 @@ func TestIntakeStoresEachDeliveryOnce(t *testing.T) {
 	}
 }
 
-// TestIntakeFailedBatchRecordsEachAlone: when a batch's commit fails
-// because of one delivery, the others are recorded each in its own
-// transaction, and the failing one is neither recorded nor acknowledged.
+// TestIntakeFailedBatchRecordsEachAlone: when a batch fails because of
+// one delivery — at its commit or in the middle of its statements — the
+// others are recorded each in its own transaction, and the failing one is
+// neither recorded nor acknowledged.
 func TestIntakeFailedBatchRecordsEachAlone(t *testing.T) {
 	t.Parallel()
-	s, raw := newStore(t)
-	// A deferred constraint trigger fails the commit of any transaction
-	// that inserted the delivery "poison".
-	_, err := raw.Exec(t.Context(), `
-		CREATE FUNCTION refuse_poison() RETURNS trigger AS $$
-		BEGIN
-		    IF NEW.delivery_id = 'poison' THEN RAISE EXCEPTION 'poisoned'; END IF;
-		    RETURN NULL;
-		END $$ LANGUAGE plpgsql;
-		CREATE CONSTRAINT TRIGGER refuse_poison AFTER INSERT ON webhook_deliveries
-		    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_poison();`)
-	if err != nil {
-		t.Fatal(err)
+	for name, timing := range map[string]string{
+		"at commit":     "DEFERRABLE INITIALLY DEFERRED",
+		"at the insert": "NOT DEFERRABLE",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, raw := newStore(t)
+			// A constraint trigger fails any transaction that inserts
+			// the delivery "poison", at the insert or at commit.
+			_, err := raw.Exec(t.Context(), `
+				CREATE FUNCTION refuse_poison() RETURNS trigger AS $$
+				BEGIN
+				    IF NEW.delivery_id = 'poison' THEN RAISE EXCEPTION 'poisoned'; END IF;
+				    RETURN NULL;
+				END $$ LANGUAGE plpgsql;
+				CREATE CONSTRAINT TRIGGER refuse_poison AFTER INSERT ON webhook_deliveries
+				    `+timing+` FOR EACH ROW EXECUTE FUNCTION refuse_poison();`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recordWithPoison(t, s, raw)
+		})
 	}
+}
+
+// recordWithPoison records ten deliveries at once, the fifth "poison",
+// and checks that all others are recorded and acknowledged.
+func recordWithPoison(t *testing.T, s *store.Store, raw *pgxpool.Pool) {
+	t.Helper()
 	in := s.NewIntake(store.IntakeOptions{MaxDeliveries: 10, MaxWait: time.Second})
 	errs := make([]error, 10)
 	var wg sync.WaitGroup
@@ -257,17 +289,13 @@ func TestIntakeFailedBatchRecordsEachAlone(t *testing.T) {
 			t.Errorf("delivery %d: error %v; want one only for the poisoned delivery", i, err)
 		}
 	}
-	var ids []string
 	rows, err := raw.Query(t.Context(), `SELECT delivery_id FROM webhook_deliveries ORDER BY delivery_id`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
 	}
 	want := []string{"d0", "d1", "d2", "d3", "d5", "d6", "d7", "d8", "d9"}
 	if diff := cmp.Diff(want, ids); diff != "" {
