@@ -9,7 +9,9 @@
 //	go run ./cmd/bench -out results.json
 //
 // "bench intake-server -impl mergeguard|go-githubapp -db URL -secret S" is
-// the intake process the suite starts for each side.
+// the intake process the suite starts for each side. With
+// -intake-cpuprofile P each writes its CPU profile to P.mergeguard and
+// P.go-githubapp, for `go tool pprof`.
 package main
 
 import (
@@ -20,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -49,6 +52,7 @@ type options struct {
 	round                         time.Duration
 	senders, rate, max            int
 	seconds                       time.Duration
+	cpuProfile                    string
 }
 
 func run(ctx context.Context, args []string) error {
@@ -67,6 +71,7 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&o.rate, "rate", 500, "deliveries/s offered in the paced level (intake)")
 	fs.IntVar(&o.max, "deliveries", 5000, "most deliveries per level (intake)")
 	fs.DurationVar(&o.seconds, "seconds", 15*time.Second, "longest level (intake)")
+	fs.StringVar(&o.cpuProfile, "intake-cpuprofile", "", "write each intake process's CPU profile to this path with the intake's name appended (intake)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -116,7 +121,7 @@ func intakeSuite(ctx context.Context, o options, res *report.Results) error {
 	fmt.Fprintf(os.Stderr, "intake: %d senders saturated, then %d/s offered; up to %d deliveries or %s each\n",
 		o.senders, o.rate, o.max, o.seconds)
 	c, err := intakebench.Run(ctx, intakebench.Config{
-		ServerCommand: []string{exe, "intake-server"}, PostgresURL: pg, Payload: payload, Pulls: 500, Warmup: 300,
+		ServerCommand: serverCommand(exe, o.cpuProfile), PostgresURL: pg, Payload: payload, Pulls: 500, Warmup: 300,
 		Levels: []intakebench.Level{
 			{Senders: o.senders, Max: o.max, MaxDuration: o.seconds},
 			{Senders: o.senders, Rate: o.rate, Max: o.max, MaxDuration: o.seconds},
@@ -191,13 +196,37 @@ func output(res report.Results, out string) error {
 	return nil
 }
 
+// serverCommand is the command that starts an intake process.
+func serverCommand(exe, cpuProfile string) []string {
+	cmd := []string{exe, "intake-server"}
+	if cpuProfile != "" {
+		cmd = append(cmd, "-cpuprofile", cpuProfile)
+	}
+	return cmd
+}
+
 func intakeServer(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("intake-server", flag.ContinueOnError)
 	impl := fs.String("impl", "", "mergeguard or go-githubapp")
 	db := fs.String("db", "", "MergeGuard's database URL")
 	secret := fs.String("secret", "", "the webhook secret")
+	profile := fs.String("cpuprofile", "", "write the process's CPU profile to this path + \".\" + impl")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile + "." + *impl)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			_ = f.Close()
+			return err
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			_ = f.Close()
+		}()
 	}
 	return intakebench.Serve(ctx, *impl, *db, *secret, os.Stdout)
 }
