@@ -120,15 +120,23 @@ type Sample struct {
 // Teach returns what a prompt of o200k_base's split s (SplitRequest) that
 // the server counted as server tokens teaches, given c; false when
 // nothing: a prompt shorter than MinCorrectionSample or a report of no
-// tokens. A prompt whose non-ASCII tokens are at most ASCIISamplePercent
-// of its tokens is a sample of the ASCII ratio, all its tokens put to the
-// ASCII part. Once the ASCII ratio was sampled, any other prompt teaches
-// the non-ASCII ratio what the ASCII part, at its ratio, does not
-// explain; it is a sample when at least half its tokens are non-ASCII,
-// where that is least blurred by the ASCII part's own variation. Before,
-// it teaches the ASCII ratio what the non-ASCII part, at a token per
-// byte, does not explain, as no sample: so every prompt seen, an
-// overflowing one included, is covered by what was learned.
+// tokens.
+//
+// A prompt whose non-ASCII tokens are at most ASCIISamplePercent of its
+// tokens is a sample of the ASCII ratio, all its tokens put to the ASCII
+// part. Once the ASCII ratio was sampled, any other prompt teaches the
+// non-ASCII ratio what the ASCII part, at its ratio, does not explain, and
+// is a sample of it when it has MinCorrectionSample non-ASCII tokens or
+// more, enough to teach on their own. As the ASCII ratio is the largest
+// seen, a prompt whose ASCII part needed less shows a non-ASCII ratio a
+// little low, the more so the smaller its non-ASCII share; the largest
+// over many prompts is that of those whose ASCII part needed the most,
+// close to the truth, and a prompt whose ASCII part needed more than any
+// before puts the difference to the non-ASCII part, the safe side.
+// Before the ASCII ratio was sampled, such a prompt teaches the ASCII
+// ratio what the non-ASCII part, at a token per byte, does not explain,
+// as no sample. So every prompt seen, an overflowing one included, is
+// covered by what was learned.
 func (c Correction) Teach(server int, s Split) (Sample, bool) {
 	total := s.Total()
 	switch {
