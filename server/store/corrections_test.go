@@ -7,8 +7,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/mergeguard/mergeguard/review/budget"
+	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/store/storetest"
 )
 
 // TestObserveRatio checks that the stored ratios of a model only rise,
@@ -81,5 +84,62 @@ func TestObserveRatio(t *testing.T) {
 		if _, err := s.ObserveRatio(t.Context(), bad.model, bad.smp); err == nil {
 			t.Errorf("ObserveRatio(%q, %+v) succeeded", bad.model, bad.smp)
 		}
+	}
+}
+
+// TestTokenCorrectionsMigration checks migration 000007 on data: a
+// correction learned before keeps its ratio as the ASCII part's, with no
+// non-ASCII ratio yet; going down keeps the corrections that have an ASCII
+// ratio and drops the others, which 000006 cannot hold.
+func TestTokenCorrectionsMigration(t *testing.T) {
+	t.Parallel()
+	url := storetest.Empty(t)
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(t.Context(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	read := func(sql string) []string {
+		t.Helper()
+		rows, err := conn.Query(t.Context(), sql)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if err := store.MigrateUp(t.Context(), url); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.MigrateDown(t.Context(), url, 1); err != nil {
+		t.Fatal(err)
+	}
+	exec(`INSERT INTO model_token_corrections (model, ratio, samples) VALUES ('old', 1.3, 4)`)
+	if err := store.MigrateUp(t.Context(), url); err != nil {
+		t.Fatal(err)
+	}
+	exec(`INSERT INTO model_token_corrections (model, ratio, samples, other_ratio, other_samples) VALUES ('new', 0, 0, 2.5, 3)`)
+	all := `SELECT model || ' ' || ratio || ' ' || samples || ' ' || other_ratio || ' ' || other_samples FROM model_token_corrections ORDER BY 1`
+	if d := cmp.Diff([]string{"new 0 0 2.5 3", "old 1.3 4 0 0"}, read(all)); d != "" {
+		t.Errorf("after 000007 up (-want +got):\n%s", d)
+	}
+	if err := store.MigrateDown(t.Context(), url, 1); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"old 1.3 4"}, read(`SELECT model || ' ' || ratio || ' ' || samples FROM model_token_corrections`)); d != "" {
+		t.Errorf("after 000007 down (-want +got):\n%s", d)
+	}
+	cols := read(`SELECT column_name::text FROM information_schema.columns WHERE table_name = 'model_token_corrections' ORDER BY 1`)
+	if d := cmp.Diff([]string{"model", "ratio", "samples", "updated_at"}, cols); d != "" {
+		t.Errorf("columns after 000007 down (-want +got):\n%s", d)
 	}
 }
