@@ -172,3 +172,42 @@ func TestCorrectionsConcurrent(t *testing.T) {
 		t.Errorf("after 8 observations: %+v", k)
 	}
 }
+
+// TestCorrectionScriptSwitch learns a model counted with cl100k_base from
+// prompts of code, long past the decay of the starting margin, then
+// checks that prompts in other scripts, never seen, are not undercounted:
+// the ratio learned on code does not apply to them.
+func TestCorrectionScriptSwitch(t *testing.T) {
+	tk := budget.NewTokenizers()
+	o200k, cl100k := tk.Base("llama3"), tk.ForModel("gpt-4")
+	corr := budget.NewCorrections(nil)
+	code := "\tif err := s.parseConfig(ctx, user); err != nil { return fmt.Errorf(\"request deadline: %w\", err) } // 123\n"
+	for i := range 2 * budget.CorrectionDecaySamples {
+		text := strings.Repeat(code, 20+i%50)
+		sp, err := o200k.CountSplit(t.Context(), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if smp, ok := corr.Get("m").Teach(cl100k.Count(text), sp); ok {
+			corr.Observe("m", smp)
+		}
+	}
+	if k := corr.Get("m"); k.Samples != 2*budget.CorrectionDecaySamples || k.Factor() > 1.1 {
+		t.Fatalf("after code: %+v, factor %.3f; want the margin given up", k, k.Factor())
+	}
+	for name, line := range map[string]string{
+		"Greek":   "// Ωμέγα καλημέρα κόσμε Ελλάδα\n",
+		"Chinese": "// 的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得\n",
+		"Russian": "// Привет, мир: проверка контекста\n",
+		"emoji":   "// ✓ 🚀 → naïve façade ünïcödé\n",
+	} {
+		text := strings.Repeat(line, 200)
+		sp, err := o200k.CountSplit(t.Context(), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, server := corr.Get("m").Count(sp), cl100k.Count(text); got < server {
+			t.Errorf("%s: counted %d tokens, the server %d", name, got, server)
+		}
+	}
+}
