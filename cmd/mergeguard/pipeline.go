@@ -27,17 +27,18 @@ const countMemoBytes = 64 << 20
 // calls (serve wraps it with metrics). hasLLM is false when no LLM is
 // configured: the pipeline then runs the built-in analyzers only.
 //
-// A model without a known tokenizer is counted with o200k_base times the
-// correction learned from its server's reported prompt tokens
-// (budget.Corrections): corr holds it, taught by the LLM client after
-// every call and, when tokens is not nil (serve), kept in and shared
-// through the database; onError is told when the database fails.
+// A model without a known tokenizer is counted with o200k_base, its ASCII
+// and non-ASCII parts each corrected by what is learned from its server's
+// reported prompt tokens (budget.Corrections): corr holds it, taught by
+// the LLM client after every call and, when tokens is not nil (serve),
+// kept in and shared through the database; onError is told when the
+// database fails.
 func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corrections,
 	tokens budget.CorrectionStore, onError func(error)) (deps pipeline.Deps, hasLLM bool) {
 	tk := budget.NewTokenizers()
 	counter := tk.ForModel(cfg.Model)
-	// o200k_base's counts of the prompts, shared by the pipeline and the
-	// LLM client that learns the correction from them.
+	// o200k_base's counts of the prompts, split by script, shared by the
+	// pipeline and the LLM client that learns the correction from them.
 	base := budget.NewMemo(tk.Base(cfg.Model), countMemoBytes)
 	if budget.EncodingForModel(cfg.Model) == "" && corr != nil {
 		counter = budget.Corrected(base, cfg.Model, corr)

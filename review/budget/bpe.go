@@ -35,36 +35,45 @@ func (e *encoding) Count(text string) int {
 
 // CountContext is Count, stopping with ctx's error when ctx is done.
 func (e *encoding) CountContext(ctx context.Context, text string) (int, error) {
+	sp, err := e.count(ctx, text, nil)
+	return sp.Total(), err
+}
+
+// CountSplit implements SplitCounter.
+func (e *encoding) CountSplit(ctx context.Context, text string) (Split, error) {
 	return e.count(ctx, text, nil)
 }
 
 // CountLines implements LineCounter: one pass over text, each piece's
 // tokens going to the line the piece starts on.
 func (e *encoding) CountLines(ctx context.Context, text string) (int, []int, error) {
-	lines := make([]int, lineCount(text))
-	n, err := e.count(ctx, text, lines)
-	return n, lines, err
+	sp, lines, err := e.CountSplitLines(ctx, text)
+	return sp.Total(), totals(lines), err
+}
+
+// CountSplitLines implements SplitCounter: CountLines, split.
+func (e *encoding) CountSplitLines(ctx context.Context, text string) (Split, []Split, error) {
+	lines := make([]Split, lineCount(text))
+	sp, err := e.count(ctx, text, lines)
+	return sp, lines, err
 }
 
 // count counts the tokens of text, adding each piece's to lines (indexed
-// as splitLines numbers the lines) unless lines is nil.
-func (e *encoding) count(ctx context.Context, text string, lines []int) (int, error) {
+// as splitLines numbers the lines) unless lines is nil. A piece is ASCII
+// when its runes are: then it has as many bytes as runes.
+func (e *encoding) count(ctx context.Context, text string, lines []Split) (Split, error) {
 	e.once.Do(e.load)
 	if e.err != nil {
-		if lines != nil {
-			for i, l := range splitLines(text) {
-				lines[i] = len(l) + 1
-			}
-		}
-		return len(text), ctx.Err()
+		return byteSplit(text, lines), ctx.Err()
 	}
 	// As in tiktoken-go, each invalid UTF-8 byte becomes U+FFFD (so does
 	// the JSON of a request).
 	runes := []rune(text)
 	var (
-		n, line int
-		piece   []byte
-		s       scratch
+		n     Split
+		line  int
+		piece []byte
+		s     scratch
 	)
 	for i, k := 0, 0; i < len(runes); k++ {
 		if k%checkEvery == 0 {
@@ -77,15 +86,37 @@ func (e *encoding) count(ctx context.Context, text string, lines []int) (int, er
 		for _, r := range runes[i:end] {
 			piece = utf8.AppendRune(piece, r)
 		}
-		t := e.countPiece(piece, &s)
-		n += t
+		t := pieceSplit(e.countPiece(piece, &s), len(piece), end-i)
+		n = n.Add(t)
 		if lines != nil {
-			lines[min(line, len(lines)-1)] += t
+			l := &lines[min(line, len(lines)-1)]
+			*l = l.Add(t)
 			line += bytes.Count(piece, newline)
 		}
 		i = end
 	}
 	return n, nil
+}
+
+// pieceSplit is the Split of one piece of tokens tokens, bytes bytes and
+// runes runes.
+func pieceSplit(tokens, bytes, runes int) Split {
+	if bytes == runes {
+		return Split{ASCII: tokens}
+	}
+	return Split{Other: tokens, OtherBytes: bytes}
+}
+
+// byteSplit counts a token per byte, a sure upper bound, adding a line's
+// bytes and its newline to lines unless lines is nil: the count of an
+// encoding whose vocabulary failed to load.
+func byteSplit(text string, lines []Split) Split {
+	if lines != nil {
+		for i, l := range splitLines(text) {
+			lines[i] = Split{ASCII: len(l) + 1}
+		}
+	}
+	return Split{ASCII: len(text)}
 }
 
 var newline = []byte{'\n'}

@@ -85,9 +85,10 @@ const (
 // taken to need. Those tokenizers have smaller or similar vocabularies and
 // count as many tokens as o200k_base or more (cl100k_base, the base of
 // Llama 3's, counts up to ~10% more on code); the margin keeps the
-// estimate on the high side. It is where the correction learned per model
-// from the prompt tokens its server reports starts (Correction,
-// ForModelCorrected); ForModel keeps it fixed.
+// estimate on the high side. It is where the correction of the ASCII part
+// of a text, learned per model from the prompt tokens its server reports,
+// starts (Correction, ForModelCorrected); ForModel keeps it fixed for the
+// whole text.
 const UnknownModelPercent = 125
 
 // Estimate counts one token per 4 bytes of UTF-8, rounded up. It is cheap

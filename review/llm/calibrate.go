@@ -19,14 +19,16 @@ type Chatter interface {
 // Calibrator is a chat client that teaches the token corrections of models
 // without a known tokenizer (budget.Corrections): after each call to such
 // a model it compares the prompt tokens the server reports with
-// o200k_base's count of the request, counted as the agents count it
-// (budget.CountRequest), and learns the ratio; so does a
-// context_length_exceeded error that states the server's count. Calls to
-// OpenAI models pass through untouched. It is safe for concurrent use.
+// o200k_base's count of the request, counted as the agents count it and
+// split into its ASCII and non-ASCII parts (budget.SplitRequest), and
+// learns what that teaches of each part's ratio (budget.Correction.Teach);
+// so does a context_length_exceeded error that states the server's count.
+// Calls to OpenAI models pass through untouched. It is safe for concurrent
+// use.
 type Calibrator struct {
 	next  Chatter
 	model string // the model of requests that name none
-	base  budget.Counter
+	base  budget.SplitCounter
 	corr  *budget.Corrections
 	store budget.CorrectionStore
 	// onError is told when the store fails; what was learned is kept in
@@ -43,7 +45,7 @@ type Calibration struct {
 	// the counts too (a budget.Memo under the pipeline's corrected
 	// counter too): an agent sends its system and user messages again at
 	// every turn.
-	Base budget.Counter
+	Base budget.SplitCounter
 	// Corrections receives what is learned.
 	Corrections *budget.Corrections
 	// Store, when not nil, keeps it too; what it answers, other replicas'
@@ -80,22 +82,22 @@ func (c *Calibrator) Chat(ctx context.Context, req openai.ChatCompletionRequest)
 		}
 	}
 	if server > 0 {
-		c.learn(ctx, model, server, budget.CountRequest(c.base, req))
+		c.learn(ctx, model, server, budget.SplitRequest(c.base, req))
 	}
 	return resp, err
 }
 
-// learn records the ratio of one prompt, in memory then in the store.
-func (c *Calibrator) learn(ctx context.Context, model string, server, counted int) {
-	ratio, ok := budget.Ratio(server, counted)
+// learn records what one prompt teaches, in memory then in the store.
+func (c *Calibrator) learn(ctx context.Context, model string, server int, counted budget.Split) {
+	smp, ok := c.corr.Get(model).Teach(server, counted)
 	if !ok {
 		return
 	}
-	c.corr.Observe(model, ratio)
+	c.corr.Observe(model, smp)
 	if c.store == nil {
 		return
 	}
-	stored, err := c.store.ObserveRatio(context.WithoutCancel(ctx), model, ratio)
+	stored, err := c.store.ObserveRatio(context.WithoutCancel(ctx), model, smp)
 	if err != nil {
 		if c.onError != nil {
 			c.onError(err)

@@ -3,11 +3,12 @@ package llm_test
 import (
 	"context"
 	"errors"
-	"math"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mergeguard/mergeguard/review/budget"
@@ -15,64 +16,84 @@ import (
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 )
 
-// ratioStore is a budget.CorrectionStore in memory that can fail.
-type ratioStore struct {
-	mu     sync.Mutex
-	ratios map[string][]float64
-	err    error
+// sampleStore is a budget.CorrectionStore in memory that can fail.
+type sampleStore struct {
+	mu      sync.Mutex
+	samples map[string][]budget.Sample
+	err     error
 }
 
-func (s *ratioStore) Corrections(context.Context) ([]budget.Correction, error) { return nil, s.err }
+func (s *sampleStore) Corrections(context.Context) ([]budget.Correction, error) { return nil, s.err }
 
-func (s *ratioStore) ObserveRatio(_ context.Context, model string, ratio float64) (budget.Correction, error) {
+// ObserveRatio answers, as if another replica had seen more, a large
+// number of samples of each part.
+func (s *sampleStore) ObserveRatio(_ context.Context, model string, smp budget.Sample) (budget.Correction, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return budget.Correction{}, s.err
 	}
-	s.ratios[model] = append(s.ratios[model], ratio)
-	// Another replica saw more: the store answers its ratio and samples.
-	return budget.Correction{Model: model, Ratio: max(ratio, 3), Samples: 1000}, nil
+	s.samples[model] = append(s.samples[model], smp)
+	return budget.Correction{Model: model, Samples: 1000, OtherSamples: 2000}, nil
 }
 
 // TestCalibratorLearns sends prompts to a fake counting twice o200k_base's
-// tokens and checks what the correction learns from the usage and from a
-// context_length_exceeded error, and what it leaves alone.
+// tokens of ASCII pieces and three times those of other pieces, and checks
+// what each prompt teaches (from the usage or a context_length_exceeded
+// error) of each part's ratio, and what it leaves alone.
 func TestCalibratorLearns(t *testing.T) {
 	tk := budget.NewTokenizers()
-	o200k := tk.ForModel("gpt-4o")
-	long := strings.Repeat("func handle(ctx context.Context) error { return nil }\n", 100)
+	o200k := tk.Base("llama3")
+	code := strings.Repeat("func handle(ctx context.Context) error { return nil }\n", 100)
+	const greekLine = "Ωμέγα καλημέρα κόσμε Ελλάδα\n"
+	greek := strings.Repeat(greekLine, 200)
 	request := func(model, content string) openai.ChatCompletionRequest {
 		return openai.ChatCompletionRequest{Model: model, Messages: []openai.ChatCompletionMessage{{Role: "user", Content: content}}}
 	}
+	ascii := budget.Correction{Model: "llama3", Ratio: 2, Samples: 10} // the ASCII ratio learned
 	tests := []struct {
-		name      string
-		req       openai.ChatCompletionRequest
-		context   int   // the fake's context; 0 for none
-		storeErr  error // what the store fails with
-		wantRatio float64
-		wantErr   bool
-		wantSaved int
+		name     string
+		req      openai.ChatCompletionRequest
+		known    []budget.Correction
+		context  int   // the fake's context; 0 for none
+		storeErr error // what the store fails with
+		want     []budget.Sample
+		wantErr  bool
 	}{
-		{"usage of an unknown model", request("llama3", long), 0, nil, 2, false, 1},
-		{"the configured model when the request names none", request("", long), 0, nil, 2, false, 1},
-		{"an OpenAI model is not corrected", request("gpt-4o", long), 0, nil, 0, false, 0},
-		{"a short prompt teaches nothing", request("llama3", "hi"), 0, nil, 0, false, 0},
-		{"an overflow states the server's count", request("llama3", long), 1000, nil, 2, true, 1},
-		{"a failing store is reported, memory learns", request("llama3", long), 0, errors.New("db down"), 2, false, 0},
+		{"code teaches the ASCII ratio", request("llama3", code), nil, 0, nil,
+			[]budget.Sample{{Ratio: 2, Counts: true}}, false},
+		{"the configured model when the request names none", request("", code), nil, 0, nil,
+			[]budget.Sample{{Ratio: 2, Counts: true}}, false},
+		{"Greek, once the ASCII ratio is known, teaches the other ratio", request("llama3", greek), []budget.Correction{ascii}, 0, nil,
+			[]budget.Sample{{Other: true, Ratio: 3, Counts: true}}, false},
+		{"code with a few Greek words raises the other ratio, no sample", request("llama3", code+strings.Repeat(greekLine, 40)), []budget.Correction{ascii}, 0, nil,
+			[]budget.Sample{{Other: true, Ratio: 3}}, false},
+		{"Greek before the ASCII ratio: covered by a token per byte", request("llama3", greek), nil, 0, nil,
+			[]budget.Sample{{}}, false},
+		{"an overflow states the server's count", request("llama3", greek), []budget.Correction{ascii}, 1000, nil,
+			[]budget.Sample{{Other: true, Ratio: 3, Counts: true}}, true},
+		{"an OpenAI model is not corrected", request("gpt-4o", code), nil, 0, nil, nil, false},
+		{"a short prompt teaches nothing", request("llama3", "hi"), nil, 0, nil, nil, false},
+		{"a failing store is reported, memory learns", request("llama3", code), nil, 0, errors.New("db down"), nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := []llmtest.Option{llmtest.WithTokenizer(func(s string) int { return 2 * o200k.Count(s) })}
+			opts := []llmtest.Option{llmtest.WithTokenizer(func(s string) int {
+				sp, err := o200k.CountSplit(t.Context(), s)
+				if err != nil {
+					t.Error(err)
+				}
+				return 2*sp.ASCII + 3*sp.Other
+			})}
 			if tt.context > 0 {
 				opts = append(opts, llmtest.WithContext(tt.context))
 			}
 			srv := llmtest.New(t, func(llmtest.Request) llmtest.Response { return llmtest.Text("ok") }, opts...)
-			corr := budget.NewCorrections(nil)
-			store := &ratioStore{ratios: map[string][]float64{}, err: tt.storeErr}
+			corr := budget.NewCorrections(tt.known)
+			store := &sampleStore{samples: map[string][]budget.Sample{}, err: tt.storeErr}
 			var reported []error
 			c := llm.NewCalibrator(llm.New(llm.Config{BaseURL: srv.URL(), Model: "llama3"}, nil), llm.Calibration{
-				Model: "llama3", Base: tk.Base("llama3"), Corrections: corr, Store: store,
+				Model: "llama3", Base: o200k, Corrections: corr, Store: store,
 				OnError: func(err error) { reported = append(reported, err) },
 			})
 			_, err := c.Chat(t.Context(), tt.req)
@@ -84,17 +105,20 @@ func TestCalibratorLearns(t *testing.T) {
 				model = "llama3"
 			}
 			// The fake frames messages a little differently (4 tokens a
-			// message against 3 and the role): the ratio is near 2.
-			saved := store.ratios[model]
-			if len(saved) != tt.wantSaved {
-				t.Fatalf("stored %v, want %d ratios", saved, tt.wantSaved)
+			// message against 3 and the role): the ratios are near 2 and 3.
+			approx := cmpopts.EquateApprox(0, 0.03)
+			if d := cmp.Diff(tt.want, store.samples[model], approx); d != "" {
+				t.Errorf("stored samples (-want +got):\n%s", d)
 			}
-			k := corr.Get(model)
-			if math.Abs(k.Ratio-tt.wantRatio) > 0.02 && (tt.wantSaved == 0 || k.Ratio != 3) {
-				t.Errorf("learned %+v, want a ratio near %v", k, tt.wantRatio)
+			want := budget.NewCorrections(tt.known).Get(model)
+			for _, smp := range tt.want {
+				want = want.Observe(smp).Merge(budget.Correction{Samples: 1000, OtherSamples: 2000})
 			}
-			if tt.wantSaved > 0 && (k.Ratio != 3 || k.Samples != 1000) {
-				t.Errorf("learned %+v, want the store's answer merged", k)
+			if tt.storeErr != nil {
+				want = want.Observe(budget.Sample{Ratio: 2, Counts: true})
+			}
+			if d := cmp.Diff(want, corr.Get(model), approx, cmpopts.IgnoreFields(budget.Correction{}, "UpdatedAt")); d != "" {
+				t.Errorf("learned (-want +got):\n%s", d)
 			}
 			if (tt.storeErr != nil) != (len(reported) == 1) {
 				t.Errorf("reported %v, want the store's error once", reported)

@@ -95,38 +95,54 @@ func randomText(rng *rand.Rand, lines int) string {
 // (code, long identifiers, base64, Greek and accented text with emoji,
 // Chinese) with a model whose tokenizer MergeGuard does not know, served
 // by a fake that counts prompts with another tokenizer (cl100k_base, up to
-// 1.9 times o200k_base's count on Greek) and refuses, as OpenAI does, a
+// 2.4 times o200k_base's count on Greek) and refuses, as OpenAI does, a
 // request exceeding the model's context. The model reads a file of random
 // content through a tool before it answers: the agent cuts the tool's
 // answer to the room left, so that second prompt fills the context. The
 // prompts are built and cut by the pipeline (budget.Fit, the agent's
-// cuts), counted with o200k_base times the correction the LLM client
-// learns from the usage the fake reports. No prompt may overflow once the
-// correction has been learned (after the first 100 reviews); the
-// overflows before are logged, and each is answered by cutting the newest
-// tool answer and asking again (the agent), so that no review fails. The
-// 1,000 reviews take about 50 s of processor time; -short and the race
-// detector run 200.
+// cuts), counted with o200k_base split by script, each part corrected by
+// what the LLM client learns from the usage the fake reports. No prompt
+// may overflow, from the very first (a non-ASCII part starts at a token
+// per byte; budget.Correction), and no review may fail; nor may prompts
+// be starved: the fullest prompt of ASCII text must fill at least 80% of
+// the room, that of mostly non-ASCII text 70%. The 1,000 reviews take about 50 s of processor time;
+// -short and the race detector run 200.
 func TestUnknownModelNeverOverflows(t *testing.T) {
 	const (
 		model                    = "llama3.1:8b"
 		contextTokens, maxOutput = 16000, 1000
-		reviews, learning        = 1000, 100
+		reviews                  = 1000
+		room                     = contextTokens - maxOutput
 	)
 	n := reviews
 	if raceEnabled || testing.Short() {
 		n = 200
 	}
-	cl100k := budget.NewTokenizers().ForModel("gpt-4")
+	tk := budget.NewTokenizers()
+	cl100k, o200k := tk.ForModel("gpt-4"), tk.Base(model)
 	var (
-		srv     *llmtest.Server
-		mu      sync.Mutex
-		fullest int // the most prompt tokens the fake accepted
+		srv *llmtest.Server
+		mu  sync.Mutex
+		// the most prompt tokens the fake accepted, of prompts of ASCII
+		// text (budget.ASCIISamplePercent) and of mostly non-ASCII text
+		fullestASCII, fullestOther int
 	)
 	srv = llmtest.New(t, func(r llmtest.Request) llmtest.Response {
-		n := srv.PromptTokens(r)
+		n, sp := srv.PromptTokens(r), budget.Split{}
+		for _, m := range r.Messages {
+			s, err := o200k.CountSplit(t.Context(), m.Content)
+			if err != nil {
+				t.Error(err)
+			}
+			sp = sp.Add(s)
+		}
 		mu.Lock()
-		fullest = max(fullest, n)
+		switch {
+		case sp.Other*100 <= sp.Total()*budget.ASCIISamplePercent:
+			fullestASCII = max(fullestASCII, n)
+		case 2*sp.Other >= sp.Total():
+			fullestOther = max(fullestOther, n)
+		}
 		mu.Unlock()
 		if len(r.ToolResults()) == 0 {
 			return llmtest.ToolCalls(llmtest.Call("read", "read_file_part", map[string]string{"file_path": "src/other.go"}))
@@ -134,9 +150,8 @@ func TestUnknownModelNeverOverflows(t *testing.T) {
 		return answer()
 	}, llmtest.WithTokenizer(cl100k.Count), llmtest.WithContext(contextTokens))
 	corr := budget.NewCorrections(nil)
-	tk := budget.NewTokenizers()
 	client := llm.NewCalibrator(llm.New(llm.Config{BaseURL: srv.URL(), Model: model}, nil),
-		llm.Calibration{Model: model, Base: tk.Base(model), Corrections: corr})
+		llm.Calibration{Model: model, Base: o200k, Corrections: corr})
 	var tools bigTools // what the tool answers, new for each review
 	p := New(Deps{LLM: client, Model: model, ContextTokens: contextTokens, MaxOutputTokens: maxOutput,
 		Counter:   tk.ForModelCorrected(model, corr),
@@ -144,7 +159,7 @@ func TestUnknownModelNeverOverflows(t *testing.T) {
 		Analyzers: []analyzer.Analyzer{}, // the prompts are what this is about
 	})
 	rng := rand.New(rand.NewPCG(17, 6))
-	early, late, calls, failed := 0, 0, 0, 0
+	overflows, failed := 0, 0
 	for i := range n {
 		tools = bigTools{answer: randomText(rng, 300+rng.IntN(600))}
 		src, err := difftext.New(randomDiff(rng, 5+rng.IntN(400)))
@@ -160,22 +175,26 @@ func TestUnknownModelNeverOverflows(t *testing.T) {
 		case res.Skipped || res.Verdict.Stats.LLMCalls == 0:
 			t.Errorf("review %d: no model call (%q, %+v)", i, res.SkipReason, res.Verdict.Stats)
 		}
-		switch over := srv.Overflows() - before; {
-		case over > 0 && i < learning:
-			early += over
-		case over > 0:
-			late += over
-			t.Errorf("review %d: %d requests overflowed the context (correction %.3f)", i, over, corr.Factor(model))
+		if over := srv.Overflows() - before; over > 0 {
+			overflows += over
+			t.Errorf("review %d: %d requests overflowed the context (correction %+v)", i, over, corr.Get(model))
 		}
-		calls = srv.Calls()
 	}
 	k := corr.Get(model)
-	t.Logf("%d reviews, %d requests: %d overflows in the first %d reviews, %d after, %d reviews failed; correction %.3f (largest ratio %.3f over %d prompts); fullest prompt %d tokens of %d",
-		n, calls, early, learning, late, failed, k.Factor(), k.Ratio, k.Samples, fullest, contextTokens-maxOutput)
+	t.Logf("%d reviews, %d requests: %d overflows, %d reviews failed; ASCII factor %.3f (largest ratio %.3f over %d prompts), non-ASCII ratio %.3f (over %d prompts); fullest prompt of ASCII text %d tokens, of mostly non-ASCII text %d, of %d",
+		n, srv.Calls(), overflows, failed, k.Factor(), k.Ratio, k.Samples, k.OtherRatio, k.OtherSamples, fullestASCII, fullestOther, room)
 	if failed > 0 {
-		t.Errorf("%d reviews failed: an overflow is answered by cutting the tool answer and sending it again", failed)
+		t.Errorf("%d reviews failed", failed)
 	}
-	if k.Samples < n/2 {
-		t.Errorf("the correction learned from %d prompts only", k.Samples)
+	if k.Samples+k.OtherSamples < n/2 || k.Samples == 0 || k.OtherSamples == 0 {
+		t.Errorf("the correction learned from %d prompts of ASCII and %d of non-ASCII text only", k.Samples, k.OtherSamples)
+	}
+	if fullestASCII < room*80/100 {
+		t.Errorf("the fullest prompt of ASCII text had %d tokens, under 80%% of the room (%d): the correction starves prompts", fullestASCII, room)
+	}
+	// Looser: one non-ASCII ratio serves every script, and Chinese needs
+	// half of Greek's; but a token per byte kept for good would fill half.
+	if fullestOther < room*70/100 {
+		t.Errorf("the fullest prompt of mostly non-ASCII text had %d tokens, under 70%% of the room (%d): the non-ASCII part stays at its starting bound", fullestOther, room)
 	}
 }

@@ -81,7 +81,7 @@ type Deps struct {
 	// Counter counts tokens; nil uses the model's tokenizer
 	// (budget.Tokenizers.ForModel: tiktoken for OpenAI models, o200k_base
 	// plus budget.UnknownModelPercent for others; cmd/mergeguard passes
-	// ForModelCorrected, the correction learned from the server).
+	// budget.Corrected, the corrections learned from the server).
 	Counter Counter
 	// Tools builds the toolbox of one review; nil offers no tools.
 	Tools func(src review.Source, d *diff.Diff) Toolbox
