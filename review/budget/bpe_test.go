@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dlclark/regexp2"
 	"github.com/google/go-cmp/cmp"
@@ -263,24 +262,33 @@ func TestCountLongPieces(t *testing.T) {
 	}
 }
 
+// cancelAt is a context that is cancelled from the at-th call of Err
+// on, counting the calls in looks.
+type cancelAt struct {
+	context.Context
+	at, looks int
+}
+
+func (c *cancelAt) Err() error {
+	if c.looks++; c.looks >= c.at {
+		return context.Canceled
+	}
+	return nil
+}
+
 // TestCountContextStops cancels the count of a long text midway.
 func TestCountContextStops(t *testing.T) {
 	e := &encoding{name: O200kBase}
 	e.Count("load the vocabulary")
-	text := strings.Repeat("func f(ctx context.Context) error { return nil } // x\n", 400_000) // 21 MB, seconds to count
-	ctx, cancel := context.WithCancel(t.Context())
-	var canceled time.Time
-	time.AfterFunc(50*time.Millisecond, func() {
-		canceled = time.Now()
-		cancel()
-	})
-	_, err := e.CountContext(ctx, text)
-	if !errors.Is(err, context.Canceled) {
+	text := strings.Repeat("func f(ctx context.Context) error { return nil } // x\n", 20_000) // 300,000 pieces
+	// Cancelled at the third look: the count must look while it counts,
+	// and return at the first look that finds it cancelled.
+	ctx := &cancelAt{Context: t.Context(), at: 3}
+	if _, err := e.CountContext(ctx, text); !errors.Is(err, context.Canceled) {
 		t.Fatalf("CountContext = %v, want context.Canceled", err)
 	}
-	// Generous: a check every 1,024 pieces comes every few milliseconds.
-	if late := time.Since(canceled); late > time.Second {
-		t.Errorf("CountContext returned %v after the cancellation", late)
+	if ctx.looks != ctx.at {
+		t.Errorf("CountContext looked at the context %d times, want %d: it must stop at the first look after the cancellation", ctx.looks, ctx.at)
 	}
 	done, stop := context.WithCancel(t.Context())
 	stop()
