@@ -111,6 +111,7 @@ func parseSections(s string) ([]*File, error) {
 		convErr error
 	)
 	start, line := 0, 1 // the section's offset and line number
+	slab := lineSlab{rest: len(s)}
 	for start < len(s) {
 		end := len(s)
 		if i := strings.Index(s[start+1:], "\n"+gitSection); i >= 0 {
@@ -125,8 +126,9 @@ func parseSections(s string) ([]*File, error) {
 			}
 			return nil, lineError(err, section, 1-line)
 		}
+		slab.rest = len(s) - start
 		for _, gf := range gfs {
-			f, err := convertFile(gf)
+			f, err := convertFile(gf, &slab)
 			if err != nil && convErr == nil {
 				convErr = err
 			}
@@ -221,7 +223,7 @@ func ParsePatch(path, patch string) (*File, error) {
 	if len(gfs) != 1 {
 		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: 1, Msg: "not a single file's hunks"})
 	}
-	pf, err := convertFile(gfs[0])
+	pf, err := convertFile(gfs[0], nil)
 	if err != nil {
 		return nil, fmt.Errorf("parse patch %q: %w", path, err)
 	}
@@ -387,7 +389,7 @@ func hunkHeaderBefore(s string, n int) int {
 }
 
 // convertFile maps a go-gitdiff file onto our types and checks its hunks.
-func convertFile(gf *gitdiff.File) (*File, error) {
+func convertFile(gf *gitdiff.File, slab *lineSlab) (*File, error) {
 	f := &File{OldPath: gf.OldName, NewPath: gf.NewName, Binary: gf.IsBinary}
 	switch {
 	case gf.IsNew || gf.OldName == devNull:
@@ -414,17 +416,12 @@ func convertFile(gf *gitdiff.File) (*File, error) {
 	if len(gf.TextFragments) > 0 {
 		f.Hunks = make([]Hunk, len(gf.TextFragments))
 	}
-	// One array holds the lines of all the file's hunks: a large diff is
-	// millions of lines, and one allocation per file instead of per hunk
-	// leaves the heap less fragmented.
+	// One array holds the lines of all the file's hunks.
 	n := 0
 	for _, frag := range gf.TextFragments {
 		n += len(frag.Lines)
 	}
-	var lines []Line
-	if n > 0 {
-		lines = make([]Line, n)
-	}
+	lines := slab.take(n)
 	for i, frag := range gf.TextFragments {
 		var err error
 		lines, err = convertHunk(f, &f.Hunks[i], frag, lines)
@@ -440,6 +437,38 @@ func convertFile(gf *gitdiff.File) (*File, error) {
 		}
 	}
 	return f, nil
+}
+
+// lineSlab hands out the lines of the files of one diff from shared
+// arrays. A large diff is millions of lines: allocated file by file, among
+// go-gitdiff's garbage of the same sizes, their arrays left a tenth of the
+// heap they took unusable (free slots in half-used spans); slabs of 16,384
+// lines are whole pages, which the parse fills one after the other.
+type lineSlab struct {
+	free []Line
+	// rest is the size of the text left to parse, which bounds the number
+	// of lines still to come: a small diff gets no 640 KB slab.
+	rest int
+}
+
+// slabLines is the size of a slab, in lines.
+const slabLines = 16 << 10
+
+// take returns n lines, from the slab when it is not nil and n is small
+// beside a slab.
+func (s *lineSlab) take(n int) []Line {
+	switch {
+	case n == 0:
+		return nil
+	case s == nil || n > slabLines/8:
+		return make([]Line, n)
+	case len(s.free) < n:
+		// Every line takes at least two bytes of the text ("+\n").
+		s.free = make([]Line, max(n, min(slabLines, s.rest/2)))
+	}
+	lines := s.free[:n:n]
+	s.free = s.free[n:]
+	return lines
 }
 
 func modeString(m os.FileMode) string {
