@@ -489,6 +489,10 @@ func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment, lines []Line) ([]
 	if (frag.OldPosition == 0 && frag.OldLines > 0) || (frag.NewPosition == 0 && frag.NewLines > 0) {
 		return lines, errors.New("a range starting at line 0 must be empty")
 	}
+	// A Line's numbers are int32.
+	if frag.OldPosition+frag.OldLines > math.MaxInt32 || frag.NewPosition+frag.NewLines > math.MaxInt32 {
+		return lines, errors.New("a range ends past line 2147483647")
+	}
 	*h = Hunk{
 		OldStart: int(frag.OldPosition), OldLines: int(frag.OldLines),
 		NewStart: int(frag.NewPosition), NewLines: int(frag.NewLines),
@@ -496,7 +500,7 @@ func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment, lines []Line) ([]
 		Lines:   lines[:len(frag.Lines):len(frag.Lines)],
 	}
 	f.DiffBytes += len(hunkHeader(h)) + 1
-	oldN, newN := h.OldStart, h.NewStart
+	oldN, newN := int32(frag.OldPosition), int32(frag.NewPosition) //nolint:gosec // in range: checked above
 	for i, gl := range frag.Lines {
 		l := &h.Lines[i]
 		text := gl.Line

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -156,6 +157,13 @@ func TestParseFixtures(t *testing.T) {
 	}
 }
 
+// TestLineSize: a large diff holds millions of lines, each a Line.
+func TestLineSize(t *testing.T) {
+	if got := unsafe.Sizeof(Line{}); got > 32 {
+		t.Errorf("a Line takes %d bytes, want at most 32", got)
+	}
+}
+
 // TestParseLockfileSize checks the lock file rewrite against testdata/SOURCES.md:
 // 7088 changed lines in all, 7048 of them in package-lock.json.
 func TestParseLockfileSize(t *testing.T) {
@@ -279,14 +287,14 @@ func TestParseNumbering(t *testing.T) {
 					want := Line{Kind: l.Kind, Text: l.Text, NoNewline: l.NoNewline, CRLF: l.CRLF}
 					switch l.Kind {
 					case Context:
-						want.OldLine, want.NewLine = oldN+oldC, newN+newC
+						want.OldLine, want.NewLine = int32(oldN+oldC), int32(newN+newC)
 						oldC++
 						newC++
 					case Add:
-						want.NewLine = newN + newC
+						want.NewLine = int32(newN + newC)
 						newC++
 					case Delete:
-						want.OldLine = oldN + oldC
+						want.OldLine = int32(oldN + oldC)
 						oldC++
 					}
 					if l != want {
