@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/mergeguard/mergeguard/config"
@@ -145,7 +142,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	req.Sink = sink
 	if f.pr == "" && req.Source != nil { // a local diff, already read
 		if text, err := req.Source.Diff(ctx); err == nil {
-			defer boundHeap(len(text), reviewFixed, reviewPerByte)()
+			defer boundHeap(len(text), reviewFixed, reviewPerByte, true)()
 		}
 	}
 	res, err := pipeline.New(deps).Run(ctx, req)
@@ -164,40 +161,6 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	return f.failure(res)
-}
-
-// The headroom of the soft memory limit over what the process holds, for a
-// diff of n bytes: fixed plus perByte times n. The parse adds about 0.75
-// times the diff (its lines, 32 bytes each, its files and hunks); the
-// review adds the secret rules and the linters' type information (under
-// 16 MB) and the index and findings of the diff. What is left is the
-// collector's room for garbage: less room, more collections (the 40 MB
-// synthetic diff takes about 30, 4 to 5 s of CPU in all) and less memory.
-const (
-	parseFixed, parsePerByte   = 4 << 20, 1.25
-	reviewFixed, reviewPerByte = 16 << 20, 0.4
-)
-
-// boundHeap sets a soft memory limit while a diff of n bytes is parsed or
-// reviewed, and returns the func that restores the previous one. The limit
-// is what the process holds now plus fixed plus perByte times n. The
-// garbage collector would let the heap grow to twice what is live before
-// collecting; near the limit it collects sooner instead, and the process's
-// memory stays near the limit: for the 40 MB synthetic diff, 2.8 times the
-// diff, 3.9 times with the binary's own pages (46 MB). Diffs under 4 MiB
-// are left to the default, and so is a limit the user set (GOMEMLIMIT).
-func boundHeap(n int, fixed int64, perByte float64) (restore func()) {
-	if n < 4<<20 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
-		return func() {}
-	}
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	// The live heap and the runtime's own memory, bounded for the
-	// conversion.
-	held := min(m.HeapInuse+(m.Sys-m.HeapSys), math.MaxInt64/4)
-	prev := debug.SetMemoryLimit(int64(held) + fixed + int64(float64(n)*perByte)) //nolint:gosec // held is bounded above
-	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // reviewRequest opens what the flags ask to review: a pull request
@@ -331,7 +294,7 @@ func openDiffFile(dir, diffFile string) (review.Source, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("review: read diff: %w", err)
 	}
-	restore := boundHeap(len(text), parseFixed, parsePerByte)
+	restore := boundHeap(len(text), parseFixed, parsePerByte, false)
 	src, err := difftext.New(text)
 	restore()
 	if err != nil {
