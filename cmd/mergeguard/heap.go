@@ -36,8 +36,8 @@ const livePoll = 10 * time.Millisecond
 // many Go files they hold tens of megabytes while they type-check), what
 // the live heap grows by beyond fixed raises the limit by twice as much,
 // the collector's default room: a limit below the live heap makes the
-// collector run without pause (a 4.6 MB diff of this repository took 23 s
-// of CPU instead of 7, and takes 11 s following).
+// collector run without pause (a 4.6 MB diff of this repository took 22 s
+// of CPU instead of 7, and takes 11 to 13 s following).
 func boundHeap(n int, fixed int64, perByte float64, follow bool) (restore func()) {
 	if n < 4<<20 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		return func() {}
