@@ -446,8 +446,8 @@ func convertFile(gf *gitdiff.File, slab *lineSlab) (*File, error) {
 // lines are whole pages, which the parse fills one after the other.
 type lineSlab struct {
 	free []Line
-	// rest is the size of the text left to parse, which bounds the number
-	// of lines still to come: a small diff gets no 640 KB slab.
+	// rest is the size of the text left to parse, from which the number
+	// of lines still to come is guessed: a small diff gets no 512 KB slab.
 	rest int
 }
 
@@ -463,8 +463,9 @@ func (s *lineSlab) take(n int) []Line {
 	case s == nil || n > slabLines/8:
 		return make([]Line, n)
 	case len(s.free) < n:
-		// Every line takes at least two bytes of the text ("+\n").
-		s.free = make([]Line, max(n, min(slabLines, s.rest/2)))
+		// A diff's line takes about 40 bytes of its text; a guess too
+		// small only means one more slab.
+		s.free = make([]Line, max(n, min(slabLines, s.rest/32)))
 	}
 	lines := s.free[:n:n]
 	s.free = s.free[n:]

@@ -164,6 +164,22 @@ func TestLineSize(t *testing.T) {
 	}
 }
 
+// TestParseLinesCapacity: the files' lines share slabs, but a hunk's lines
+// have no capacity beyond them, so appending to one cannot overwrite the
+// next hunk's or file's.
+func TestParseLinesCapacity(t *testing.T) {
+	for _, path := range fixtures(t) {
+		d := parseFixture(t, path)
+		for _, f := range d.Files {
+			for hi, h := range f.Hunks {
+				if cap(h.Lines) != len(h.Lines) {
+					t.Errorf("%s: %s hunk %d: %d lines, capacity %d", path, f.Path(), hi+1, len(h.Lines), cap(h.Lines))
+				}
+			}
+		}
+	}
+}
+
 // TestParseLockfileSize checks the lock file rewrite against testdata/SOURCES.md:
 // 7088 changed lines in all, 7048 of them in package-lock.json.
 func TestParseLockfileSize(t *testing.T) {
