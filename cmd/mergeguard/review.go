@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/mergeguard/mergeguard/config"
@@ -145,7 +142,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	req.Sink = sink
 	if f.pr == "" && req.Source != nil { // a local diff, already read
 		if text, err := req.Source.Diff(ctx); err == nil {
-			defer boundHeap(len(text), 1.5)()
+			defer boundHeap(len(text), reviewFixed, reviewPerByte, true)()
 		}
 	}
 	res, err := pipeline.New(deps).Run(ctx, req)
@@ -164,29 +161,6 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	return f.failure(res)
-}
-
-// boundHeap sets a soft memory limit while a diff of n bytes is parsed
-// (headroom 2.5: the parse adds about 1.2 times the diff) or reviewed
-// (headroom 1.5), and returns the func that restores the previous one.
-// The limit is what the process holds now plus headroom times the diff. A
-// parsed diff is about twice its size, and the garbage collector would let
-// the heap grow to twice what is live before collecting; near the limit it
-// collects sooner instead, which keeps the peak within about four times
-// the diff. Diffs under 4 MiB are left to the default, and so is a limit
-// the user set (GOMEMLIMIT).
-func boundHeap(n int, headroom float64) (restore func()) {
-	if n < 4<<20 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
-		return func() {}
-	}
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	// The live heap and the runtime's own memory, bounded for the
-	// conversion.
-	held := min(m.HeapInuse+(m.Sys-m.HeapSys), math.MaxInt64/2)
-	prev := debug.SetMemoryLimit(int64(held) + int64(float64(n)*headroom)) //nolint:gosec // held is bounded above
-	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // reviewRequest opens what the flags ask to review: a pull request
@@ -320,7 +294,7 @@ func openDiffFile(dir, diffFile string) (review.Source, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("review: read diff: %w", err)
 	}
-	restore := boundHeap(len(text), 2.5)
+	restore := boundHeap(len(text), parseFixed, parsePerByte, false)
 	src, err := difftext.New(text)
 	restore()
 	if err != nil {

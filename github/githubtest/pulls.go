@@ -485,10 +485,10 @@ func fileByPath(d *diff.Diff, path string) *diff.File {
 func hunkOf(f *diff.File, side string, line int) (int, bool) {
 	for i, h := range f.Hunks {
 		for _, l := range h.Lines {
-			if side == "RIGHT" && l.Kind != diff.Delete && l.NewLine == line {
+			if side == "RIGHT" && l.Kind != diff.Delete && int(l.NewLine) == line {
 				return i, true
 			}
-			if side == "LEFT" && l.Kind != diff.Add && l.OldLine == line {
+			if side == "LEFT" && l.Kind != diff.Add && int(l.OldLine) == line {
 				return i, true
 			}
 		}
@@ -522,7 +522,7 @@ func diffHunk(d *diff.Diff, path, side string, line int) string {
 	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@", h.OldStart, h.OldLines, h.NewStart, h.NewLines)
 	for _, l := range h.Lines {
 		b.WriteString("\n" + string(rune(l.Kind)) + l.Text)
-		if (side == "RIGHT" && l.Kind != diff.Delete && l.NewLine == line) || (side == "LEFT" && l.Kind != diff.Add && l.OldLine == line) {
+		if (side == "RIGHT" && l.Kind != diff.Delete && int(l.NewLine) == line) || (side == "LEFT" && l.Kind != diff.Add && int(l.OldLine) == line) {
 			break
 		}
 	}

@@ -100,7 +100,7 @@ func addedLines(buf []AddedLine, f *diff.File) []AddedLine {
 	for hi := range f.Hunks {
 		for i := range f.Hunks[hi].Lines {
 			if l := &f.Hunks[hi].Lines[i]; l.Kind == diff.Add {
-				out = append(out, AddedLine{Hunk: hi, Num: l.NewLine, Text: l.Text})
+				out = append(out, AddedLine{Hunk: hi, Num: int(l.NewLine), Text: l.Text})
 			}
 		}
 	}

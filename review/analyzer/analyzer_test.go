@@ -2,11 +2,14 @@ package analyzer
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/viper"
+	gitleaks "github.com/zricethezav/gitleaks/v8/config"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
@@ -224,5 +227,68 @@ func TestSecretsInLongLines(t *testing.T) {
 		if len(got) != 1 || got[0].LineStart != 2 || !strings.Contains(got[0].Title, "aws-access-token") {
 			t.Errorf("key at offset %d: findings %+v, want one aws-access-token on line 2", at, got)
 		}
+	}
+}
+
+// TestSecretsStopWords: gitleaks' stop words still allow a generic
+// finding whose secret holds one (upper case included), now that they are
+// compared one by one instead of through gitleaks' trie.
+func TestSecretsStopWords(t *testing.T) {
+	tests := map[string]struct {
+		line string
+		want int
+	}{
+		"no stop word":    {`api_key = "Zx9Qp2Lm7Vb4Nc8Rt1Yw6Hs3Kd5Fg0Aj"`, 1},
+		"stop word":       {`api_key = "Zx9Qp2Lm7Vb4academyRt1Yw6Hs3Kd5"`, 0},
+		"upper stop word": {`api_key = "Zx9Qp2Lm7Vb4ACADEMYRt1Yw6Hs3Kd5"`, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := NewSecrets().Analyze(t.Context(), parse(t, added("cfg.py", tc.line)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tc.want {
+				t.Errorf("%d findings, want %d: %+v", len(got), tc.want, got)
+			}
+		})
+	}
+}
+
+// TestDefaultConfigStopWords: the rules keep the stop words of gitleaks'
+// own translation of its configuration.
+func TestDefaultConfigStopWords(t *testing.T) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(gitleaks.DefaultConfig)); err != nil {
+		t.Fatal(err)
+	}
+	var vc gitleaks.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		t.Fatal(err)
+	}
+	want, err := vc.Translate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := defaultConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for id, r := range want.Rules {
+		if len(got.Rules[id].Allowlists) != len(r.Allowlists) {
+			t.Fatalf("rule %s: %d allowlists, want %d", id, len(got.Rules[id].Allowlists), len(r.Allowlists))
+		}
+		for i, a := range r.Allowlists {
+			n += len(a.StopWords)
+			w, g := slices.Sorted(slices.Values(a.StopWords)), slices.Sorted(slices.Values(got.Rules[id].Allowlists[i].StopWords))
+			if diff := cmp.Diff(w, g); diff != "" {
+				t.Errorf("rule %s, allowlist %d: stop words (-gitleaks +ours):\n%s", id, i, diff)
+			}
+		}
+	}
+	if n < 1000 {
+		t.Errorf("%d stop words in gitleaks' rules: the test compares nothing", n)
 	}
 }

@@ -43,11 +43,68 @@ func defaultConfig() (gitleaks.Config, error) {
 	if err := v.Unmarshal(&vc); err != nil {
 		return gitleaks.Config{}, fmt.Errorf("decode gitleaks default config: %w", err)
 	}
+	words := takeStopWords(&vc)
 	cfg, err := vc.Translate()
 	if err != nil {
 		return gitleaks.Config{}, fmt.Errorf("translate gitleaks default config: %w", err)
 	}
+	putStopWords(cfg, words)
 	return cfg, nil
+}
+
+// stopWords are the stop words of a rule's allowlist, by rule id and the
+// allowlist's place in the rule's list.
+type stopWords map[string]map[int][]string
+
+// takeStopWords takes the stop words out of the rules' allowlists that
+// check something else too (an allowlist with nothing to check is an error
+// to Translate). gitleaks matches stop words with an Aho-Corasick trie of
+// 2 KB a state: the generic rule's 1,446 words make 8.7 MB, held as long
+// as the rules are. putStopWords puts them back once translated, where
+// gitleaks, finding no trie, compares them one by one with the secret of
+// a finding, which its rule found first: the same allowlist, and a rare
+// check.
+func takeStopWords(vc *gitleaks.ViperConfig) stopWords {
+	taken := stopWords{}
+	for _, r := range vc.Rules {
+		lists := r.Allowlists
+		if r.AllowList != nil && len(lists) == 0 {
+			lists = append(lists, r.AllowList) // Translate's order
+		}
+		for i, a := range lists {
+			if len(a.StopWords) == 0 || len(a.Commits)+len(a.Paths)+len(a.Regexes) == 0 {
+				continue
+			}
+			if taken[r.ID] == nil {
+				taken[r.ID] = map[int][]string{}
+			}
+			taken[r.ID][i], a.StopWords = a.StopWords, nil
+		}
+	}
+	return taken
+}
+
+// putStopWords puts the stop words taken by takeStopWords back into the
+// translated rules' allowlists, lower-cased and without duplicates as
+// gitleaks' own validation leaves them.
+func putStopWords(cfg gitleaks.Config, taken stopWords) {
+	for id, lists := range taken {
+		r := cfg.Rules[id]
+		for i, words := range lists {
+			if i >= len(r.Allowlists) {
+				continue // not reached: Translate keeps every allowlist, in order
+			}
+			seen := make(map[string]bool, len(words))
+			var lower []string
+			for _, w := range words {
+				if w = strings.ToLower(w); !seen[w] {
+					seen[w] = true
+					lower = append(lower, w)
+				}
+			}
+			r.Allowlists[i].StopWords = lower
+		}
+	}
 }
 
 // Name implements Analyzer.

@@ -186,12 +186,12 @@ func (c *collector) target(ctx context.Context, df *diff.File) (*target, error) 
 		for i, ln := range h.Lines {
 			switch ln.Kind {
 			case diff.Add:
-				t.changed[ln.NewLine] = true
+				t.changed[int(ln.NewLine)] = true
 			case diff.Delete:
 				t.changed[nextNew(h.Lines[i:], h.NewStart+h.NewLines)] = true
 			}
 			if ln.NewLine > 0 {
-				t.shown[ln.NewLine] = true
+				t.shown[int(ln.NewLine)] = true
 			}
 		}
 	}
@@ -205,7 +205,7 @@ func (c *collector) target(ctx context.Context, df *diff.File) (*target, error) 
 func nextNew(lines []diff.Line, end int) int {
 	for _, l := range lines {
 		if l.NewLine > 0 {
-			return l.NewLine
+			return int(l.NewLine)
 		}
 	}
 	return max(end-1, 1)
@@ -220,7 +220,7 @@ func fromHunks(df *diff.File) []byte {
 			if l.NewLine == 0 {
 				continue
 			}
-			for len(lines) < l.NewLine {
+			for len(lines) < int(l.NewLine) {
 				lines = append(lines, "")
 			}
 			lines[l.NewLine-1] = l.Text

@@ -28,11 +28,12 @@ const (
 )
 
 // Line is one line of a hunk. OldLine is 0 for added lines and NewLine is 0
-// for deleted lines. (The fields are ordered to keep a Line at 40 bytes: a
-// large diff holds millions.)
+// for deleted lines. (A large diff holds millions of lines: the numbers are
+// int32, as the parser requires, and the fields ordered to keep a Line at
+// 32 bytes.)
 type Line struct {
-	OldLine int
-	NewLine int
+	OldLine int32
+	NewLine int32
 	// Text is the line without its prefix and line ending.
 	Text string
 	Kind LineKind

@@ -235,10 +235,10 @@ func lineOracle(f *File) map[review.Side]map[int]int {
 	for hi, h := range f.Hunks {
 		for _, l := range h.Lines {
 			if l.Kind != Add {
-				m[left][l.OldLine] = hi
+				m[left][int(l.OldLine)] = hi
 			}
 			if l.Kind != Delete {
-				m[right][l.NewLine] = hi
+				m[right][int(l.NewLine)] = hi
 			}
 		}
 	}

@@ -111,6 +111,7 @@ func parseSections(s string) ([]*File, error) {
 		convErr error
 	)
 	start, line := 0, 1 // the section's offset and line number
+	slab := lineSlab{rest: len(s)}
 	for start < len(s) {
 		end := len(s)
 		if i := strings.Index(s[start+1:], "\n"+gitSection); i >= 0 {
@@ -125,8 +126,9 @@ func parseSections(s string) ([]*File, error) {
 			}
 			return nil, lineError(err, section, 1-line)
 		}
+		slab.rest = len(s) - start
 		for _, gf := range gfs {
-			f, err := convertFile(gf)
+			f, err := convertFile(gf, &slab)
 			if err != nil && convErr == nil {
 				convErr = err
 			}
@@ -221,7 +223,7 @@ func ParsePatch(path, patch string) (*File, error) {
 	if len(gfs) != 1 {
 		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: 1, Msg: "not a single file's hunks"})
 	}
-	pf, err := convertFile(gfs[0])
+	pf, err := convertFile(gfs[0], nil)
 	if err != nil {
 		return nil, fmt.Errorf("parse patch %q: %w", path, err)
 	}
@@ -387,7 +389,7 @@ func hunkHeaderBefore(s string, n int) int {
 }
 
 // convertFile maps a go-gitdiff file onto our types and checks its hunks.
-func convertFile(gf *gitdiff.File) (*File, error) {
+func convertFile(gf *gitdiff.File, slab *lineSlab) (*File, error) {
 	f := &File{OldPath: gf.OldName, NewPath: gf.NewName, Binary: gf.IsBinary}
 	switch {
 	case gf.IsNew || gf.OldName == devNull:
@@ -414,17 +416,12 @@ func convertFile(gf *gitdiff.File) (*File, error) {
 	if len(gf.TextFragments) > 0 {
 		f.Hunks = make([]Hunk, len(gf.TextFragments))
 	}
-	// One array holds the lines of all the file's hunks: a large diff is
-	// millions of lines, and one allocation per file instead of per hunk
-	// leaves the heap less fragmented.
+	// One array holds the lines of all the file's hunks.
 	n := 0
 	for _, frag := range gf.TextFragments {
 		n += len(frag.Lines)
 	}
-	var lines []Line
-	if n > 0 {
-		lines = make([]Line, n)
-	}
+	lines := slab.take(n)
 	for i, frag := range gf.TextFragments {
 		var err error
 		lines, err = convertHunk(f, &f.Hunks[i], frag, lines)
@@ -440,6 +437,39 @@ func convertFile(gf *gitdiff.File) (*File, error) {
 		}
 	}
 	return f, nil
+}
+
+// lineSlab hands out the lines of the files of one diff from shared
+// arrays. A large diff is millions of lines: allocated file by file, among
+// go-gitdiff's garbage of the same sizes, their arrays left a tenth of the
+// heap they took unusable (free slots in half-used spans); slabs of 16,384
+// lines are whole pages, which the parse fills one after the other.
+type lineSlab struct {
+	free []Line
+	// rest is the size of the text left to parse, from which the number
+	// of lines still to come is guessed: a small diff gets no 512 KB slab.
+	rest int
+}
+
+// slabLines is the size of a slab, in lines.
+const slabLines = 16 << 10
+
+// take returns n lines, from the slab when it is not nil and n is small
+// beside a slab.
+func (s *lineSlab) take(n int) []Line {
+	switch {
+	case n == 0:
+		return nil
+	case s == nil || n > slabLines/8:
+		return make([]Line, n)
+	case len(s.free) < n:
+		// A diff's line takes about 40 bytes of its text; a guess too
+		// small only means one more slab.
+		s.free = make([]Line, max(n, min(slabLines, s.rest/32)))
+	}
+	lines := s.free[:n:n]
+	s.free = s.free[n:]
+	return lines
 }
 
 func modeString(m os.FileMode) string {
@@ -460,6 +490,10 @@ func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment, lines []Line) ([]
 	if (frag.OldPosition == 0 && frag.OldLines > 0) || (frag.NewPosition == 0 && frag.NewLines > 0) {
 		return lines, errors.New("a range starting at line 0 must be empty")
 	}
+	// A Line's numbers are int32.
+	if frag.OldPosition+frag.OldLines > math.MaxInt32 || frag.NewPosition+frag.NewLines > math.MaxInt32 {
+		return lines, errors.New("a range ends past line 2147483647")
+	}
 	*h = Hunk{
 		OldStart: int(frag.OldPosition), OldLines: int(frag.OldLines),
 		NewStart: int(frag.NewPosition), NewLines: int(frag.NewLines),
@@ -467,7 +501,7 @@ func convertHunk(f *File, h *Hunk, frag *gitdiff.TextFragment, lines []Line) ([]
 		Lines:   lines[:len(frag.Lines):len(frag.Lines)],
 	}
 	f.DiffBytes += len(hunkHeader(h)) + 1
-	oldN, newN := h.OldStart, h.NewStart
+	oldN, newN := int32(frag.OldPosition), int32(frag.NewPosition) //nolint:gosec // in range: checked above
 	for i, gl := range frag.Lines {
 		l := &h.Lines[i]
 		text := gl.Line

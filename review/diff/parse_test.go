@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -156,6 +157,29 @@ func TestParseFixtures(t *testing.T) {
 	}
 }
 
+// TestLineSize: a large diff holds millions of lines, each a Line.
+func TestLineSize(t *testing.T) {
+	if got := unsafe.Sizeof(Line{}); got > 32 {
+		t.Errorf("a Line takes %d bytes, want at most 32", got)
+	}
+}
+
+// TestParseLinesCapacity: the files' lines share slabs, but a hunk's lines
+// have no capacity beyond them, so appending to one cannot overwrite the
+// next hunk's or file's.
+func TestParseLinesCapacity(t *testing.T) {
+	for _, path := range fixtures(t) {
+		d := parseFixture(t, path)
+		for _, f := range d.Files {
+			for hi, h := range f.Hunks {
+				if cap(h.Lines) != len(h.Lines) {
+					t.Errorf("%s: %s hunk %d: %d lines, capacity %d", path, f.Path(), hi+1, len(h.Lines), cap(h.Lines))
+				}
+			}
+		}
+	}
+}
+
 // TestParseLockfileSize checks the lock file rewrite against testdata/SOURCES.md:
 // 7088 changed lines in all, 7048 of them in package-lock.json.
 func TestParseLockfileSize(t *testing.T) {
@@ -279,14 +303,14 @@ func TestParseNumbering(t *testing.T) {
 					want := Line{Kind: l.Kind, Text: l.Text, NoNewline: l.NoNewline, CRLF: l.CRLF}
 					switch l.Kind {
 					case Context:
-						want.OldLine, want.NewLine = oldN+oldC, newN+newC
+						want.OldLine, want.NewLine = int32(oldN+oldC), int32(newN+newC)
 						oldC++
 						newC++
 					case Add:
-						want.NewLine = newN + newC
+						want.NewLine = int32(newN + newC)
 						newC++
 					case Delete:
-						want.OldLine = oldN + oldC
+						want.OldLine = int32(oldN + oldC)
 						oldC++
 					}
 					if l != want {

@@ -108,10 +108,10 @@ func (r *renderer) hunk(h *Hunk) {
 		l := &h.Lines[i]
 		var oldNum, newNum string
 		if l.OldLine > 0 && r.opts.OldNumbers {
-			oldNum = strconv.Itoa(l.OldLine)
+			oldNum = strconv.Itoa(int(l.OldLine))
 		}
 		if l.NewLine > 0 {
-			newNum = strconv.Itoa(l.NewLine)
+			newNum = strconv.Itoa(int(l.NewLine))
 		}
 		r.row(oldNum, newNum, byte(l.Kind), l.Text)
 		if l.NoNewline {
@@ -203,9 +203,9 @@ func Lines(f *File, side review.Side, start, end int) ([]string, bool) {
 			continue
 		}
 		for _, l := range h.Lines {
-			num := l.NewLine
+			num := int(l.NewLine)
 			if side == review.SideLeft {
-				num = l.OldLine
+				num = int(l.OldLine)
 			}
 			if num >= start && num <= end && num == start+len(out) {
 				out = append(out, l.Text)

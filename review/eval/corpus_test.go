@@ -109,7 +109,7 @@ func headLineInDiff(d *diff.Diff, path string, n int) bool {
 		}
 		for _, h := range f.Hunks {
 			for _, l := range h.Lines {
-				if l.Kind != diff.Delete && l.NewLine == n {
+				if l.Kind != diff.Delete && int(l.NewLine) == n {
 					return true
 				}
 			}

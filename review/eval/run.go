@@ -192,9 +192,9 @@ func diffLines(d *diff.Diff, ref LineRef, rev review.Revision) []string {
 			for _, l := range h.Lines {
 				switch {
 				case rev == review.Head && l.Kind != diff.Delete:
-					byNum[l.NewLine] = l.Text
+					byNum[int(l.NewLine)] = l.Text
 				case rev == review.Base && l.Kind != diff.Add:
-					byNum[l.OldLine] = l.Text
+					byNum[int(l.OldLine)] = l.Text
 				}
 			}
 		}

@@ -98,7 +98,7 @@ func added(f *diff.File) map[int]bool {
 	for _, h := range f.Hunks {
 		for _, l := range h.Lines {
 			if l.Kind == diff.Add {
-				out[l.NewLine] = true
+				out[int(l.NewLine)] = true
 			}
 		}
 	}

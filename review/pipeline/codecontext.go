@@ -127,7 +127,7 @@ func inChunk(c chunk, s codectx.Snippet) bool {
 		for _, h := range f.Hunks {
 			for _, l := range h.Lines {
 				if l.NewLine > 0 {
-					shown[l.NewLine] = true
+					shown[int(l.NewLine)] = true
 				}
 			}
 		}

@@ -99,12 +99,12 @@ func touchedLines(since *diff.Diff) map[string][]int {
 			for _, l := range h.Lines {
 				switch l.Kind {
 				case diff.Add:
-					lines = append(lines, l.NewLine)
-					next = l.NewLine + 1
+					lines = append(lines, int(l.NewLine))
+					next = int(l.NewLine) + 1
 				case diff.Delete:
 					lines = append(lines, max(next, 1))
 				default:
-					next = l.NewLine + 1
+					next = int(l.NewLine) + 1
 				}
 			}
 		}

@@ -230,7 +230,7 @@ func fileOf(d *diff.Diff, path string) *diff.File {
 func touchesOld(f *diff.File, start, end int) bool {
 	for _, h := range f.Hunks {
 		for _, l := range h.Lines {
-			if l.Kind == diff.Delete && l.OldLine >= start && l.OldLine <= end {
+			if l.Kind == diff.Delete && int(l.OldLine) >= start && int(l.OldLine) <= end {
 				return true
 			}
 		}
@@ -250,8 +250,8 @@ func mapLine(f *diff.File, old int) int {
 		}
 		if old < h.OldStart+h.OldLines {
 			for _, l := range h.Lines {
-				if l.OldLine == old && l.NewLine > 0 {
-					return l.NewLine
+				if int(l.OldLine) == old && l.NewLine > 0 {
+					return int(l.NewLine)
 				}
 			}
 			return h.NewStart

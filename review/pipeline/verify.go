@@ -301,9 +301,9 @@ func sideLines(f *diff.File, side review.Side) []numbered {
 	var out []numbered
 	for hi, h := range f.Hunks {
 		for _, l := range h.Lines {
-			num := l.NewLine
+			num := int(l.NewLine)
 			if side == review.SideLeft {
-				num = l.OldLine
+				num = int(l.OldLine)
 			}
 			if num == 0 {
 				continue

@@ -14,7 +14,7 @@ import (
 func addedFile(path string, lines ...string) *diff.File {
 	h := diff.Hunk{NewStart: 1, NewLines: len(lines)}
 	for i, l := range lines {
-		h.Lines = append(h.Lines, diff.Line{Kind: diff.Add, NewLine: i + 1, Text: l})
+		h.Lines = append(h.Lines, diff.Line{Kind: diff.Add, NewLine: int32(i + 1), Text: l})
 	}
 	return &diff.File{NewPath: path, Status: diff.Added, Hunks: []diff.Hunk{h}, Additions: len(lines)}
 }
@@ -119,15 +119,15 @@ var modifiedHead = []string{
 // modifiedFile is the diff of store/run.go (line 6 was `cmd := exec.Command(name)`).
 func modifiedFile() *diff.File {
 	h := diff.Hunk{OldStart: 3, OldLines: 7, NewStart: 3, NewLines: 7}
-	add := func(k diff.LineKind, oldN, newN int, text string) {
+	add := func(k diff.LineKind, oldN, newN int32, text string) {
 		h.Lines = append(h.Lines, diff.Line{Kind: k, OldLine: oldN, NewLine: newN, Text: text})
 	}
-	for n := 3; n <= 5; n++ {
+	for n := int32(3); n <= 5; n++ {
 		add(diff.Context, n, n, modifiedHead[n-1])
 	}
 	add(diff.Delete, 6, 0, "	cmd := exec.Command(name)")
 	add(diff.Add, 0, 6, modifiedHead[5])
-	for n := 7; n <= 9; n++ {
+	for n := int32(7); n <= 9; n++ {
 		add(diff.Context, n, n, modifiedHead[n-1])
 	}
 	return &diff.File{OldPath: "store/run.go", NewPath: "store/run.go", Status: diff.Modified, Hunks: []diff.Hunk{h}, Additions: 1, Deletions: 1}

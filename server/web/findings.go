@@ -130,9 +130,9 @@ func hunkRows(file *diff.File, f review.Finding) ([]CodeRow, string) {
 	for _, h := range file.Hunks {
 		first, last := -1, -1
 		for i, l := range h.Lines {
-			num := l.NewLine
+			num := int(l.NewLine)
 			if f.Side == review.SideLeft {
-				num = l.OldLine
+				num = int(l.OldLine)
 			}
 			if num >= start && num <= end && num != 0 {
 				if first < 0 {
@@ -151,7 +151,7 @@ func hunkRows(file *diff.File, f review.Finding) ([]CodeRow, string) {
 			if f.Side == review.SideLeft {
 				num = l.OldLine
 			}
-			rows = append(rows, CodeRow{Old: l.OldLine, New: l.NewLine, Kind: kindName(l.Kind), Text: l.Text,
+			rows = append(rows, CodeRow{Old: int(l.OldLine), New: int(l.NewLine), Kind: kindName(l.Kind), Text: l.Text,
 				Cited: i >= first && i <= last && num != 0})
 		}
 		return rows, h.Section
