@@ -7,6 +7,9 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // serverEnv makes the test binary an intake process (Serve), as the
@@ -28,9 +31,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestRun is a small comparison: both intakes start, answer every
-// delivery, report their CPU, and MergeGuard stores each acknowledged
-// delivery once.
+// TestRun is a small comparison in two rounds: both intakes start,
+// answer every delivery, report their CPU, and MergeGuard stores each
+// acknowledged delivery once, in every round.
 func TestRun(t *testing.T) {
 	pg := os.Getenv("MERGEGUARD_BENCH_DATABASE_URL")
 	if pg == "" {
@@ -50,12 +53,20 @@ func TestRun(t *testing.T) {
 			{Senders: 5, Max: 60, MaxDuration: 20 * time.Second},
 			{Senders: 5, Rate: 100, Max: 30, MaxDuration: 20 * time.Second},
 		},
+		Rounds: 2,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.PayloadBytes < 27000 || len(c.Levels) != 2 {
+	if c.PayloadBytes < 27000 || len(c.Levels) != 2 || len(c.Rounds) != 2 {
 		t.Fatalf("comparison = %+v", c)
+	}
+	for r, levels := range c.Rounds {
+		for i, p := range levels {
+			if p.Stored != p.MergeGuard.Deliveries {
+				t.Errorf("round %d, level %d: %d stored of %d", r, i, p.Stored, p.MergeGuard.Deliveries)
+			}
+		}
 	}
 	for i, p := range c.Levels {
 		for name, r := range map[string]Result{"mergeguard": p.MergeGuard, "go-githubapp": p.Anchor} {
@@ -66,6 +77,31 @@ func TestRun(t *testing.T) {
 		if p.Stored != p.MergeGuard.Deliveries {
 			t.Errorf("level %d: %d stored of %d", i, p.Stored, p.MergeGuard.Deliveries)
 		}
+	}
+}
+
+// TestMedianPairs: each figure of a level is the median of its rounds',
+// side by side, and the ratios are those of the medians.
+func TestMedianPairs(t *testing.T) {
+	round := func(ours, anchor float64) []LevelPair {
+		return []LevelPair{{
+			MergeGuard: Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / ours, CPUMSPerDelivery: ours, P99MS: ours},
+			Anchor:     Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / anchor, CPUMSPerDelivery: anchor, P99MS: anchor},
+			Stored:     100,
+		}}
+	}
+	got := medianPairs([][]LevelPair{round(0.7, 0.3), round(0.6, 0.45), round(0.65, 0.35)})
+	want := []LevelPair{{
+		MergeGuard: Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / 0.65, CPUMSPerDelivery: 0.65, P99MS: 0.65},
+		Anchor:     Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / 0.35, CPUMSPerDelivery: 0.35, P99MS: 0.35},
+		Stored:     100,
+		Throughput: 0.35 / 0.65, P99: 0.65 / 0.35, CPU: 0.65 / 0.35,
+	}}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("medianPairs (-want +got):\n%s", diff)
+	}
+	if m := median([]float64{4, 1, 3, 2}); m != 2.5 {
+		t.Errorf("median of 1..4 = %v, want 2.5", m)
 	}
 }
 

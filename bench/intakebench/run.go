@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +29,10 @@ type Config struct {
 	Pulls       int    // distinct pull requests
 	Warmup      int    // deliveries sent before measuring
 	Levels      []Level
+	// Rounds is how many times each intake runs every level, the two
+	// taking turns, each round in a process of its own (0 is 1). Each
+	// figure of Comparison.Levels is the median of its rounds'.
+	Rounds int
 }
 
 // Comparison is both intakes under every level, and the database's
@@ -35,9 +40,13 @@ type Config struct {
 type Comparison struct {
 	// Durability is PostgreSQL's fsync, synchronous_commit and
 	// full_page_writes, as "fsync=on synchronous_commit=on ...".
-	Durability   string      `json:"postgres_durability"`
-	PayloadBytes int         `json:"payload_bytes"`
-	Levels       []LevelPair `json:"levels"`
+	Durability   string `json:"postgres_durability"`
+	PayloadBytes int    `json:"payload_bytes"`
+	// Levels holds, for each level, the median of each figure over the
+	// rounds, and the ratios of those medians.
+	Levels []LevelPair `json:"levels"`
+	// Rounds holds every round's levels.
+	Rounds [][]LevelPair `json:"rounds"`
 }
 
 // LevelPair is one level: MergeGuard, the anchor and their ratios.
@@ -55,7 +64,8 @@ type LevelPair struct {
 	Stored int `json:"mergeguard_stored"`
 }
 
-// Run measures both intakes.
+// Run measures both intakes: cfg.Rounds rounds, in each of which the
+// anchor and then MergeGuard run every level.
 func Run(ctx context.Context, cfg Config) (Comparison, error) {
 	dbURL, durability, drop, err := database(ctx, cfg.PostgresURL)
 	if err != nil {
@@ -67,39 +77,115 @@ func Run(ctx context.Context, cfg Config) (Comparison, error) {
 	if err != nil {
 		return Comparison{}, err
 	}
-	cmp := Comparison{Durability: durability, PayloadBytes: len(payloads[0].Body), Levels: make([]LevelPair, len(cfg.Levels))}
-	for _, impl := range []string{GitHubApp, MergeGuard} {
-		results, err := runImpl(ctx, cfg, impl, dbURL, secret, payloads)
+	cmp := Comparison{Durability: durability, PayloadBytes: len(payloads[0].Body)}
+	for round := range max(cfg.Rounds, 1) {
+		pairs, err := runRound(ctx, cfg, round, dbURL, secret, payloads)
 		if err != nil {
-			return Comparison{}, err
+			return cmp, err
 		}
-		for i, r := range results {
-			if impl == MergeGuard {
-				cmp.Levels[i].MergeGuard = r
-			} else {
-				cmp.Levels[i].Anchor = r
-			}
-		}
+		cmp.Rounds = append(cmp.Rounds, pairs)
 	}
-	for i := range cmp.Levels {
-		p := &cmp.Levels[i]
-		p.Throughput = measure.Ratio(p.MergeGuard.PerSecond, p.Anchor.PerSecond)
-		p.P99 = measure.Ratio(p.MergeGuard.P99MS, p.Anchor.P99MS)
-		p.CPU = measure.Ratio(p.MergeGuard.CPUMSPerDelivery, p.Anchor.CPUMSPerDelivery)
-		if p.Stored, err = stored(ctx, dbURL, levelPrefix(MergeGuard, i)); err != nil {
-			return Comparison{}, err
-		}
-		if want := p.MergeGuard.Deliveries - p.MergeGuard.Errors; p.Stored != want {
-			return cmp, fmt.Errorf("intake level %d: %d deliveries stored, %d acknowledged", i, p.Stored, want)
-		}
-	}
+	cmp.Levels = medianPairs(cmp.Rounds)
 	return cmp, nil
 }
 
-func levelPrefix(impl string, level int) string { return fmt.Sprintf("%s-level%d-", impl, level) }
+// runRound runs every level on both intakes and checks that MergeGuard
+// stored exactly the deliveries it acknowledged.
+func runRound(ctx context.Context, cfg Config, round int, dbURL, secret string, payloads []Payload) ([]LevelPair, error) {
+	pairs := make([]LevelPair, len(cfg.Levels))
+	for _, impl := range []string{GitHubApp, MergeGuard} {
+		results, err := runImpl(ctx, cfg, impl, round, dbURL, secret, payloads)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range results {
+			if impl == MergeGuard {
+				pairs[i].MergeGuard = r
+			} else {
+				pairs[i].Anchor = r
+			}
+		}
+	}
+	for i := range pairs {
+		p := &pairs[i]
+		p.ratios()
+		var err error
+		if p.Stored, err = stored(ctx, dbURL, levelPrefix(MergeGuard, round, i)); err != nil {
+			return nil, err
+		}
+		if want := p.MergeGuard.Deliveries - p.MergeGuard.Errors; p.Stored != want {
+			return nil, fmt.Errorf("intake round %d, level %d: %d deliveries stored, %d acknowledged", round, i, p.Stored, want)
+		}
+	}
+	return pairs, nil
+}
+
+// ratios sets p's ratios from its results.
+func (p *LevelPair) ratios() {
+	p.Throughput = measure.Ratio(p.MergeGuard.PerSecond, p.Anchor.PerSecond)
+	p.P99 = measure.Ratio(p.MergeGuard.P99MS, p.Anchor.P99MS)
+	p.CPU = measure.Ratio(p.MergeGuard.CPUMSPerDelivery, p.Anchor.CPUMSPerDelivery)
+}
+
+// medianPairs is, for each level, the median of each figure of rounds on
+// each side (and of the stored counts), with the ratios of the medians.
+func medianPairs(rounds [][]LevelPair) []LevelPair {
+	if len(rounds) == 0 {
+		return nil
+	}
+	out := make([]LevelPair, len(rounds[0]))
+	for i := range out {
+		var ours, anchor []Result
+		var storedCounts []float64
+		for _, r := range rounds {
+			ours, anchor = append(ours, r[i].MergeGuard), append(anchor, r[i].Anchor)
+			storedCounts = append(storedCounts, float64(r[i].Stored))
+		}
+		out[i] = LevelPair{MergeGuard: medianResult(ours), Anchor: medianResult(anchor), Stored: int(median(storedCounts))}
+		out[i].ratios()
+	}
+	return out
+}
+
+// medianResult is the median of each figure of rs (one level's rounds).
+func medianResult(rs []Result) Result {
+	of := func(f func(Result) float64) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = f(r)
+		}
+		return median(v)
+	}
+	return Result{
+		Senders: rs[0].Senders, Offered: rs[0].Offered,
+		Deliveries:       int(of(func(r Result) float64 { return float64(r.Deliveries) })),
+		Errors:           int(of(func(r Result) float64 { return float64(r.Errors) })),
+		Seconds:          of(func(r Result) float64 { return r.Seconds }),
+		PerSecond:        of(func(r Result) float64 { return r.PerSecond }),
+		P50MS:            of(func(r Result) float64 { return r.P50MS }),
+		P99MS:            of(func(r Result) float64 { return r.P99MS }),
+		MaxMS:            of(func(r Result) float64 { return r.MaxMS }),
+		CPUMSPerDelivery: of(func(r Result) float64 { return r.CPUMSPerDelivery }),
+	}
+}
+
+// median is the middle value of v (the mean of the two middle ones when
+// there are an even number); v is sorted in place.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+func levelPrefix(impl string, round, level int) string {
+	return fmt.Sprintf("%s-round%d-level%d-", impl, round, level)
+}
 
 // runImpl starts impl's intake process and runs the warm-up and levels.
-func runImpl(ctx context.Context, cfg Config, impl, dbURL, secret string, payloads []Payload) ([]Result, error) {
+func runImpl(ctx context.Context, cfg Config, impl string, round int, dbURL, secret string, payloads []Payload) ([]Result, error) {
 	args := append(cfg.ServerCommand[1:len(cfg.ServerCommand):len(cfg.ServerCommand)], "-impl", impl, "-db", dbURL, "-secret", secret)
 	cmd := exec.CommandContext(ctx, cfg.ServerCommand[0], args...) //nolint:gosec // the suite's own binary, arguments passed without a shell
 	cmd.Stderr = os.Stderr
@@ -124,12 +210,12 @@ func runImpl(ctx context.Context, cfg Config, impl, dbURL, secret string, payloa
 	}
 	base := strings.TrimSpace(line)
 	warm := Level{Senders: 10, Max: cfg.Warmup, MaxDuration: time.Minute}
-	if _, err := Load(ctx, base, payloads, impl+"-warmup-", warm); err != nil {
+	if _, err := Load(ctx, base, payloads, fmt.Sprintf("%s-round%d-warmup-", impl, round), warm); err != nil {
 		return nil, fmt.Errorf("%s warm-up: %w", impl, err)
 	}
 	var out []Result
 	for i, lvl := range cfg.Levels {
-		r, err := Load(ctx, base, payloads, levelPrefix(impl, i), lvl)
+		r, err := Load(ctx, base, payloads, levelPrefix(impl, round, i), lvl)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", impl, err)
 		}

@@ -47,12 +47,12 @@ func main() {
 
 // options are the suite's flags.
 type options struct {
-	out, testdata, suites, commit string
-	rounds                        int
-	round                         time.Duration
-	senders, rate, max            int
-	seconds                       time.Duration
-	cpuProfile                    string
+	out, testdata, suites, commit    string
+	rounds                           int
+	round                            time.Duration
+	senders, rate, max, intakeRounds int
+	seconds                          time.Duration
+	cpuProfile                       string
 }
 
 func run(ctx context.Context, args []string) error {
@@ -70,6 +70,7 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&o.senders, "senders", 50, "concurrent senders (intake)")
 	fs.IntVar(&o.rate, "rate", 500, "deliveries/s offered in the paced level (intake)")
 	fs.IntVar(&o.max, "deliveries", 5000, "most deliveries per level (intake)")
+	fs.IntVar(&o.intakeRounds, "intake-rounds", 3, "rounds of every level per intake, the two taking turns; each figure is the median of the rounds' (intake)")
 	fs.DurationVar(&o.seconds, "seconds", 15*time.Second, "longest level (intake)")
 	fs.StringVar(&o.cpuProfile, "intake-cpuprofile", "", "write each intake process's CPU profile to this path with the intake's name appended (intake)")
 	if err := fs.Parse(args); err != nil {
@@ -118,10 +119,11 @@ func intakeSuite(ctx context.Context, o options, res *report.Results) error {
 	if err != nil {
 		return fmt.Errorf("intake: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "intake: %d senders saturated, then %d/s offered; up to %d deliveries or %s each\n",
-		o.senders, o.rate, o.max, o.seconds)
+	fmt.Fprintf(os.Stderr, "intake: %d senders saturated, then %d/s offered; up to %d deliveries or %s each; %d rounds\n",
+		o.senders, o.rate, o.max, o.seconds, o.intakeRounds)
 	c, err := intakebench.Run(ctx, intakebench.Config{
 		ServerCommand: serverCommand(exe, o.cpuProfile), PostgresURL: pg, Payload: payload, Pulls: 500, Warmup: 300,
+		Rounds: o.intakeRounds,
 		Levels: []intakebench.Level{
 			{Senders: o.senders, Max: o.max, MaxDuration: o.seconds},
 			{Senders: o.senders, Rate: o.rate, Max: o.max, MaxDuration: o.seconds},
