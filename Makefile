@@ -18,7 +18,8 @@ run: build
 	fi; \
 	exec bin/mergeguard serve
 
-## test: go vet, then every test with the race detector against a throwaway PostgreSQL;
+## test: go vet, then every test with the race detector against a throwaway PostgreSQL, then
+## the huge-diff memory bound alone without it (the race detector's collector falls behind);
 ## Chromium is installed for the browser tests (e2e/) unless MERGEGUARD_SKIP_BROWSER=1, and
 ## shellcheck for the linters' tests (review/lint)
 test:
@@ -26,6 +27,7 @@ test:
 	bash scripts/ensure-shellcheck.sh >/dev/null
 	@if [ "$${MERGEGUARD_SKIP_BROWSER:-}" != 1 ]; then bash scripts/ensure-chromium.sh >/dev/null; fi
 	bash scripts/with-postgres.sh go test -race ./...
+	go test -count=1 -run '^TestReviewHugeDiffMemory$$' ./cmd/mergeguard/
 	go -C deploy/validate vet ./...
 	go -C deploy/validate test ./...
 	go -C bench vet ./...

@@ -68,7 +68,16 @@ func reviewHugeDiff(tb testing.TB, dir, path string) (growth int64, took time.Du
 // the heap may not grow by more than 3 times the diff's size (it grew by
 // 14.5 times before the diff was read once, parsed once and scanned file by
 // file). Time is not checked here: BenchmarkReviewHugeDiff measures it.
+//
+// The bound holds for the review as users run it. The race detector slows
+// every allocation and the collector, which then falls behind the soft
+// memory limit (3.93× was seen under it, with other packages' tests
+// running). So the race-detector run skips it, and `make test` then runs
+// it alone without the race detector.
 func TestReviewHugeDiffMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("heap bounds do not hold under the race detector: make test runs this test without it")
+	}
 	dir, path, size := hugeDiff(t)
 	growth, _ := reviewHugeDiff(t, dir, path)
 	t.Logf("diff %d MB, heap growth %d MB (%.2f× the diff)", size>>20, growth>>20, float64(growth)/float64(size))
