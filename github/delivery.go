@@ -1,7 +1,6 @@
 package github
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -81,8 +80,9 @@ func ReadDelivery(h http.Header, body io.Reader, contentLength int64, secret []b
 }
 
 // readBody reads a body of contentLength bytes (-1: unknown) of at most
-// max into one buffer of its size: a known length is read straight into
-// a buffer of that length, an unknown one into a buffer that grows.
+// max into one buffer: of the body's length when it is known, else of max
+// bytes, what the intake reserved for it. The buffer never grows: growing
+// would hold the old and the new one at once, beyond the reservation.
 func readBody(body io.Reader, contentLength, max int64) ([]byte, error) {
 	if contentLength >= 0 {
 		b := make([]byte, contentLength)
@@ -91,15 +91,19 @@ func readBody(body io.Reader, contentLength, max int64) ([]byte, error) {
 		}
 		return b, nil
 	}
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(body, max+1))
-	if err != nil {
+	b := make([]byte, max)
+	n, err := io.ReadFull(body, b)
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return b[:n], nil
+	case err != nil:
 		return nil, fmt.Errorf("read webhook body: %w", err)
 	}
-	if n > max {
+	var more [1]byte
+	if n, _ := io.ReadFull(body, more[:]); n > 0 {
 		return nil, ErrTooLarge
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // checkHeaders checks what the headers alone can tell and returns the
