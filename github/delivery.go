@@ -40,9 +40,9 @@ var (
 // ReadDelivery checks a webhook request's headers, asks reserve for the
 // memory the body will take (its announced length, or max when it is not
 // announced) and returns reserve's error if it refuses, then reads the body
-// into memory while computing its HMAC-SHA256 with secret,
-// and returns the delivery only when the signature (X-Hub-Signature-256,
-// compared in constant time) matches. A request without an event, delivery
+// into one buffer of that size and returns the delivery only when its
+// HMAC-SHA256 with secret matches the signature (X-Hub-Signature-256,
+// compared in constant time). A request without an event, delivery
 // id, JSON content type or signature is refused before any of its body is
 // read; a body announced or found larger than max is refused as soon as
 // that is known. Form-encoded deliveries are refused: GitHub sends JSON when
