@@ -2,8 +2,6 @@ package eval
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/llm"
+	"github.com/mergeguard/mergeguard/review/pipeline"
 )
 
 // judgeSchema is the judge's answer, strict-mode ready.
@@ -97,24 +96,16 @@ func judgeUser(c Case, g Golden, findings []review.Finding) string {
 	if start, end := g.Lines(); g.File != "" {
 		where = fmt.Sprintf("Location: %s:%d-%d\n", g.File, start, end)
 	}
-	writeData(&b, "GOLDEN", where+g.Text)
+	pipeline.WriteData(&b, "GOLDEN", where+g.Text)
 	b.WriteString("\nCandidate findings:\n")
 	var f strings.Builder
 	for i, x := range findings {
 		fmt.Fprintf(&f, "%d. %s:%d-%d [%s %s] %s\n   %s\n", i+1, x.FilePath, x.LineStart, x.LineEnd,
 			x.Severity, x.Category, oneLine(x.Title), oneLine(x.Description))
 	}
-	writeData(&b, "FINDINGS", f.String())
+	pipeline.WriteData(&b, "FINDINGS", f.String())
 	b.WriteString("\nWhich findings describe the golden comment's problem?")
 	return b.String()
-}
-
-// writeData writes text between BEGIN/END markers carrying a nonce
-// derived from the text.
-func writeData(b *strings.Builder, kind, text string) {
-	sum := sha256.Sum256([]byte(text))
-	nonce := hex.EncodeToString(sum[:6])
-	fmt.Fprintf(b, "<<<BEGIN %s %s>>>\n%s\n<<<END %s %s>>>\n", kind, nonce, strings.TrimRight(text, "\n"), kind, nonce)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

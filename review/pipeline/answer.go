@@ -176,7 +176,7 @@ func answerMessage(ctx context.Context, req AnswerRequest, counter Counter) stri
 	q := req.Question
 	if f := req.Finding; f != nil {
 		fmt.Fprintf(&b, "The finding of this thread (%s, %s, %s):\n", f.Finding.Severity, f.Finding.Category, f.State)
-		writeData(&b, "FINDING", fmt.Sprintf("%s:%d-%d\n%s\n\n%s\n\nCode cited:\n%s", f.Finding.FilePath,
+		WriteData(&b, "FINDING", fmt.Sprintf("%s:%d-%d\n%s\n\n%s\n\nCode cited:\n%s", f.Finding.FilePath,
 			f.Finding.LineStart, f.Finding.LineEnd, f.Finding.Title, f.Finding.Description, f.Finding.CodeSnippet))
 	}
 	path, line := q.Path, q.Line
@@ -186,7 +186,7 @@ func answerMessage(ctx context.Context, req AnswerRequest, counter Counter) stri
 	if path != "" {
 		if code := excerpt(ctx, req.Source, path, line); code != "" {
 			fmt.Fprintf(&b, "The file %s at the pull request's head, around line %d:\n", path, line)
-			writeData(&b, "CODE", code)
+			WriteData(&b, "CODE", code)
 		}
 	}
 	if len(req.Thread) > 0 {
@@ -199,10 +199,10 @@ func answerMessage(ctx context.Context, req AnswerRequest, counter Counter) stri
 			fmt.Fprintf(&t, "%s:\n%s\n\n", who, m.Body)
 		}
 		b.WriteString("The thread so far:\n")
-		writeData(&b, "THREAD", truncateTokens(counter, t.String(), maxConventionTokens))
+		WriteData(&b, "THREAD", truncateTokens(counter, t.String(), maxConventionTokens))
 	}
 	fmt.Fprintf(&b, "The message of %s to answer:\n", q.Author)
-	writeData(&b, "QUESTION", truncateTokens(counter, q.Body, maxDescriptionTokens))
+	WriteData(&b, "QUESTION", truncateTokens(counter, q.Body, maxDescriptionTokens))
 	return b.String()
 }
 

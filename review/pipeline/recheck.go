@@ -78,9 +78,9 @@ func (r *run) recheck(ctx context.Context, v *verifier, f review.Finding) (bool,
 	}
 	var user strings.Builder
 	user.WriteString("Finding:\n")
-	writeData(&user, "FINDING", string(finding))
+	WriteData(&user, "FINDING", string(finding))
 	fmt.Fprintf(&user, "Code of %s at the %s revision:\n", f.FilePath, rev)
-	writeData(&user, "CODE", truncateTokens(r.counter, code.String(), (deps.ContextTokens-deps.MaxOutputTokens)/2))
+	WriteData(&user, "CODE", truncateTokens(r.counter, code.String(), (deps.ContextTokens-deps.MaxOutputTokens)/2))
 	var ans struct {
 		Confirmed *bool  `json:"confirmed"`
 		Reason    string `json:"reason"`
