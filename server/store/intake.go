@@ -136,31 +136,11 @@ func (w *Intake) join(d Delivery, run *NewRun) (b *batch, i int, leader bool) {
 	return b, i, leader
 }
 
-// write collects b, then closes it to newcomers and records it. It
-// collects until b is full or MaxWait passed when deliveries come steadily
-// (b.steady); otherwise while other batches are being written, until they
-// are; otherwise not at all. A lone delivery thus waits for nothing; under
-// load each batch gathers what arrived during the previous commit; and at
-// a steady moderate rate, when commits are quick, deliveries still share
-// commits rather than each paying its own. The transaction does not end
-// with the leader's request: the other deliveries of the batch wait for
-// it.
+// write collects b (collect), then closes it to newcomers and records
+// it. The transaction does not end with the leader's request: the other
+// deliveries of the batch wait for it.
 func (w *Intake) write(ctx context.Context, b *batch) {
-	w.mu.Lock()
-	busy, idle := w.writing > 0, w.idle
-	w.mu.Unlock()
-	if busy || b.steady {
-		if b.steady {
-			idle = nil // not cut short: wait for the batch to fill or MaxWait
-		}
-		timer := time.NewTimer(w.opts.MaxWait)
-		select {
-		case <-b.full:
-		case <-timer.C:
-		case <-idle:
-		}
-		timer.Stop()
-	}
+	w.collect(b)
 	w.mu.Lock()
 	if w.open == b {
 		w.open = nil
@@ -181,4 +161,30 @@ func (w *Intake) write(ctx context.Context, b *batch) {
 		close(w.idle)
 	}
 	w.mu.Unlock()
+}
+
+// collect waits while b gathers deliveries: until it is full or MaxWait
+// passed when deliveries come steadily (b.steady); otherwise while other
+// batches are being written, until they are (or it is full, or MaxWait
+// passed); otherwise not at all. A lone delivery thus waits for nothing;
+// under load each batch gathers what arrived during the previous commit;
+// and at a steady moderate rate, when commits are quick, deliveries still
+// share commits rather than each paying its own.
+func (w *Intake) collect(b *batch) {
+	w.mu.Lock()
+	busy, idle := w.writing > 0, w.idle
+	w.mu.Unlock()
+	if !busy && !b.steady {
+		return
+	}
+	if b.steady {
+		idle = nil // not cut short: wait for the batch to fill or MaxWait
+	}
+	timer := time.NewTimer(w.opts.MaxWait)
+	defer timer.Stop()
+	select {
+	case <-b.full:
+	case <-timer.C:
+	case <-idle:
+	}
 }
