@@ -180,7 +180,10 @@ func userMessage(change review.Change, c chunk, total int, counter Counter, cx c
 	return b.String()
 }
 
-// writeData writes text between BEGIN/END markers carrying a nonce.
+// WriteData writes text between BEGIN/END markers carrying a nonce derived
+// from the text, so that the text cannot close its own markers. Every
+// prompt that carries what others wrote (diffs, findings, threads, the
+// judge's golden comments) frames it so.
 func WriteData(b *strings.Builder, kind, text string) {
 	sum := sha256.Sum256([]byte(text))
 	nonce := hex.EncodeToString(sum[:6])
