@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"reflect"
 	"strings"
 )
@@ -193,15 +194,44 @@ func (w *walker) consume(c byte) bool {
 	return false
 }
 
+// space skips white space.
 func (w *walker) space() {
-	for w.pos < len(w.data) {
-		switch w.data[w.pos] {
-		case ' ', '\t', '\n', '\r':
-			w.pos++
+	if w.pos < len(w.data) && w.data[w.pos] > ' ' {
+		return // the usual case, inlined
+	}
+	w.whiteSpace()
+}
+
+// whiteSpace skips the white space space found.
+func (w *walker) whiteSpace() {
+	d, i := w.data, w.pos
+	for i < len(d) {
+		switch d[i] {
+		case ' ':
+			i = pastSpaces(d, i)
+		case '\t', '\n', '\r':
+			i++
 		default:
+			w.pos = i
 			return
 		}
 	}
+	w.pos = i
+}
+
+// pastSpaces returns the index of the first byte of d at or after i that
+// is not a space (U+0020), len(d) if none: indentation, eight bytes at a
+// time.
+func pastSpaces(d []byte, i int) int {
+	for ; i+8 <= len(d); i += 8 {
+		if e := binary.LittleEndian.Uint64(d[i:]) ^ spaces; e != 0 {
+			return i + bits.TrailingZeros64(e)>>3
+		}
+	}
+	for i < len(d) && d[i] == ' ' {
+		i++
+	}
+	return i
 }
 
 // key reads an object key; one with an escape is left to json.Unmarshal.
@@ -324,27 +354,23 @@ func (w *walker) str() (escaped, ok bool) {
 		return false, false
 	}
 	for i := w.pos + 1; ; {
-		for i+8 <= len(d) && !special(binary.LittleEndian.Uint64(d[i:])) {
-			i += 8
-		}
+		i = nextSpecial(d, i)
 		if i >= len(d) {
 			return false, false
 		}
-		switch c := d[i]; {
-		case c == '"':
+		switch d[i] {
+		case '"':
 			w.pos = i + 1
 			return escaped, true
-		case c == '\\':
+		case '\\':
 			n := escapeLen(d[i:])
 			if n == 0 {
 				return false, false
 			}
 			escaped = true
 			i += n
-		case c < 0x20:
+		default: // a control character
 			return false, false
-		default:
-			i++
 		}
 	}
 }
@@ -355,13 +381,32 @@ const (
 	highs  = 0x8080808080808080
 	quotes = '"' * ones
 	slashs = '\\' * ones
+	spaces = ' ' * ones
 )
 
-// special reports whether one of the eight bytes of x is a quote, a
-// backslash or a control character.
-func special(x uint64) bool {
+// nextSpecial returns the index of the first quote, backslash or control
+// character of d at or after i, len(d) if none, eight bytes at a time.
+func nextSpecial(d []byte, i int) int {
+	for ; i+8 <= len(d); i += 8 {
+		if m := specials(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(d); i++ {
+		if c := d[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
+}
+
+// specials marks with its high bit each byte of x that is a quote, a
+// backslash or a control character. Bytes above the first one marked may
+// be marked wrongly (a borrow carries into them), the first one never is:
+// its trailing zero count locates it.
+func specials(x uint64) uint64 {
 	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	return zero(x^quotes)|zero(x^slashs)|((x-0x20*ones)&^x&highs) != 0
+	return zero(x^quotes) | zero(x^slashs) | (x-0x20*ones)&^x&highs
 }
 
 // escapeLen is the length of the escape sequence s begins with, 0 when

@@ -2,6 +2,7 @@ package github_test
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -94,6 +95,39 @@ func TestDecoderIsJSONUnmarshal(t *testing.T) {
 
 // FuzzDecoder: for any input, every event type's Decoder returns what
 // json.Unmarshal returns.
+// TestDecoderIsJSONUnmarshalOnMutations compares Decoder with
+// json.Unmarshal on fixtures with a few bytes changed, inserted or removed,
+// drawn from JSON's structural and escape characters, white space and
+// control characters: the walk must refuse exactly what json.Unmarshal
+// refuses. Seeded, so a failure reproduces.
+func TestDecoderIsJSONUnmarshalOnMutations(t *testing.T) {
+	var docs [][]byte
+	for _, b := range fixtures(t) {
+		docs = append(docs, b)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte(" \t\n\r\"\\/u0aA{}[],:-.eE+\x00\x01\x1f\x7f\x80\xffbfnrt")
+	for range 5000 {
+		b := append([]byte(nil), docs[r.IntN(len(docs))]...)
+		if r.IntN(3) == 0 && len(b) > 200 { // a window: small documents
+			s := r.IntN(len(b) - 100)
+			b = b[s : s+r.IntN(100)]
+		}
+		for k := r.IntN(4); k >= 0 && len(b) > 0; k-- {
+			i, c := r.IntN(len(b)), alphabet[r.IntN(len(alphabet))]
+			switch r.IntN(3) {
+			case 0:
+				b[i] = c
+			case 1:
+				b = append(b[:i], append([]byte{c}, b[i:]...)...)
+			default:
+				b = append(b[:i], b[i+1:]...)
+			}
+		}
+		decodes(t, b)
+	}
+}
+
 func FuzzDecoder(f *testing.F) {
 	for _, payload := range fixtures(f) {
 		f.Add(payload)
