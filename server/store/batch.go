@@ -20,13 +20,15 @@ import (
 //   - the deliveries that are the only one of their pull request in the
 //     batch (nearly all of them) and either queue nothing or queue a
 //     webhook review of it are recorded with a few statements for the
-//     whole batch ("bulk"): replays and queued twins are looked up for all
-//     of them at once, then the runs inserted, superseded and cancelled.
+//     whole batch ("bulk"): one statement (recordDeliveries) looks up
+//     replays and queued twins for all of them at once, inserts the
+//     deliveries with their outcomes and the runs, and supersedes and
+//     cancels the pull requests' other runs; the next reads the runs.
 //     Pull requests are disjoint, so their order does not matter. The
-//     statements are pipelined (pgx.Batch) in two round trips, with the
-//     lock in the first. When every delivery of the batch is recorded so,
-//     BEGIN and COMMIT travel with them: the whole batch costs two round
-//     trips, whatever its size;
+//     statements are pipelined (pgx.Batch) in one round trip, after the
+//     lock. When every delivery of the batch is recorded so, BEGIN and
+//     COMMIT travel with them: the whole batch costs one round trip,
+//     whatever its size;
 //   - every other delivery (several of one pull request, other runs) is
 //     recorded after them, one at a time, as RecordDelivery does.
 
@@ -140,7 +142,7 @@ func (s *Store) recordBatch(ctx context.Context, items []batchItem) ([]DeliveryR
 
 // recordBulkOnly records a batch whose deliveries are all recorded
 // set-based, in a transaction whose BEGIN and COMMIT travel with its
-// statements (ownTx): two round trips in all.
+// statements (ownTx): one round trip in all.
 func (s *Store) recordBulkOnly(ctx context.Context, p batchPlan, results []DeliveryResult) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -155,41 +157,33 @@ func (s *Store) recordBulkOnly(ctx context.Context, p batchPlan, results []Deliv
 	return nil
 }
 
-// batchSender sends the two batches of recordBulk; last is set on the
-// second.
+// batchSender sends the batch of recordBulk.
 type batchSender interface {
-	send(ctx context.Context, b *pgx.Batch, last bool) error
+	send(ctx context.Context, b *pgx.Batch) error
 }
 
 // inTx sends batches in an open transaction.
 type inTx struct{ tx pgx.Tx }
 
-func (t inTx) send(ctx context.Context, b *pgx.Batch, _ bool) error {
+func (t inTx) send(ctx context.Context, b *pgx.Batch) error {
 	if b.Len() == 0 {
 		return nil
 	}
 	return t.tx.SendBatch(ctx, b).Close()
 }
 
-// ownTx sends batches in a transaction of their own on conn: BEGIN is
-// queued before the first batch's statements and COMMIT after the last
-// one's, so the transaction costs no round trip of its own. After an
-// error it must be rolled back: the connection is left in it (or, if
-// the connection broke, the pool drops it on release).
+// ownTx sends a batch in a transaction of its own on conn: BEGIN is
+// queued before the batch's statements and COMMIT after them, so the
+// transaction costs no round trip of its own. After an error it must be
+// rolled back: the connection is left in it (or, if the connection
+// broke, the pool drops it on release).
 type ownTx struct {
-	conn  *pgxpool.Conn
-	begun bool
+	conn *pgxpool.Conn
 }
 
-func (t *ownTx) send(ctx context.Context, b *pgx.Batch, last bool) error {
-	qs := b.QueuedQueries
-	if !t.begun {
-		qs = append([]*pgx.QueuedQuery{{SQL: "BEGIN"}}, qs...)
-		t.begun = true
-	}
-	if last {
-		qs = append(qs, &pgx.QueuedQuery{SQL: "COMMIT"})
-	}
+func (t *ownTx) send(ctx context.Context, b *pgx.Batch) error {
+	qs := make([]*pgx.QueuedQuery, 0, len(b.QueuedQueries)+2)
+	qs = append(append(append(qs, &pgx.QueuedQuery{SQL: "BEGIN"}), b.QueuedQueries...), &pgx.QueuedQuery{SQL: "COMMIT"})
 	return t.conn.SendBatch(ctx, &pgx.Batch{QueuedQueries: qs}).Close()
 }
 
@@ -213,303 +207,234 @@ const (
 		    FROM unnest($1::text[], $2::int[]) AS t(r, n)
 		    ORDER BY k) AS keys`
 
-	insertDeliveries = `INSERT INTO webhook_deliveries
-		(delivery_id, event, action, installation_id, repository, outcome, detail,
-		 pr_number, head_sha, sender, command)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
-		                     $8::int[], $9::text[], $10::text[], $11::text[])
-		ON CONFLICT (delivery_id) DO NOTHING
-		RETURNING delivery_id`
+	// recordDeliveries records the bulk deliveries of a batch in one
+	// statement, after lockPullRequests. Each delivery n is decided
+	// (kind) against the rows as they were before the statement, which is
+	// what the sequential path sees too: the bulk deliveries are of
+	// distinct pull requests, so none replays or twins another.
+	//
+	//   - replay: it asks for a run and an earlier delivery of its event,
+	//     action and head came within the replay window (selectReplayed);
+	//   - twin: it asks for a run and a webhook run of its head is queued
+	//     (selectQueuedTwin);
+	//   - fresh: it asks for a run otherwise: the run (its id chosen by
+	//     the caller) is inserted, the other queued runs of its pull
+	//     request superseded and its running runs at another head
+	//     cancelled (enqueue);
+	//   - none: it asks for no run.
+	//
+	// A delivery is inserted with the outcome of its kind, and only a new
+	// one (its id not recorded before) queues anything. The details'
+	// texts are the caller's, around what only the database knows: the
+	// replayed delivery, the twin's id. It answers the new deliveries, their
+	// kind and the delivery each replays.
+	recordDeliveries = `WITH n AS (
+		    SELECT * FROM jsonb_to_recordset($1::jsonb) AS n(id text, event text, action text, inst bigint, repo text,
+		        outcome text, detail text, pr int, head text, sender text, command text,
+		        wants bool, run_id uuid, mode text, trig text, run_inst bigint, run_repo text, run_pr int, run_head text,
+		        base text, branch text, requested_by text, options jsonb, diff text, max_attempts int,
+		        replay_before text, replay_after text, twin_before text, twin_after text, fresh_detail text)),
+		replays AS (
+		    SELECT n.id, f.delivery_id AS first FROM n CROSS JOIN LATERAL (
+		        SELECT delivery_id FROM webhook_deliveries
+		        WHERE repository = n.repo AND pr_number = n.pr AND event = n.event AND action = n.action AND head_sha = n.head
+		          AND delivery_id <> n.id AND received_at > now() - $2 * interval '1 millisecond'
+		        ORDER BY received_at LIMIT 1) AS f
+		    WHERE n.wants AND n.head <> ''),
+		twins AS (
+		    SELECT n.id, t.id::text AS twin FROM n CROSS JOIN LATERAL (
+		        SELECT id FROM review_runs
+		        WHERE status = 'queued' AND mode = 'pr' AND repository = n.run_repo AND pr_number = n.run_pr
+		          AND head_sha = n.run_head AND trigger = 'webhook'
+		        ORDER BY created_at DESC LIMIT 1) AS t
+		    WHERE n.wants),
+		d AS (
+		    SELECT n.*, r.first, t.twin,
+		           CASE WHEN NOT n.wants THEN 'none' WHEN r.first IS NOT NULL THEN 'replay'
+		                WHEN t.twin IS NOT NULL THEN 'twin' ELSE 'fresh' END AS kind
+		    FROM n LEFT JOIN replays r USING (id) LEFT JOIN twins t USING (id)),
+		ins AS (
+		    INSERT INTO webhook_deliveries
+		        (delivery_id, event, action, installation_id, repository, outcome, detail,
+		         pr_number, head_sha, sender, command)
+		    SELECT id, event, action, inst, repo,
+		           CASE kind WHEN 'replay' THEN '` + OutcomeDuplicate + `' WHEN 'twin' THEN '` + OutcomeDeduplicated + `'
+		                     WHEN 'fresh' THEN '` + OutcomeQueued + `' ELSE outcome END,
+		           CASE kind WHEN 'replay' THEN replay_before || first || replay_after
+		                     WHEN 'twin' THEN twin_before || twin || twin_after
+		                     WHEN 'fresh' THEN fresh_detail ELSE detail END,
+		           pr, head, sender, command
+		    FROM d
+		    ON CONFLICT (delivery_id) DO NOTHING
+		    RETURNING delivery_id),
+		runs AS (
+		    INSERT INTO review_runs
+		        (mode, trigger, installation_id, repository, pr_number, head_sha, base_sha, branch,
+		         delivery_id, requested_by, options, diff_text, max_attempts, id)
+		    SELECT mode, trig, run_inst, run_repo, run_pr, run_head, base, branch,
+		           d.id, requested_by, options, diff, max_attempts, run_id
+		    FROM d JOIN ins ON ins.delivery_id = d.id
+		    WHERE d.kind = 'fresh'
+		    RETURNING id, repository, pr_number, head_sha),
+		superseded AS (
+		    UPDATE review_runs r
+		    SET status = 'superseded', status_reason = 'superseded by ' || n.id || ' (head ' || n.head_sha || ')',
+		        finished_at = now()
+		    FROM runs n
+		    WHERE r.status = 'queued' AND r.mode = 'pr' AND r.repository = n.repository AND r.pr_number = n.pr_number
+		      AND r.id <> n.id),
+		cancelled AS (
+		    UPDATE review_runs r SET cancel_requested = true
+		    FROM runs n
+		    WHERE r.status = 'running' AND r.mode = 'pr' AND r.repository = n.repository AND r.pr_number = n.pr_number
+		      AND n.head_sha <> '' AND r.head_sha <> n.head_sha)
+		SELECT d.id, d.kind, COALESCE(d.first, '') FROM d JOIN ins ON ins.delivery_id = d.id`
 
-	// selectReplays is selectReplayed for several deliveries.
-	selectReplays = `SELECT n.id, f.delivery_id
-		FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS n(id, repo, pr, event, action, head)
-		CROSS JOIN LATERAL (
-		    SELECT delivery_id FROM webhook_deliveries
-		    WHERE repository = n.repo AND pr_number = n.pr AND event = n.event AND action = n.action AND head_sha = n.head
-		      AND delivery_id <> n.id AND received_at > now() - $7 * interval '1 millisecond'
-		    ORDER BY received_at LIMIT 1) AS f`
-
-	// selectQueuedTwins is selectQueuedTwin of webhook runs for several
-	// pull requests, answering the runs' ids.
-	selectQueuedTwins = `SELECT n.repo, n.pr, t.id::text FROM unnest($1::text[], $2::int[], $3::text[]) AS n(repo, pr, head)
-		CROSS JOIN LATERAL (
-		    SELECT id FROM review_runs
-		    WHERE status = 'queued' AND mode = 'pr' AND repository = n.repo AND pr_number = n.pr AND head_sha = n.head
-		      AND trigger = 'webhook'
-		    ORDER BY created_at DESC LIMIT 1) AS t`
-
-	// selectRunsByID reads runs.
-	selectRunsByID = `SELECT ` + runColumns + ` FROM review_runs WHERE id = ANY($1::uuid[])`
-
-	insertRuns = `INSERT INTO review_runs
-		(mode, trigger, installation_id, repository, pr_number, head_sha, base_sha, branch,
-		 delivery_id, requested_by, options, diff_text, max_attempts, id)
-		SELECT m, t, i, r, p, h, b, br, d, rb, o::jsonb, dt, ma, id
-		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::text[], $7::text[],
-		            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::uuid[])
-		     AS n(m, t, i, r, p, h, b, br, d, rb, o, dt, ma, id)
-		RETURNING ` + runColumns
-
-	// supersedeQueuedOf is supersedeQueued for several pull requests.
-	supersedeQueuedOf = `UPDATE review_runs r
-		SET status = 'superseded', status_reason = 'superseded by ' || n.id || ' (head ' || n.head || ')',
-		    finished_at = now()
-		FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS n(repo, pr, id, head)
-		WHERE r.status = 'queued' AND r.mode = 'pr' AND r.repository = n.repo AND r.pr_number = n.pr AND r.id <> n.id::uuid`
-
-	// cancelRunningOf is cancelRunning for several pull requests.
-	cancelRunningOf = `UPDATE review_runs r SET cancel_requested = true
-		FROM unnest($1::text[], $2::int[], $3::text[]) AS n(repo, pr, head)
-		WHERE r.status = 'running' AND r.mode = 'pr' AND r.repository = n.repo AND r.pr_number = n.pr
-		  AND n.head <> '' AND r.head_sha <> n.head`
-
-	setDeliveryOutcomes = `UPDATE webhook_deliveries w SET outcome = n.outcome, detail = n.detail
-		FROM unnest($1::text[], $2::text[], $3::text[]) AS n(id, outcome, detail)
-		WHERE w.delivery_id = n.id`
+	// selectQueuedRuns reads, after recordDeliveries, the queued webhook
+	// run of the pull request and head of each delivery recorded queued
+	// or deduplicated: the run a fresh delivery queued or a twin reuses
+	// (replays, which need none, are not read).
+	selectQueuedRuns = `SELECT ` + runColumns + ` FROM review_runs WHERE id IN (
+		    SELECT DISTINCT ON (r.repository, r.pr_number) r.id
+		    FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) AS n(id, repo, pr, head)
+		    JOIN webhook_deliveries w ON w.delivery_id = n.id AND w.outcome IN ('` + OutcomeQueued + `', '` + OutcomeDeduplicated + `')
+		    JOIN review_runs r ON r.repository = n.repo AND r.pr_number = n.pr AND r.head_sha = n.head
+		    WHERE r.status = 'queued' AND r.mode = 'pr' AND r.trigger = 'webhook'
+		    ORDER BY r.repository, r.pr_number, r.created_at DESC)`
 )
 
 // recordBulk locks the batch's pull requests and records the deliveries
-// of p.bulk set-based, into results, in two batches sent by tx: one
-// inserts the deliveries and looks up their replays and queued twins, the
-// other queues the runs left to queue and sets the outcomes.
+// of p.bulk set-based, into results, in one batch sent by tx:
+// lockPullRequests, recordDeliveries and selectQueuedRuns.
 func recordBulk(ctx context.Context, p batchPlan, results []DeliveryResult, tx batchSender) error {
 	var b pgx.Batch
-	l := queueLookUp(&b, p)
-	if err := tx.send(ctx, &b, false); err != nil {
-		return fmt.Errorf("insert deliveries, look up replays and queued runs: %w", err)
-	}
-	var q queuing
-	for _, i := range p.bulk {
-		d := p.items[i].d
-		twin, reused := l.twins[prKey{d.Repository, d.PRNumber}]
-		first, replay := l.replays[d.ID]
-		switch {
-		case !l.isNew[d.ID]:
-			results[i].Duplicate = true
-		case p.items[i].run == nil:
-		case replay:
-			results[i].ReplayOf = first
-			q.set.add(d.ID, OutcomeDuplicate, replayDetail(d, first))
-		case reused:
-			results[i].Reused = true
-			q.reused = append(q.reused, i)
-			q.twins = append(q.twins, twin)
-			outcome, detail := queuedOutcome(Run{ID: twin, HeadSHA: p.items[i].run.HeadSHA}, true)
-			q.set.add(d.ID, outcome, detail)
-		default:
-			q.fresh = append(q.fresh, i)
-		}
-	}
-	b = pgx.Batch{}
-	q.queue(&b, p.items, results)
-	if err := tx.send(ctx, &b, true); err != nil {
-		return fmt.Errorf("queue runs, supersede runs and set outcomes: %w", err)
-	}
-	return nil
-}
-
-// queuing is what the second batch of recordBulk does.
-type queuing struct {
-	fresh  []int    // new deliveries that queue a run of their own
-	reused []int    // new deliveries whose head has a queued run: twins
-	twins  []string // the ids of those runs, in the order of reused
-	set    outcomes // the outcomes of deliveries that queue nothing
-}
-
-// deliveryColumns are insertDeliveries' arguments for items[idx].
-func deliveryColumns(items []batchItem, idx []int) []any {
-	n := len(idx)
-	ids, events, actions, repos := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]*string, 0, n)
-	outcomes, details, heads := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
-	senders, commands := make([]string, 0, n), make([]string, 0, n)
-	insts, prs := make([]*int64, 0, n), make([]*int, 0, n)
-	for _, i := range idx {
-		d := items[i].d
-		ids, events, actions = append(ids, d.ID), append(events, d.Event), append(actions, d.Action)
-		insts, repos = append(insts, nullIfZero(d.InstallationID)), append(repos, nullIfEmpty(d.Repository))
-		outcomes, details = append(outcomes, d.Outcome), append(details, d.Detail)
-		prs, heads = append(prs, nullIfZero(max(d.PRNumber, 0))), append(heads, d.HeadSHA)
-		senders, commands = append(senders, d.Sender), append(commands, d.Command)
-	}
-	return []any{ids, events, actions, insts, repos, outcomes, details, prs, heads, senders, commands}
-}
-
-// queueReplays queues the look-up of the delivery each of items[idx] that
-// asks for a run replays (see replayOf), into replays by delivery id;
-// deliveries without a head replay none.
-func queueReplays(b *pgx.Batch, items []batchItem, idx []int, replays map[string]string) {
-	var ids, repos, events, actions, heads []string
-	var prs []int
-	for _, i := range idx {
-		d := items[i].d
-		if items[i].run == nil || d.HeadSHA == "" {
-			continue
-		}
-		ids, repos, prs = append(ids, d.ID), append(repos, d.Repository), append(prs, d.PRNumber)
-		events, actions, heads = append(events, d.Event), append(actions, d.Action), append(heads, d.HeadSHA)
-	}
-	if len(ids) == 0 {
-		return
-	}
-	b.Queue(selectReplays, ids, repos, prs, events, actions, heads, ReplayWindow.Milliseconds()).Query(func(rows pgx.Rows) error {
-		var id, first string
-		_, err := pgx.ForEachRow(rows, []any{&id, &first}, func() error {
-			replays[id] = first
-			return nil
-		})
-		return err
-	})
-}
-
-// queueTwins queues the look-up of the queued webhook run of the head of
-// each of items[idx] that asks for a run, into twins by pull request: its
-// id only, as most deliveries of a head are replays that need none.
-func queueTwins(b *pgx.Batch, items []batchItem, idx []int, twins map[prKey]string) {
-	var repos, heads []string
-	var prs []int
-	for _, i := range idx {
-		if r := items[i].run; r != nil {
-			repos, prs, heads = append(repos, r.Repository), append(prs, r.PRNumber), append(heads, r.HeadSHA)
-		}
-	}
-	if len(repos) == 0 {
-		return
-	}
-	b.Queue(selectQueuedTwins, repos, prs, heads).Query(func(rows pgx.Rows) error {
-		var k prKey
-		var id string
-		_, err := pgx.ForEachRow(rows, []any{&k.repo, &k.number, &id}, func() error {
-			twins[k] = id
-			return nil
-		})
-		return err
-	})
-}
-
-// outcomes are the outcomes and details set on deliveries once their
-// runs are known.
-type outcomes struct{ ids, outcomes, details []string }
-
-func (o *outcomes) add(id, outcome, detail string) {
-	o.ids, o.outcomes, o.details = append(o.ids, id), append(o.outcomes, outcome), append(o.details, detail)
-}
-
-// lookups are what the first batch of recordBulk finds.
-type lookups struct {
-	isNew   map[string]bool   // the bulk deliveries not recorded before, by id
-	replays map[string]string // the delivery each replays (replayOf), by id
-	twins   map[prKey]string  // the id of the queued webhook run of each head
-}
-
-// queueLookUp queues into b the locking of p's pull requests, the insert
-// of the deliveries of p.bulk and, for those that ask for a run, the
-// look-ups of the deliveries they replay and of the queued runs of their
-// heads. The lookups hold what they find once b was sent.
-func queueLookUp(b *pgx.Batch, p batchPlan) *lookups {
-	l := &lookups{isNew: map[string]bool{}, replays: map[string]string{}, twins: map[prKey]string{}}
 	if len(p.lockRepos) > 0 {
 		b.Queue(lockPullRequests, p.lockRepos, p.lockPRs)
 	}
 	if len(p.bulk) > 0 {
-		b.Queue(insertDeliveries, deliveryColumns(p.items, p.bulk)...).Query(func(rows pgx.Rows) error {
-			var id string
-			_, err := pgx.ForEachRow(rows, []any{&id}, func() error {
-				l.isNew[id] = true
-				return nil
-			})
-			return err
-		})
+		queueBulk(&b, p, results)
 	}
-	queueReplays(b, p.items, p.bulk, l.replays)
-	queueTwins(b, p.items, p.bulk, l.twins)
-	return l
+	if err := tx.send(ctx, &b); err != nil {
+		return fmt.Errorf("record deliveries and queue their runs: %w", err)
+	}
+	return nil
 }
 
-// runColumnsIn are the columns of insertRuns' rows.
-type runColumnsIn struct {
-	ids                                []string
-	modes, triggers                    []string
-	installations                      []*int64
-	repos, deliveries, diffs           []*string
-	prs                                []*int
-	heads, bases, branches, requesters []string
-	options                            []string
-	maxAttempts                        []int
+// The kinds of recordDeliveries.
+const (
+	kindNone   = "none"
+	kindReplay = "replay"
+	kindTwin   = "twin"
+	kindFresh  = "fresh"
+)
+
+// queueBulk queues into b recordDeliveries of p.bulk and, when some ask
+// for a run, selectQueuedRuns; they set results once b was sent.
+func queueBulk(b *pgx.Batch, p batchPlan, results []DeliveryResult) {
+	rows := make([]bulkRow, len(p.bulk))
+	index := make(map[string]int, len(p.bulk)) // in items, by delivery id
+	wanting := map[prKey]int{}                 // in items, of those asking for a run, by pull request
+	var ids, repos, heads []string
+	var prs []int
+	for k, i := range p.bulk {
+		it := p.items[i]
+		rows[k] = newBulkRow(it.d, it.run)
+		index[it.d.ID] = i
+		if r := it.run; r != nil {
+			wanting[prKey{r.Repository, r.PRNumber}] = i
+			ids, repos = append(ids, it.d.ID), append(repos, r.Repository)
+			prs, heads = append(prs, r.PRNumber), append(heads, r.HeadSHA)
+		}
+	}
+	kinds := make(map[string]string, len(p.bulk)) // of the new deliveries, by id
+	b.Queue(recordDeliveries, rows, ReplayWindow.Milliseconds()).Query(func(rs pgx.Rows) error {
+		var id, kind, first string
+		_, err := pgx.ForEachRow(rs, []any{&id, &kind, &first}, func() error {
+			kinds[id] = kind
+			results[index[id]].ReplayOf, results[index[id]].Reused = first, kind == kindTwin
+			return nil
+		})
+		for id, i := range index {
+			if _, ok := kinds[id]; !ok {
+				results[i].Duplicate = true
+			}
+		}
+		return err
+	})
+	if len(repos) == 0 {
+		return
+	}
+	b.Queue(selectQueuedRuns, ids, repos, prs, heads).Query(func(rs pgx.Rows) error {
+		runs, err := pgx.CollectRows(rs, pgx.RowToStructByName[Run])
+		for _, run := range runs {
+			i, ok := wanting[prKey{run.Repository, run.PRNumber}]
+			if k := kinds[p.items[i].d.ID]; ok && (k == kindFresh || k == kindTwin) {
+				results[i].Run = &run
+			}
+		}
+		return err
+	})
 }
 
-func (c *runColumnsIn) add(id string, r NewRun) {
-	c.ids = append(c.ids, id)
+// bulkRow is one delivery of recordDeliveries and the run it asks for, a
+// member of its JSON argument.
+type bulkRow struct {
+	ID      string  `json:"id"`
+	Event   string  `json:"event"`
+	Action  string  `json:"action"`
+	Inst    *int64  `json:"inst"`
+	Repo    *string `json:"repo"`
+	Outcome string  `json:"outcome"`
+	Detail  string  `json:"detail"`
+	PR      *int    `json:"pr"`
+	Head    string  `json:"head"`
+	Sender  string  `json:"sender"`
+	Command string  `json:"command"`
+
+	Wants        bool            `json:"wants"`
+	RunID        string          `json:"run_id,omitempty"` // absent: NULL, not an invalid uuid
+	Mode         Mode            `json:"mode"`
+	Trigger      Trigger         `json:"trig"`
+	RunInst      *int64          `json:"run_inst"`
+	RunRepo      *string         `json:"run_repo"`
+	RunPR        *int            `json:"run_pr"`
+	RunHead      string          `json:"run_head"`
+	Base         string          `json:"base"`
+	Branch       string          `json:"branch"`
+	RequestedBy  string          `json:"requested_by"`
+	Options      json.RawMessage `json:"options"`
+	Diff         *string         `json:"diff"`
+	MaxAttempts  int             `json:"max_attempts"`
+	ReplayBefore string          `json:"replay_before"`
+	ReplayAfter  string          `json:"replay_after"`
+	TwinBefore   string          `json:"twin_before"`
+	TwinAfter    string          `json:"twin_after"`
+	FreshDetail  string          `json:"fresh_detail"`
+}
+
+// newBulkRow is the row of delivery d (normalized) asking for run, nil
+// for none. A run's id is chosen here, and the texts of the details its
+// kinds record.
+func newBulkRow(d Delivery, run *NewRun) bulkRow {
+	row := bulkRow{ID: d.ID, Event: d.Event, Action: d.Action, Inst: nullIfZero(d.InstallationID),
+		Repo: nullIfEmpty(d.Repository), Outcome: d.Outcome, Detail: d.Detail, PR: nullIfZero(max(d.PRNumber, 0)),
+		Head: d.HeadSHA, Sender: d.Sender, Command: d.Command}
+	if run == nil {
+		return row
+	}
+	r := *run
 	if r.MaxAttempts == 0 {
 		r.MaxAttempts = DefaultMaxAttempts
 	}
 	if r.Options == nil {
 		r.Options = json.RawMessage(`{}`)
 	}
-	c.modes, c.triggers = append(c.modes, string(r.Mode)), append(c.triggers, string(r.Trigger))
-	c.installations, c.repos = append(c.installations, nullIfZero(r.InstallationID)), append(c.repos, nullIfEmpty(r.Repository))
-	c.prs, c.heads = append(c.prs, nullIfZero(r.PRNumber)), append(c.heads, r.HeadSHA)
-	c.bases, c.branches = append(c.bases, r.BaseSHA), append(c.branches, r.Branch)
-	c.deliveries, c.requesters = append(c.deliveries, nullIfEmpty(r.DeliveryID)), append(c.requesters, r.RequestedBy)
-	c.options, c.diffs = append(c.options, string(r.Options)), append(c.diffs, r.DiffText)
-	c.maxAttempts = append(c.maxAttempts, r.MaxAttempts)
-}
-
-// queue queues into b the insert of a run for each of items[q.fresh], the
-// supersession of the queued runs of their pull requests, the cancelling
-// of their running runs at another head, the reading of the twins of
-// items[q.reused] and the setting of the deliveries' outcomes. The new
-// runs' ids are chosen here, so nothing waits for the insert's answer.
-func (q queuing) queue(b *pgx.Batch, items []batchItem, results []DeliveryResult) {
-	q.queueRuns(b, items, results)
-	if len(q.reused) > 0 {
-		at := make(map[string]int, len(q.reused)) // index in items by run id
-		for k, i := range q.reused {
-			at[q.twins[k]] = i
-		}
-		b.Queue(selectRunsByID, q.twins).Query(func(rows pgx.Rows) error {
-			return assignRuns(rows, results, func(r Run) int { return at[r.ID] })
-		})
-	}
-	if len(q.set.ids) > 0 {
-		b.Queue(setDeliveryOutcomes, q.set.ids, q.set.outcomes, q.set.details)
-	}
-}
-
-// queueRuns queues into b the insert of a run for each of items[q.fresh],
-// the supersession of the other queued runs of their pull requests and
-// the cancelling of their running runs at another head, and adds the
-// deliveries' outcomes to q.set.
-func (q *queuing) queueRuns(b *pgx.Batch, items []batchItem, results []DeliveryResult) {
-	if len(q.fresh) == 0 {
-		return
-	}
-	var c runColumnsIn
-	n := len(q.fresh)
-	repos, prs, heads := make([]string, 0, n), make([]int, 0, n), make([]string, 0, n)
-	at := make(map[string]int, n) // index in items by delivery id
-	for _, i := range q.fresh {
-		r, id := *items[i].run, uuid.NewString()
-		r.DeliveryID = items[i].d.ID
-		c.add(id, r)
-		repos, prs, heads = append(repos, r.Repository), append(prs, r.PRNumber), append(heads, r.HeadSHA)
-		outcome, detail := queuedOutcome(Run{ID: id}, false)
-		q.set.add(r.DeliveryID, outcome, detail)
-		at[r.DeliveryID] = i
-	}
-	b.Queue(insertRuns, c.modes, c.triggers, c.installations, c.repos, c.prs, c.heads,
-		c.bases, c.branches, c.deliveries, c.requesters, c.options, c.diffs, c.maxAttempts, c.ids).Query(func(rows pgx.Rows) error {
-		return assignRuns(rows, results, func(r Run) int { return at[r.DeliveryID] })
-	})
-	b.Queue(supersedeQueuedOf, repos, prs, c.ids, heads)
-	b.Queue(cancelRunningOf, repos, prs, heads)
-}
-
-// assignRuns sets the run of results[index(run)] to each run of rows.
-func assignRuns(rows pgx.Rows, results []DeliveryResult, index func(Run) int) error {
-	runs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
-	for _, run := range runs {
-		results[index(run)].Run = &run
-	}
-	return err
+	row.Wants, row.RunID, row.Mode, row.Trigger = true, uuid.NewString(), r.Mode, r.Trigger
+	row.RunInst, row.RunRepo, row.RunPR, row.RunHead = nullIfZero(r.InstallationID), nullIfEmpty(r.Repository), nullIfZero(r.PRNumber), r.HeadSHA
+	row.Base, row.Branch, row.RequestedBy, row.Options, row.Diff = r.BaseSHA, r.Branch, r.RequestedBy, r.Options, r.DiffText
+	row.MaxAttempts = r.MaxAttempts
+	row.ReplayBefore, row.ReplayAfter = replayDetailAround(d)
+	row.TwinBefore, row.TwinAfter = reusedDetailAround(r.HeadSHA)
+	_, row.FreshDetail = queuedOutcome(Run{ID: row.RunID}, false)
+	return row
 }

@@ -395,9 +395,16 @@ func recordDeliveryTx(ctx context.Context, tx pgx.Tx, d Delivery, run *NewRun) (
 // or found it queued already (reused).
 func queuedOutcome(run Run, reused bool) (outcome, detail string) {
 	if reused {
-		return OutcomeDeduplicated, "run " + run.ID + " already queued for head " + run.HeadSHA
+		before, after := reusedDetailAround(run.HeadSHA)
+		return OutcomeDeduplicated, before + run.ID + after
 	}
 	return OutcomeQueued, "run " + run.ID
+}
+
+// reusedDetailAround is what the detail of a delivery whose run of head
+// was already queued has before and after that run's id.
+func reusedDetailAround(head string) (before, after string) {
+	return "run ", " already queued for head " + head
 }
 
 // replayOf returns the delivery that d, just inserted in tx, replays
@@ -425,7 +432,14 @@ func replayOf(ctx context.Context, tx pgx.Tx, d Delivery) (string, error) {
 
 // replayDetail is the detail of a delivery d that replays delivery first.
 func replayDetail(d Delivery, first string) string {
-	return "replays delivery " + first + " (" + d.Event + " " + d.Action + " of head " + d.HeadSHA + ")"
+	before, after := replayDetailAround(d)
+	return before + first + after
+}
+
+// replayDetailAround is what replayDetail puts before and after the
+// replayed delivery's id.
+func replayDetailAround(d Delivery) (before, after string) {
+	return "replays delivery ", " (" + d.Event + " " + d.Action + " of head " + d.HeadSHA + ")"
 }
 
 // insertDeliveryTx records d inside tx; isNew is false when a delivery of
