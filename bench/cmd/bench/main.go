@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&o.senders, "senders", 50, "concurrent senders (intake)")
 	fs.IntVar(&o.rate, "rate", 500, "deliveries/s offered in the paced level (intake)")
 	fs.IntVar(&o.max, "deliveries", 5000, "most deliveries per level (intake)")
-	fs.IntVar(&o.intakeRounds, "intake-rounds", 3, "rounds of every level per intake, the two taking turns; each figure is the median of the rounds' (intake)")
+	fs.IntVar(&o.intakeRounds, "intake-rounds", 5, "rounds of every level per intake, the two taking turns; each figure is the median of the rounds' (intake)")
 	fs.DurationVar(&o.seconds, "seconds", 15*time.Second, "longest level (intake)")
 	fs.StringVar(&o.cpuProfile, "intake-cpuprofile", "", "write each intake process's CPU profile to this path with the intake's name appended (intake)")
 	if err := fs.Parse(args); err != nil {
