@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestRun is a small comparison in two rounds: both intakes start,
-// answer every delivery, report their CPU, and MergeGuard stores each
+// answer every delivery, report their CPU and context switches, and MergeGuard stores each
 // acknowledged delivery once, in every round.
 func TestRun(t *testing.T) {
 	pg := os.Getenv("MERGEGUARD_BENCH_DATABASE_URL")
@@ -70,7 +70,7 @@ func TestRun(t *testing.T) {
 	}
 	for i, p := range c.Levels {
 		for name, r := range map[string]Result{"mergeguard": p.MergeGuard, "go-githubapp": p.Anchor} {
-			if r.Deliveries == 0 || r.Errors != 0 || r.PerSecond <= 0 || r.CPUMSPerDelivery <= 0 {
+			if r.Deliveries == 0 || r.Errors != 0 || r.PerSecond <= 0 || r.CPUMSPerDelivery <= 0 || r.SwitchesPerDelivery <= 0 {
 				t.Errorf("level %d, %s: %+v", i, name, r)
 			}
 		}
@@ -85,17 +85,17 @@ func TestRun(t *testing.T) {
 func TestMedianPairs(t *testing.T) {
 	round := func(ours, anchor float64) []LevelPair {
 		return []LevelPair{{
-			MergeGuard: Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / ours, CPUMSPerDelivery: ours, P99MS: ours},
-			Anchor:     Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / anchor, CPUMSPerDelivery: anchor, P99MS: anchor},
+			MergeGuard: Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / ours, CPUMSPerDelivery: ours, P99MS: ours, SwitchesPerDelivery: 20 * ours},
+			Anchor:     Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / anchor, CPUMSPerDelivery: anchor, P99MS: anchor, SwitchesPerDelivery: 20 * anchor},
 			Stored:     100,
 		}}
 	}
 	got := medianPairs([][]LevelPair{round(0.7, 0.3), round(0.6, 0.45), round(0.65, 0.35)})
 	want := []LevelPair{{
-		MergeGuard: Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / 0.65, CPUMSPerDelivery: 0.65, P99MS: 0.65},
-		Anchor:     Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / 0.35, CPUMSPerDelivery: 0.35, P99MS: 0.35},
+		MergeGuard: Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / 0.65, CPUMSPerDelivery: 0.65, P99MS: 0.65, SwitchesPerDelivery: 13},
+		Anchor:     Result{Senders: 50, Deliveries: 100, PerSecond: 1000 / 0.35, CPUMSPerDelivery: 0.35, P99MS: 0.35, SwitchesPerDelivery: 7},
 		Stored:     100,
-		Throughput: 0.35 / 0.65, P99: 0.65 / 0.35, CPU: 0.65 / 0.35,
+		Throughput: 0.35 / 0.65, P99: 0.65 / 0.35, CPU: 0.65 / 0.35, Switches: 13.0 / 7,
 	}}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("medianPairs (-want +got):\n%s", diff)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mergeguard/mergeguard/bench/internal/measure"
 	"github.com/mergeguard/mergeguard/github/githubtest"
 )
 
@@ -73,6 +74,9 @@ type Result struct {
 	// CPUMSPerDelivery is the intake process's CPU time (user + system,
 	// getrusage) over the level, per delivery.
 	CPUMSPerDelivery float64 `json:"cpu_ms_per_delivery"`
+	// SwitchesPerDelivery is the intake process's context switches over
+	// the level (measure.Usage), per delivery.
+	SwitchesPerDelivery float64 `json:"context_switches_per_delivery"`
 }
 
 // Load sends lvl's deliveries of payloads (cycled) to the intake at
@@ -80,7 +84,7 @@ type Result struct {
 func Load(ctx context.Context, baseURL string, payloads []Payload, idPrefix string, lvl Level) (Result, error) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: lvl.Senders}, Timeout: 30 * time.Second}
 	defer client.CloseIdleConnections()
-	cpuBefore, err := cpuOf(ctx, client, baseURL)
+	before, err := usageOf(ctx, client, baseURL)
 	if err != nil {
 		return Result{}, err
 	}
@@ -115,12 +119,13 @@ func Load(ctx context.Context, baseURL string, payloads []Payload, idPrefix stri
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpuAfter, err := cpuOf(ctx, client, baseURL)
+	after, err := usageOf(ctx, client, baseURL)
 	if err != nil {
 		return Result{}, err
 	}
 	n := int(sent.Load())
-	return summarize(lvl, latencies[:n], int(failed.Load()), elapsed, cpuAfter-cpuBefore), nil
+	used := measure.Usage{CPU: after.CPU - before.CPU, ContextSwitches: after.ContextSwitches - before.ContextSwitches}
+	return summarize(lvl, latencies[:n], int(failed.Load()), elapsed, used), nil
 }
 
 // deliver posts one delivery and reports whether it was answered 200.
@@ -144,7 +149,7 @@ func deliver(ctx context.Context, client *http.Client, baseURL string, p Payload
 
 // summarize turns a level's latencies (in delivery order; only those of
 // sent deliveries) into its result.
-func summarize(lvl Level, latencies []time.Duration, failed int, elapsed, cpu time.Duration) Result {
+func summarize(lvl Level, latencies []time.Duration, failed int, elapsed time.Duration, used measure.Usage) Result {
 	r := Result{Senders: lvl.Senders, Offered: lvl.Rate, Deliveries: len(latencies), Errors: failed, Seconds: elapsed.Seconds()}
 	if len(latencies) == 0 {
 		return r
@@ -155,28 +160,29 @@ func summarize(lvl Level, latencies []time.Duration, failed int, elapsed, cpu ti
 	r.P50MS = ms(latencies[len(latencies)/2])
 	r.P99MS = ms(latencies[min(len(latencies)-1, len(latencies)*99/100)])
 	r.MaxMS = ms(latencies[len(latencies)-1])
-	r.CPUMSPerDelivery = float64(cpu.Microseconds()) / 1000 / float64(len(latencies))
+	r.CPUMSPerDelivery = float64(used.CPU.Microseconds()) / 1000 / float64(len(latencies))
+	r.SwitchesPerDelivery = float64(used.ContextSwitches) / float64(len(latencies))
 	return r
 }
 
-// cpuOf asks the intake at baseURL for its process's CPU time.
-func cpuOf(ctx context.Context, client *http.Client, baseURL string) (time.Duration, error) {
+// usageOf asks the intake at baseURL for its process's usage.
+func usageOf(ctx context.Context, client *http.Client, baseURL string) (measure.Usage, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+CPURoute, nil)
 	if err != nil {
-		return 0, fmt.Errorf("cpu: %w", err)
+		return measure.Usage{}, fmt.Errorf("usage: %w", err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("cpu: %w", err)
+		return measure.Usage{}, fmt.Errorf("usage: %w", err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return 0, fmt.Errorf("cpu: %w", err)
+		return measure.Usage{}, fmt.Errorf("usage: %w", err)
 	}
-	var ns int64
-	if err := json.Unmarshal(bytes.TrimSpace(b), &ns); err != nil {
-		return 0, fmt.Errorf("cpu: %s: %w", strings.TrimSpace(string(b)), err)
+	var u measure.Usage
+	if err := json.Unmarshal(bytes.TrimSpace(b), &u); err != nil {
+		return measure.Usage{}, fmt.Errorf("usage: %s: %w", strings.TrimSpace(string(b)), err)
 	}
-	return time.Duration(ns), nil
+	return u, nil
 }

@@ -59,6 +59,9 @@ type LevelPair struct {
 	Throughput float64 `json:"throughput_ratio"`
 	P99        float64 `json:"p99_ratio"`
 	CPU        float64 `json:"cpu_ratio"`
+	// Switches is MergeGuard's context switches per delivery over the
+	// anchor's.
+	Switches float64 `json:"context_switches_ratio"`
 	// Stored is how many of MergeGuard's deliveries answered 200 the
 	// database holds; it must equal the deliveries less the errors.
 	Stored int `json:"mergeguard_stored"`
@@ -125,6 +128,7 @@ func (p *LevelPair) ratios() {
 	p.Throughput = measure.Ratio(p.MergeGuard.PerSecond, p.Anchor.PerSecond)
 	p.P99 = measure.Ratio(p.MergeGuard.P99MS, p.Anchor.P99MS)
 	p.CPU = measure.Ratio(p.MergeGuard.CPUMSPerDelivery, p.Anchor.CPUMSPerDelivery)
+	p.Switches = measure.Ratio(p.MergeGuard.SwitchesPerDelivery, p.Anchor.SwitchesPerDelivery)
 }
 
 // medianPairs is, for each level, the median of each figure of rounds on
@@ -158,14 +162,15 @@ func medianResult(rs []Result) Result {
 	}
 	return Result{
 		Senders: rs[0].Senders, Offered: rs[0].Offered,
-		Deliveries:       int(of(func(r Result) float64 { return float64(r.Deliveries) })),
-		Errors:           int(of(func(r Result) float64 { return float64(r.Errors) })),
-		Seconds:          of(func(r Result) float64 { return r.Seconds }),
-		PerSecond:        of(func(r Result) float64 { return r.PerSecond }),
-		P50MS:            of(func(r Result) float64 { return r.P50MS }),
-		P99MS:            of(func(r Result) float64 { return r.P99MS }),
-		MaxMS:            of(func(r Result) float64 { return r.MaxMS }),
-		CPUMSPerDelivery: of(func(r Result) float64 { return r.CPUMSPerDelivery }),
+		Deliveries:          int(of(func(r Result) float64 { return float64(r.Deliveries) })),
+		Errors:              int(of(func(r Result) float64 { return float64(r.Errors) })),
+		Seconds:             of(func(r Result) float64 { return r.Seconds }),
+		PerSecond:           of(func(r Result) float64 { return r.PerSecond }),
+		P50MS:               of(func(r Result) float64 { return r.P50MS }),
+		P99MS:               of(func(r Result) float64 { return r.P99MS }),
+		MaxMS:               of(func(r Result) float64 { return r.MaxMS }),
+		CPUMSPerDelivery:    of(func(r Result) float64 { return r.CPUMSPerDelivery }),
+		SwitchesPerDelivery: of(func(r Result) float64 { return r.SwitchesPerDelivery }),
 	}
 }
 

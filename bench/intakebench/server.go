@@ -35,7 +35,7 @@ const (
 // Route is where both intakes take deliveries.
 const Route = webhook.Route
 
-// CPURoute answers the serving process's CPU time so far, in nanoseconds.
+// CPURoute answers the serving process's usage so far (measure.Usage).
 const CPURoute = "/cpu"
 
 // Serve runs one intake (MergeGuard or GitHubApp) on a free port of
@@ -51,12 +51,12 @@ func Serve(ctx context.Context, impl, dbURL, secret string, out io.Writer) error
 	mux := http.NewServeMux()
 	mux.Handle("POST "+Route, h)
 	mux.HandleFunc("GET "+CPURoute, func(w http.ResponseWriter, _ *http.Request) {
-		cpu, err := measure.CPUTime()
+		u, err := measure.ProcessUsage()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		_ = json.NewEncoder(w).Encode(cpu.Nanoseconds())
+		_ = json.NewEncoder(w).Encode(u)
 	})
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {

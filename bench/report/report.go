@@ -38,6 +38,8 @@ func (r Results) Table() [][]string {
 				[]string{load + ": deliveries/s", f0(p.MergeGuard.PerSecond), "go-githubapp " + f0(p.Anchor.PerSecond), f2(p.Throughput)},
 				[]string{load + ": p50 / p99 / max ms", latencies(p.MergeGuard), "go-githubapp " + latencies(p.Anchor), f2(p.P99) + " (p99)"},
 				[]string{load + ": CPU ms per delivery", f3(p.MergeGuard.CPUMSPerDelivery), "go-githubapp " + f3(p.Anchor.CPUMSPerDelivery), f2(p.CPU)},
+				[]string{load + ": context switches per delivery", f1(p.MergeGuard.SwitchesPerDelivery),
+					"go-githubapp " + f1(p.Anchor.SwitchesPerDelivery), f2(p.Switches)},
 			)
 		}
 	}
@@ -90,6 +92,7 @@ func latencies(r intakebench.Result) string {
 }
 
 func f0(v float64) string { return fmt.Sprintf("%.0f", v) }
+func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
 func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
 func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
 func ms(ns float64) string {

@@ -15,9 +15,9 @@ import (
 func TestTable(t *testing.T) {
 	r := Results{
 		Intake: &intakebench.Comparison{Levels: []intakebench.LevelPair{{
-			MergeGuard: intakebench.Result{Senders: 50, PerSecond: 500, P50MS: 10, P99MS: 40, MaxMS: 90, CPUMSPerDelivery: 0.4},
-			Anchor:     intakebench.Result{Senders: 50, PerSecond: 2000, P50MS: 5, P99MS: 20, MaxMS: 30, CPUMSPerDelivery: 0.1},
-			Throughput: 0.25, P99: 2, CPU: 4,
+			MergeGuard: intakebench.Result{Senders: 50, PerSecond: 500, P50MS: 10, P99MS: 40, MaxMS: 90, CPUMSPerDelivery: 0.4, SwitchesPerDelivery: 15},
+			Anchor:     intakebench.Result{Senders: 50, PerSecond: 2000, P50MS: 5, P99MS: 20, MaxMS: 30, CPUMSPerDelivery: 0.1, SwitchesPerDelivery: 7.5},
+			Throughput: 0.25, P99: 2, CPU: 4, Switches: 2,
 		}}},
 		Diff: []diffbench.Row{
 			{Input: "x", Impl: "mergeguard (ParseString + NewIndex)", Timing: measure.Timing{CPUNsPerOp: 2e6}},
@@ -34,6 +34,7 @@ func TestTable(t *testing.T) {
 		{"intake, 50 senders, saturated: deliveries/s", "500", "go-githubapp 2000", "0.25"},
 		{"intake, 50 senders, saturated: p50 / p99 / max ms", "10.0 / 40.0 / 90", "go-githubapp 5.0 / 20.0 / 30", "2.00 (p99)"},
 		{"intake, 50 senders, saturated: CPU ms per delivery", "0.400", "go-githubapp 0.100", "4.00"},
+		{"intake, 50 senders, saturated: context switches per delivery", "15.0", "go-githubapp 7.5", "2.00"},
 		{"diff parse + index, x: CPU ms", "2.000", "reviewdog 1.000", "2.00"},
 		{"diff Parse(io.Reader) + index vs ParseString + index, x: CPU ms", "3.000", "ParseString 2.000", "1.50"},
 		{"token count, t (2 KB, 500 tokens): MB per CPU second", "10.00", "pkoukk/tiktoken-go 4.00", "2.50"},

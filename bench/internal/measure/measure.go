@@ -90,11 +90,27 @@ func round(fn func() error, minRound time.Duration) (Timing, error) {
 
 // CPUTime is the user and system CPU time this process has used.
 func CPUTime() (time.Duration, error) {
+	u, err := ProcessUsage()
+	return u.CPU, err
+}
+
+// Usage is what a process has used so far.
+type Usage struct {
+	CPU time.Duration `json:"cpu_ns"` // user and system time
+	// ContextSwitches counts the times its threads left a CPU, waiting
+	// (voluntary) or preempted. On a virtual machine each costs tens of
+	// microseconds of CPU, and their count varies far less from run to
+	// run than CPU time does.
+	ContextSwitches int64 `json:"context_switches"`
+}
+
+// ProcessUsage is this process's usage (getrusage).
+func ProcessUsage() (Usage, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, fmt.Errorf("getrusage: %w", err)
+		return Usage{}, fmt.Errorf("getrusage: %w", err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+	return Usage{CPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ContextSwitches: ru.Nvcsw + ru.Nivcsw}, nil
 }
 
 // Machine is what a benchmark ran on.
