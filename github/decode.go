@@ -202,7 +202,8 @@ func (w *walker) space() {
 	w.whiteSpace()
 }
 
-// whiteSpace skips the white space space found.
+// whiteSpace is space past its first byte: it skips the white space
+// there.
 func (w *walker) whiteSpace() {
 	d, i := w.data, w.pos
 	for i < len(d) {

@@ -167,7 +167,7 @@ func summarize(lvl Level, latencies []time.Duration, failed int, elapsed time.Du
 
 // usageOf asks the intake at baseURL for its process's usage.
 func usageOf(ctx context.Context, client *http.Client, baseURL string) (measure.Usage, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+CPURoute, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+UsageRoute, nil)
 	if err != nil {
 		return measure.Usage{}, fmt.Errorf("usage: %w", err)
 	}

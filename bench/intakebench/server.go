@@ -35,8 +35,8 @@ const (
 // Route is where both intakes take deliveries.
 const Route = webhook.Route
 
-// CPURoute answers the serving process's usage so far (measure.Usage).
-const CPURoute = "/cpu"
+// UsageRoute answers the serving process's usage so far (measure.Usage).
+const UsageRoute = "/usage"
 
 // Serve runs one intake (MergeGuard or GitHubApp) on a free port of
 // 127.0.0.1, writes its base URL and a newline to out, and serves until
@@ -50,7 +50,7 @@ func Serve(ctx context.Context, impl, dbURL, secret string, out io.Writer) error
 	defer closeFn()
 	mux := http.NewServeMux()
 	mux.Handle("POST "+Route, h)
-	mux.HandleFunc("GET "+CPURoute, func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET "+UsageRoute, func(w http.ResponseWriter, _ *http.Request) {
 		u, err := measure.ProcessUsage()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -111,7 +111,7 @@ func parseSections(s string) ([]*File, error) {
 		convErr error
 	)
 	start, line := 0, 1 // the section's offset and line number
-	slab := lineSlab{rest: len(s)}
+	var slab lineSlab
 	for start < len(s) {
 		end := len(s)
 		if i := strings.Index(s[start+1:], "\n"+gitSection); i >= 0 {

@@ -226,8 +226,9 @@ const (
 	// A delivery is inserted with the outcome of its kind, and only a new
 	// one (its id not recorded before) queues anything. The details'
 	// texts are the caller's, around what only the database knows: the
-	// replayed delivery, the twin's id. It answers the new deliveries, their
-	// kind and the delivery each replays.
+	// replayed delivery, the twin's id. It answers each new delivery, the
+	// delivery it replays, whether it reuses a twin and whether it has a
+	// run (fresh or twin).
 	recordDeliveries = `WITH n AS (
 		    SELECT * FROM jsonb_to_recordset($1::jsonb) AS n(id text, event text, action text, inst bigint, repo text,
 		        outcome text, detail text, pr int, head text, sender text, command text,
@@ -288,7 +289,8 @@ const (
 		    FROM runs n
 		    WHERE r.status = 'running' AND r.mode = 'pr' AND r.repository = n.repository AND r.pr_number = n.pr_number
 		      AND n.head_sha <> '' AND r.head_sha <> n.head_sha)
-		SELECT d.id, d.kind, COALESCE(d.first, '') FROM d JOIN ins ON ins.delivery_id = d.id`
+		SELECT d.id, COALESCE(d.first, ''), d.kind = 'twin', d.kind IN ('fresh', 'twin')
+		FROM d JOIN ins ON ins.delivery_id = d.id`
 
 	// selectQueuedRuns reads, after recordDeliveries, the queued webhook
 	// run of the pull request and head of each delivery recorded queued
@@ -320,14 +322,6 @@ func recordBulk(ctx context.Context, p batchPlan, results []DeliveryResult, tx b
 	return nil
 }
 
-// The kinds of recordDeliveries.
-const (
-	kindNone   = "none"
-	kindReplay = "replay"
-	kindTwin   = "twin"
-	kindFresh  = "fresh"
-)
-
 // queueBulk queues into b recordDeliveries of p.bulk and, when some ask
 // for a run, selectQueuedRuns; they set results once b was sent.
 func queueBulk(b *pgx.Batch, p batchPlan, results []DeliveryResult) {
@@ -346,16 +340,19 @@ func queueBulk(b *pgx.Batch, p batchPlan, results []DeliveryResult) {
 			prs, heads = append(prs, r.PRNumber), append(heads, r.HeadSHA)
 		}
 	}
-	kinds := make(map[string]string, len(p.bulk)) // of the new deliveries, by id
+	hasRun := make(map[string]bool, len(p.bulk)) // the new deliveries, by id: whether they have a run
 	b.Queue(recordDeliveries, rows, ReplayWindow.Milliseconds()).Query(func(rs pgx.Rows) error {
-		var id, kind, first string
-		_, err := pgx.ForEachRow(rs, []any{&id, &kind, &first}, func() error {
-			kinds[id] = kind
-			results[index[id]].ReplayOf, results[index[id]].Reused = first, kind == kindTwin
+		var (
+			id, first   string
+			reused, run bool
+		)
+		_, err := pgx.ForEachRow(rs, []any{&id, &first, &reused, &run}, func() error {
+			hasRun[id] = run
+			results[index[id]].ReplayOf, results[index[id]].Reused = first, reused
 			return nil
 		})
 		for id, i := range index {
-			if _, ok := kinds[id]; !ok {
+			if _, isNew := hasRun[id]; !isNew {
 				results[i].Duplicate = true
 			}
 		}
@@ -367,8 +364,7 @@ func queueBulk(b *pgx.Batch, p batchPlan, results []DeliveryResult) {
 	b.Queue(selectQueuedRuns, ids, repos, prs, heads).Query(func(rs pgx.Rows) error {
 		runs, err := pgx.CollectRows(rs, pgx.RowToStructByName[Run])
 		for _, run := range runs {
-			i, ok := wanting[prKey{run.Repository, run.PRNumber}]
-			if k := kinds[p.items[i].d.ID]; ok && (k == kindFresh || k == kindTwin) {
+			if i, ok := wanting[prKey{run.Repository, run.PRNumber}]; ok && hasRun[p.items[i].d.ID] {
 				results[i].Run = &run
 			}
 		}

@@ -171,14 +171,15 @@ func (w *Intake) write(ctx context.Context, b *batch) {
 // and at a steady moderate rate, when commits are quick, deliveries still
 // share commits rather than each paying its own.
 func (w *Intake) collect(b *batch) {
-	w.mu.Lock()
-	busy, idle := w.writing > 0, w.idle
-	w.mu.Unlock()
-	if !busy && !b.steady {
-		return
-	}
-	if b.steady {
-		idle = nil // not cut short: wait for the batch to fill or MaxWait
+	var idle chan struct{} // nil when steady: not cut short
+	if !b.steady {
+		w.mu.Lock()
+		busy := w.writing > 0
+		idle = w.idle
+		w.mu.Unlock()
+		if !busy {
+			return
+		}
 	}
 	timer := time.NewTimer(w.opts.MaxWait)
 	defer timer.Stop()

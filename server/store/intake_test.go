@@ -47,6 +47,7 @@ func arrange(t *testing.T, s *store.Store) {
 	}
 	record(opened("pre-1", 1, "opened", "h1"))
 	record(opened("pre-6", 6, "opened", "h6"))
+	record(opened("pre-9", 9, "opened", "h9"))
 	rerun := prRun("o/r", 3, "c")
 	rerun.Trigger = store.TriggerCommand
 	enqueue(t, s, rerun)
@@ -82,8 +83,10 @@ func batchOfEverything() []recording {
 func TestRecordBatchIsRecordDeliveryInOrder(t *testing.T) {
 	t.Parallel()
 	everything := batchOfEverything()
-	// Each alone of its pull request (the id twice in the batch is one).
-	bulk := slices.Concat(everything[0:3], everything[4:6], everything[8:11])
+	// Each alone of its pull request (the id twice in the batch is one),
+	// and a redelivery.
+	bulk := slices.Concat(everything[0:3], everything[4:6], everything[8:11],
+		[]recording{opened("pre-9", 9, "opened", "h9")})
 	for name, recs := range map[string][]recording{"every case": everything, "bulk only": bulk} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
