@@ -62,6 +62,41 @@ func send(t *testing.T, c *http.Client, method, u string, form url.Values) (*htt
 	return resp, string(b)
 }
 
+// createApp creates the App of organisation acme through /setup on the
+// replica at baseURL, as a browser does: the form, the manifest posted to
+// (fake) GitHub, GitHub's redirect to the callback, the browser sent to
+// install the App. It returns the App the fake created.
+func createApp(t *testing.T, gh *githubtest.Server, baseURL string) githubtest.ManifestApp {
+	t.Helper()
+	browser := setupBrowser(t)
+	resp, page := send(t, browser, http.MethodGet, baseURL+"/setup", nil)
+	csrf := setupCSRF.FindStringSubmatch(page)
+	if resp.StatusCode != http.StatusOK || csrf == nil {
+		t.Fatalf("GET /setup = %d without the form:\n%s", resp.StatusCode, page)
+	}
+	resp, page = send(t, browser, http.MethodPost, baseURL+"/setup", url.Values{
+		"csrf": {csrf[1]}, "owner": {"org"}, "org": {"acme"}, "name": {"MergeGuard"},
+		"public_url": {baseURL}, "web_url": {gh.WebURL()},
+	})
+	action, manifest := setupAction.FindStringSubmatch(page), setupManifest.FindStringSubmatch(page)
+	if resp.StatusCode != http.StatusOK || action == nil || manifest == nil {
+		t.Fatalf("POST /setup = %d without the manifest form:\n%s", resp.StatusCode, page)
+	}
+	// GitHub: the browser posts the manifest, GitHub creates the App and
+	// redirects back with a code.
+	resp, _ = send(t, browser, http.MethodPost, html.UnescapeString(action[1]), url.Values{"manifest": {html.UnescapeString(manifest[1])}})
+	callback := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(callback, baseURL+"/setup/callback?") {
+		t.Fatalf("GitHub answered %d, Location %q", resp.StatusCode, callback)
+	}
+	resp, page = send(t, browser, http.MethodGet, callback, nil)
+	if want := gh.WebURL() + "apps/mergeguard/installations/new"; resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+		t.Fatalf("callback = %d, Location %q; want 303 to %s\n%s", resp.StatusCode, resp.Header.Get("Location"), want, page)
+	}
+	apps := gh.ManifestApps()
+	return apps[len(apps)-1]
+}
+
 // TestSetupCreatesTheApp runs the one-click App creation against two
 // replicas without a GitHub App: the /setup form on replica A, the
 // manifest posted to (fake) GitHub, GitHub's redirect to the callback,
@@ -90,33 +125,7 @@ func TestSetupCreatesTheApp(t *testing.T) {
 		t.Fatalf("a delivery before any App = %d, %v; want 503", status, err)
 	}
 
-	// The form, as served to a local browser.
-	browser := setupBrowser(t)
-	resp, page := send(t, browser, http.MethodGet, a.url+"/setup", nil)
-	csrf := setupCSRF.FindStringSubmatch(page)
-	if resp.StatusCode != http.StatusOK || csrf == nil {
-		t.Fatalf("GET /setup = %d without the form:\n%s", resp.StatusCode, page)
-	}
-	resp, page = send(t, browser, http.MethodPost, a.url+"/setup", url.Values{
-		"csrf": {csrf[1]}, "owner": {"org"}, "org": {"acme"}, "name": {"MergeGuard"},
-		"public_url": {a.url}, "web_url": {gh.WebURL()},
-	})
-	action, manifest := setupAction.FindStringSubmatch(page), setupManifest.FindStringSubmatch(page)
-	if resp.StatusCode != http.StatusOK || action == nil || manifest == nil {
-		t.Fatalf("POST /setup = %d without the manifest form:\n%s", resp.StatusCode, page)
-	}
-	// GitHub: the browser posts the manifest, GitHub creates the App and
-	// redirects back with a code.
-	resp, _ = send(t, browser, http.MethodPost, html.UnescapeString(action[1]), url.Values{"manifest": {html.UnescapeString(manifest[1])}})
-	callback := resp.Header.Get("Location")
-	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(callback, a.url+"/setup/callback?") {
-		t.Fatalf("GitHub answered %d, Location %q", resp.StatusCode, callback)
-	}
-	resp, page = send(t, browser, http.MethodGet, callback, nil)
-	created := gh.ManifestApps()[0]
-	if want := gh.WebURL() + "apps/mergeguard/installations/new"; resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
-		t.Fatalf("callback = %d, Location %q; want 303 to %s\n%s", resp.StatusCode, resp.Header.Get("Location"), want, page)
-	}
+	created := createApp(t, gh, a.url)
 	if created.Org != "acme" || !created.Converted {
 		t.Errorf("the fake's App: org %q, converted %v", created.Org, created.Converted)
 	}

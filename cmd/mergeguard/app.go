@@ -72,10 +72,13 @@ func newInstallations(ctx context.Context, cfg config.Config, id appIdentity, ve
 		return nil, err
 	}
 	// The markers of MergeGuard's section of a description are signed
-	// with a key derived from the webhook secret, which only MergeGuard
-	// and GitHub hold.
+	// with a key derived from the webhook secret of this App, which only
+	// MergeGuard and GitHub hold: the configured one or the one /setup
+	// stored (the configuration's is empty then). The holder builds new
+	// installations whenever it swaps in another App, so the key follows
+	// the App in use.
 	return github.NewInstallations(ctx, cc, cfg.GitHub.WebURL, github.PublisherOptions{MaxInlineComments: cfg.GitHub.MaxInlineComments,
-		DescriptionKey: github.DescriptionKey(cfg.GitHub.App.WebhookSecret.Value())})
+		DescriptionKey: github.DescriptionKey(id.webhookSecret.Value())})
 }
 
 // newWorkers builds the review workers; gh resolves through the App

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mergeguard/mergeguard/config"
@@ -58,7 +57,7 @@ type reviewFlags struct {
 func parseReviewFlags(args []string, stderr io.Writer) (reviewFlags, error) {
 	var f reviewFlags
 	fs := newFlagSet("review", stderr)
-	fs.StringVar(&f.base, "base", "", "base `revision` (default: the merge-base with the default branch)")
+	fs.StringVar(&f.base, "base", "", "base `revision` (default: the merge-base with the default branch); with --diff, the revision whose .mergeguard.yml applies")
 	fs.StringVar(&f.head, "head", "", "head `revision` (default HEAD)")
 	fs.StringVar(&f.dir, "repo", ".", "repository `directory`")
 	fs.StringVar(&f.diffFile, "diff", "", "review a diff `file` (- for standard input) instead of revisions")
@@ -102,8 +101,8 @@ func (f reviewFlags) checkSources() error {
 		return usageError{errors.New("review: --pr cannot be combined with --base, --head, --diff, --work-tree or --staged")}
 	case f.pr == "" && (f.post || f.githubURL != "" || f.login != ""):
 		return usageError{errors.New("review: --post, --github-url and --login need --pr")}
-	case f.diffFile != "" && (revs || f.workTree || f.staged):
-		return usageError{errors.New("review: --diff cannot be combined with --base, --head, --work-tree or --staged")}
+	case f.diffFile != "" && (f.head != "" || f.workTree || f.staged):
+		return usageError{errors.New("review: --diff cannot be combined with --head, --work-tree or --staged")}
 	case f.workTree && f.staged:
 		return usageError{errors.New("review: --work-tree and --staged cannot be combined")}
 	case (f.workTree || f.staged) && revs:
@@ -125,9 +124,12 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	req, pr, err := reviewRequest(ctx, f, cfg.Review, getenv, stderr)
+	req, pr, note, err := reviewRequest(ctx, f, cfg.Review, getenv, stderr)
 	if err != nil {
 		return err
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, "mergeguard:", note)
 	}
 	// No database here: the correction of a model without a known
 	// tokenizer is learned for this run only, from the starting margin.
@@ -152,6 +154,9 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if res.Skipped {
 		fmt.Fprintln(stderr, "mergeguard: review skipped:", res.SkipReason)
 	}
+	if note != "" {
+		res.Verdict.Notes = append(res.Verdict.Notes, note)
+	}
 	if err := f.render(stdout, res.Verdict); err != nil {
 		return fmt.Errorf("review: write verdict: %w", err)
 	}
@@ -164,17 +169,18 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 }
 
 // reviewRequest opens what the flags ask to review: a pull request
-// (--pr, with its prReview for --post) or a local change.
-func reviewRequest(ctx context.Context, f reviewFlags, fallback config.Repo, getenv func(string) string, stderr io.Writer) (pipeline.Request, *prReview, error) {
+// (--pr, with its prReview for --post) or a local change. note says where
+// the .mergeguard.yml of a diff file's review came from ("" otherwise).
+func reviewRequest(ctx context.Context, f reviewFlags, fallback config.Repo, getenv func(string) string, stderr io.Writer) (pipeline.Request, *prReview, string, error) {
 	if f.pr != "" {
 		pr, err := openPR(ctx, f, getenv, stderr)
 		if err != nil {
-			return pipeline.Request{}, nil, err
+			return pipeline.Request{}, nil, "", err
 		}
-		return pr.request(pipeline.Request{Repo: fallback}), pr, nil
+		return pr.request(pipeline.Request{Repo: fallback}), pr, "", nil
 	}
-	src, repo, err := openSource(ctx, f, fallback, stderr)
-	return pipeline.Request{Source: src, Repo: repo}, nil, err
+	src, repo, note, err := openSource(ctx, f, fallback, getenv, stderr)
+	return pipeline.Request{Source: src, Repo: repo}, nil, note, err
 }
 
 // failure returns why the review fails under the --fail flags, nil when
@@ -231,60 +237,60 @@ func partial(res *pipeline.Result) []string {
 }
 
 // openSource opens the change to review and its repository configuration:
-// .mergeguard.yml at the base revision of a repository, or in the
-// repository directory for a diff file; the app configuration's review
-// section when there is none. An empty change is an error with a hint.
-func openSource(ctx context.Context, f reviewFlags, fallback config.Repo, stderr io.Writer) (review.Source, config.Repo, error) {
+// .mergeguard.yml at the base revision of a repository, or for a diff file
+// as diffRepoFile finds it (note says which); the app configuration's
+// review section when there is none. An empty change is an error with a
+// hint.
+func openSource(ctx context.Context, f reviewFlags, fallback config.Repo, getenv func(string) string, stderr io.Writer) (src review.Source, repo config.Repo, note string, err error) {
 	var (
-		src     review.Source
 		repoYML []byte
-		err     error
 		hint    string
 	)
 	if f.diffFile != "" {
-		src, repoYML, err = openDiffFile(f.dir, f.diffFile)
+		src, err = openDiffFile(f.diffFile)
+		if err == nil {
+			repoYML, note, err = diffRepoFile(ctx, f, getenv)
+		}
 		hint = "the diff is empty: pass the output of `git diff` or `diff -u`"
 	} else {
 		var s *localgit.Source
 		s, hint, err = openGit(ctx, f, stderr)
 		if err != nil {
-			return nil, config.Repo{}, fmt.Errorf("review: %w", err)
+			return nil, config.Repo{}, "", fmt.Errorf("review: %w", err)
 		}
 		src = s
 		repoYML, err = s.ReadFile(ctx, config.RepoFileName, review.Base)
 		if err != nil && !errors.Is(err, review.ErrNotFound) {
-			return nil, config.Repo{}, fmt.Errorf("review: read %s at the base revision: %w", config.RepoFileName, err)
+			return nil, config.Repo{}, "", fmt.Errorf("review: read %s at the base revision: %w", config.RepoFileName, err)
 		}
 		err = nil
 	}
 	if err != nil {
-		return nil, config.Repo{}, err
+		return nil, config.Repo{}, "", err
 	}
 	if files, err := src.Files(ctx); err != nil {
-		return nil, config.Repo{}, fmt.Errorf("review: %w", err)
+		return nil, config.Repo{}, "", fmt.Errorf("review: %w", err)
 	} else if len(files) == 0 {
-		return nil, config.Repo{}, fmt.Errorf("review: nothing to review: %s", hint)
+		return nil, config.Repo{}, "", fmt.Errorf("review: nothing to review: %s", hint)
 	}
 	if repoYML == nil {
-		return src, fallback, nil
+		return src, fallback, note, nil
 	}
 	// As in the worker: the repository's file refines the operator's
 	// review defaults. Its errors already name the file and line.
-	repo, err := config.ParseRepoOver(fallback, repoYML)
-	if err != nil {
-		return nil, config.Repo{}, fmt.Errorf("review: %w", err)
+	if repo, err = config.ParseRepoOver(fallback, repoYML); err != nil {
+		return nil, config.Repo{}, "", fmt.Errorf("review: %w", err)
 	}
-	return src, repo, nil
+	return src, repo, note, nil
 }
 
-// openDiffFile reads a diff file (- for standard input) and the
-// .mergeguard.yml of dir, nil when there is none.
-func openDiffFile(dir, diffFile string) (review.Source, []byte, error) {
+// openDiffFile reads a diff file (- for standard input).
+func openDiffFile(diffFile string) (review.Source, error) {
 	in := os.Stdin
 	if diffFile != "-" {
 		f, err := os.Open(diffFile)
 		if err != nil {
-			return nil, nil, fmt.Errorf("review: read diff: %w", err)
+			return nil, fmt.Errorf("review: read diff: %w", err)
 		}
 		defer func() { _ = f.Close() }() // read only: nothing to flush
 		in = f
@@ -292,19 +298,15 @@ func openDiffFile(dir, diffFile string) (review.Source, []byte, error) {
 	// Read once into the string the parsed lines point into.
 	text, err := diff.ReadText(in)
 	if err != nil {
-		return nil, nil, fmt.Errorf("review: read diff: %w", err)
+		return nil, fmt.Errorf("review: read diff: %w", err)
 	}
 	restore := boundHeap(len(text), parseFixed, parsePerByte, false)
 	src, err := difftext.New(text)
 	restore()
 	if err != nil {
-		return nil, nil, fmt.Errorf("review: %w", err)
+		return nil, fmt.Errorf("review: %w", err)
 	}
-	repoYML, err := os.ReadFile(filepath.Join(dir, config.RepoFileName))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("review: read %s: %w", config.RepoFileName, err)
-	}
-	return src, repoYML, nil
+	return src, nil
 }
 
 // openGit opens the change of a repository that the flags choose: the

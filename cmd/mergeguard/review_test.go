@@ -126,7 +126,7 @@ func TestReviewCommand(t *testing.T) {
 	t.Run("usage errors", func(t *testing.T) {
 		for _, args := range [][]string{
 			{"review", "--format", "yaml"},
-			{"review", "--diff", "x.diff", "--base", "main"},
+			{"review", "--diff", "x.diff", "--head", "main"},
 			{"review", "extra"},
 		} {
 			if _, _, err := runCmd(t, env(nil), args...); exitCode(err) != 2 {

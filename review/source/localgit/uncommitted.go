@@ -124,3 +124,40 @@ func (s *Source) readWorkTree(p string) ([]byte, error) {
 	}
 	return root.ReadFile(p)
 }
+
+// ErrUnknownRevision is returned by ReadFileAt for a revision that names
+// no commit of the repository (a branch that was not fetched, a shallow
+// clone's missing parent).
+var ErrUnknownRevision = errors.New("no such commit in the repository")
+
+// ReadFileAt reads file p as committed at revision rev of the repository
+// containing dir (`git cat-file blob COMMIT:p`), with the same isolation
+// as a Source, and returns the commit's SHA too. A file that is not there
+// is review.ErrNotFound; a revision that names no commit is
+// ErrUnknownRevision. The working tree is never read.
+func ReadFileAt(ctx context.Context, dir, rev, p string) (data []byte, commit string, err error) {
+	if err := checkPath(p); err != nil {
+		return nil, "", fmt.Errorf("localgit: read %q: %w", p, err)
+	}
+	s := &Source{env: gitEnv()}
+	out, err := s.gitIn(ctx, dir, maxDiffBytes, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, "", fmt.Errorf("localgit: open %s: %w", dir, err)
+	}
+	s.root = strings.TrimSuffix(string(out), "\n")
+	if commit, err = s.resolve(ctx, rev); err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		return nil, "", fmt.Errorf("localgit: %q: %w", rev, ErrUnknownRevision)
+	}
+	data, err = s.git(ctx, maxFileBytes, "cat-file", "blob", commit+":"+p)
+	var ge *gitError
+	switch {
+	case errors.As(err, &ge) && ge.notFound():
+		return nil, commit, fmt.Errorf("localgit: read %s at %s: %w", p, rev, review.ErrNotFound)
+	case err != nil:
+		return nil, commit, fmt.Errorf("localgit: read %s at %s: %w", p, rev, err)
+	}
+	return data, commit, nil
+}

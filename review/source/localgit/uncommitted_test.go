@@ -111,3 +111,44 @@ func TestHasUncommitted(t *testing.T) {
 		t.Error("outside a repository: no error")
 	}
 }
+
+// TestReadFileAt: a file as committed at a revision, never the working
+// tree's; a missing file, a revision naming no commit and a path leaving
+// the repository are told apart.
+func TestReadFileAt(t *testing.T) {
+	r := newRepo(t)
+	r.write(".mergeguard.yml", "severity_threshold: warning\n")
+	first := r.commit("Ada", "2026-01-01T00:00:00Z", "start")
+	r.git("", "rm", "-q", ".mergeguard.yml")
+	r.write("a.txt", "one\n")
+	second := r.commit("Ada", "2026-01-02T00:00:00Z", "drop the configuration")
+	r.write(".mergeguard.yml", "enabled: false\n") // the working tree's, never read
+	tests := []struct {
+		name, rev, path string
+		want            string
+		wantCommit      string
+		wantErr         error
+	}{
+		{"committed at the revision", "HEAD~1", ".mergeguard.yml", "severity_threshold: warning\n", first, nil},
+		{"absent at the revision", "main", ".mergeguard.yml", "", second, review.ErrNotFound},
+		{"no such branch", "origin/main", ".mergeguard.yml", "", "", localgit.ErrUnknownRevision},
+		{"an option, not a revision", "--output=x", ".mergeguard.yml", "", "", localgit.ErrUnknownRevision},
+		{"a path leaving the repository", "main", "../x", "", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, commit, err := localgit.ReadFileAt(t.Context(), r.dir, tt.rev, tt.path)
+			switch {
+			case tt.path == "../x":
+				if err == nil {
+					t.Fatal("no error for a path outside the repository")
+				}
+			case !errors.Is(err, tt.wantErr):
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if string(got) != tt.want || commit != tt.wantCommit {
+				t.Errorf("ReadFileAt = %q at %q, want %q at %q", got, commit, tt.want, tt.wantCommit)
+			}
+		})
+	}
+}
