@@ -37,6 +37,17 @@ func setupBrowser(t *testing.T) *http.Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
+// bearer sends the API token to /setup (not to GitHub's pages).
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path == "/setup" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 func send(t *testing.T, c *http.Client, method, u string, form url.Values) (*http.Response, string) {
 	t.Helper()
 	var body io.Reader
@@ -90,8 +101,9 @@ func TestSetupCreatesTheApp(t *testing.T) {
 		t.Fatalf("a delivery before any App = %d, %v; want 503", status, err)
 	}
 
-	// The form, as served to a local browser.
+	// The form, as served to the token holder's browser.
 	browser := setupBrowser(t)
+	browser.Transport = bearer{e2eToken}
 	resp, page := send(t, browser, http.MethodGet, a.url+"/setup", nil)
 	csrf := setupCSRF.FindStringSubmatch(page)
 	if resp.StatusCode != http.StatusOK || csrf == nil {
@@ -99,7 +111,7 @@ func TestSetupCreatesTheApp(t *testing.T) {
 	}
 	resp, page = send(t, browser, http.MethodPost, a.url+"/setup", url.Values{
 		"csrf": {csrf[1]}, "owner": {"org"}, "org": {"acme"}, "name": {"MergeGuard"},
-		"public_url": {a.url}, "web_url": {gh.WebURL()},
+		"public_url": {a.url}, "web_url": {gh.WebURL()}, "setup_code": {a.logField(t, "setup_code")},
 	})
 	action, manifest := setupAction.FindStringSubmatch(page), setupManifest.FindStringSubmatch(page)
 	if resp.StatusCode != http.StatusOK || action == nil || manifest == nil {
