@@ -101,8 +101,11 @@ func (s *Setup) checkWebURL(webURL string) (string, error) {
 			return strings.TrimSuffix(allowed, "/"), nil
 		}
 	}
-	return "", fmt.Errorf("GitHub's web URL must be https://github.com or %s (github.web_url): MergeGuard sends the App's manifest nowhere else",
-		strings.TrimSuffix(s.d.WebURL, "/"))
+	allowed := "https://github.com"
+	if !sameBase(s.d.WebURL, github.DefaultWebURL) {
+		allowed += " or " + strings.TrimSuffix(s.d.WebURL, "/") + " (github.web_url)"
+	}
+	return "", fmt.Errorf("GitHub's web URL must be %s: MergeGuard sends the App's manifest nowhere else", allowed)
 }
 
 // sameBase reports whether two base URLs have the same scheme, host
