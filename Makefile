@@ -16,6 +16,9 @@ run: build
 		export DATABASE_URL; \
 		echo "DATABASE_URL=$$DATABASE_URL (stop it with: bash scripts/dev-postgres.sh stop)" >&2; \
 	fi; \
+	if [ -z "$${MERGEGUARD_API_TOKEN:-}" ]; then \
+		echo "Sign in to the web UI with the link serve prints below (\"Sign in to MergeGuard: ...\"); bin/mergeguard token prints it again." >&2; \
+	fi; \
 	exec bin/mergeguard serve
 
 ## test: go vet, then every test with the race detector against a throwaway PostgreSQL, then

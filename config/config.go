@@ -242,8 +242,8 @@ type Workers struct {
 // API configures the HTTP review API.
 type API struct {
 	// Token is the bearer token /api/review* and the web UI require
-	// (MERGEGUARD_API_TOKEN); without one only requests from this machine
-	// are let through.
+	// (MERGEGUARD_API_TOKEN); without one serve generates a token, keeps it
+	// in the database and logs a sign-in link with it.
 	Token Secret `yaml:"token" json:"token"`
 	// MaxConcurrentSubmissions caps the POST /api/review requests handled
 	// at once per replica (body read, diff parsed, run queued); more are

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"flag"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,6 +62,17 @@ func startServer(t *testing.T, llmURL string) *replica {
 	}})
 	r.waitReady(t)
 	return r
+}
+
+// signIn opens the sign-in link with token, as an operator opens the one
+// serve logs, and confirms it; the browser lands on next.
+func (b *browser) signIn(t *testing.T, base, token, next string) {
+	t.Helper()
+	b.do(t, "open the sign-in link",
+		chromedp.Navigate(base+"/signin?token="+url.QueryEscape(token)+"&next="+url.QueryEscape(next)),
+		chromedp.WaitVisible(chromedp.ID("signin-link-submit")),
+		chromedp.Click(chromedp.ID("signin-link-submit")),
+		chromedp.WaitVisible(chromedp.ID("signout-btn")))
 }
 
 // browser is a headless Chromium tab whose JavaScript errors are recorded.
@@ -289,6 +301,7 @@ func TestReviewInBrowser(t *testing.T) {
 	llm := llmtest.New(t, model, llmtest.WithLatency(modelLatency))
 	srv := startServer(t, llm.URL())
 	b := newBrowser(t, chrome)
+	b.signIn(t, srv.url, e2eToken, "/new")
 
 	// The form.
 	b.do(t, "open the form",

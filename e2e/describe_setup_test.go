@@ -33,7 +33,7 @@ func TestDescribeWithSetupApp(t *testing.T) {
 	}})
 	r.waitReady(t)
 
-	created := createApp(t, gh, r.url)
+	created := createApp(t, gh, r)
 	app := &fakeApp{gh: gh, secret: []byte(created.WebhookSecret), client: &http.Client{Timeout: 30 * time.Second}}
 	const body = "/mergeguard describe"
 	comment := gh.AddIssueComment("acme", "widgets", pr.Number, githubtest.IssueComment{User: githubtest.User{Login: "alice", ID: 77, Type: "User"}, Body: body})

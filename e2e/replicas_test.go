@@ -303,6 +303,7 @@ func streamFromOther(t testing.TB, replicas []*replica, run runRow) streamResult
 		res.err = err
 		return res
 	}
+	req.Header.Set("Authorization", "Bearer "+e2eToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		res.err = err

@@ -58,7 +58,13 @@ type serveOptions struct {
 	config string
 	// addr is the listen address; empty picks a free loopback port.
 	addr string
+	// noToken leaves MERGEGUARD_API_TOKEN unset (serve generates one);
+	// otherwise it is e2eToken unless env sets it.
+	noToken bool
 }
+
+// e2eToken is the API token of the replicas a test starts (serveOptions).
+const e2eToken = "e2e-api-token-0123456789"
 
 // startReplica runs `bin serve` on a free loopback port against dbURL
 // without waiting for it to be ready (see waitReady). It gets SIGTERM and
@@ -98,6 +104,9 @@ func startReplica(t testing.TB, bin, name, dbURL string, opts serveOptions) *rep
 		"DATABASE_URL=" + dbURL,
 		"MERGEGUARD_ADDR=" + addr,
 		"MERGEGUARD_LOG_FORMAT=json",
+	}
+	if _, set := opts.env["MERGEGUARD_API_TOKEN"]; !set && !opts.noToken {
+		r.cmd.Env = append(r.cmd.Env, "MERGEGUARD_API_TOKEN="+e2eToken)
 	}
 	for k, v := range opts.env {
 		r.cmd.Env = append(r.cmd.Env, k+"="+v)

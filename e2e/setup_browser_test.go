@@ -28,6 +28,7 @@ func TestSetupInBrowser(t *testing.T) {
 	}})
 	srv.waitReady(t)
 	b := newBrowser(t, chrome)
+	b.signIn(t, srv.url, e2eToken, "/setup")
 
 	b.do(t, "open /setup",
 		chromedp.Navigate(srv.url+"/setup"),
@@ -41,6 +42,7 @@ func TestSetupInBrowser(t *testing.T) {
 	b.screenshot(t, "setup-form.png")
 	b.do(t, "submit the form",
 		chromedp.SetValue(chromedp.CSS(`input[name="org"]`), "acme"),
+		chromedp.SetValue(chromedp.CSS(`input[name="setup_code"]`), srv.logField(t, "setup_code")),
 		chromedp.Click(chromedp.CSS(`#setup-form button[type="submit"]`)))
 
 	install := gh.WebURL() + "apps/mergeguard/installations/new"

@@ -37,6 +37,17 @@ func setupBrowser(t *testing.T) *http.Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
+// bearer sends the API token to /setup (not to GitHub's pages).
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path == "/setup" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 func send(t *testing.T, c *http.Client, method, u string, form url.Values) (*http.Response, string) {
 	t.Helper()
 	var body io.Reader
@@ -63,12 +74,14 @@ func send(t *testing.T, c *http.Client, method, u string, form url.Values) (*htt
 }
 
 // createApp creates the App of organisation acme through /setup on the
-// replica at baseURL, as a browser does: the form, the manifest posted to
+// replica r, as the token holder's browser does (with the setup code r logged): the form, the manifest posted to
 // (fake) GitHub, GitHub's redirect to the callback, the browser sent to
 // install the App. It returns the App the fake created.
-func createApp(t *testing.T, gh *githubtest.Server, baseURL string) githubtest.ManifestApp {
+func createApp(t *testing.T, gh *githubtest.Server, r *replica) githubtest.ManifestApp {
 	t.Helper()
+	baseURL := r.url
 	browser := setupBrowser(t)
+	browser.Transport = bearer{e2eToken}
 	resp, page := send(t, browser, http.MethodGet, baseURL+"/setup", nil)
 	csrf := setupCSRF.FindStringSubmatch(page)
 	if resp.StatusCode != http.StatusOK || csrf == nil {
@@ -76,7 +89,7 @@ func createApp(t *testing.T, gh *githubtest.Server, baseURL string) githubtest.M
 	}
 	resp, page = send(t, browser, http.MethodPost, baseURL+"/setup", url.Values{
 		"csrf": {csrf[1]}, "owner": {"org"}, "org": {"acme"}, "name": {"MergeGuard"},
-		"public_url": {baseURL}, "web_url": {gh.WebURL()},
+		"public_url": {baseURL}, "web_url": {gh.WebURL()}, "setup_code": {r.logField(t, "setup_code")},
 	})
 	action, manifest := setupAction.FindStringSubmatch(page), setupManifest.FindStringSubmatch(page)
 	if resp.StatusCode != http.StatusOK || action == nil || manifest == nil {
@@ -125,7 +138,7 @@ func TestSetupCreatesTheApp(t *testing.T) {
 		t.Fatalf("a delivery before any App = %d, %v; want 503", status, err)
 	}
 
-	created := createApp(t, gh, a.url)
+	created := createApp(t, gh, a)
 	if created.Org != "acme" || !created.Converted {
 		t.Errorf("the fake's App: org %q, converted %v", created.Org, created.Converted)
 	}

@@ -56,6 +56,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runEval(ctx, rest, getenv, stdout, stderr)
 	case "app":
 		err = runApp(ctx, rest, getenv, stdout, stderr)
+	case "token":
+		err = runToken(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		err = runVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -90,6 +92,9 @@ Usage:
                                                and score the findings (precision, recall, F1)
   mergeguard app export [--one-line]           print the GitHub App created at /setup as
                                                environment lines (for a secret manager)
+  mergeguard token [--bare]                    print the web UI's sign-in link with the API
+                                               token (MERGEGUARD_API_TOKEN, or the one serve
+                                               generated and keeps in the database)
   mergeguard version, mergeguard --version     print the version
   mergeguard help                              print this help
 

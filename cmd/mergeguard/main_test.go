@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mergeguard/mergeguard/migrations"
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/store/storetest"
 )
@@ -343,7 +347,7 @@ func TestServeWithoutMigrations(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			want: fmt.Sprintf("serve: database schema version %d is behind this binary's %d; run `mergeguard migrate up` first", latest-1, latest),
+			want: fmt.Sprintf("serve: database schema version %d is behind this binary's %d; run `mergeguard migrate up` first", previousVersion(t), latest),
 		},
 		"dirty": {
 			prepare: func(t *testing.T, dbURL string) {
@@ -396,4 +400,86 @@ func execSQL(t *testing.T, dbURL, sql string) {
 	if err := errors.Join(err, conn.Close(t.Context())); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// signInURL is the sign-in link serve logged, "" when none.
+func (l *logLines) signInURL() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range l.lines {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil {
+			if u, ok := m["signin_url"].(string); ok {
+				return u
+			}
+		}
+	}
+	return ""
+}
+
+// TestServeWithoutTokenGeneratesOne: without MERGEGUARD_API_TOKEN serve
+// has no anonymous admin, even for requests from loopback to localhost: it
+// generates a token, keeps it in the database (a second replica and
+// `mergeguard token` get the same) and logs a sign-in link with it; the
+// health, readiness and metrics endpoints stay open.
+func TestServeWithoutTokenGeneratesOne(t *testing.T) {
+	dbURL := storetest.Empty(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	s := startServe(t, ctx, map[string]string{"DATABASE_URL": dbURL})
+	local := strings.Replace(s.base, "127.0.0.1", "localhost", 1)
+	for path, want := range map[string]int{"/api/review/00000000-0000-0000-0000-000000000000": 401, "/": 401, "/new": 401, "/setup": 401,
+		"/healthz": 200, "/readyz": 200, "/metrics": 200} {
+		if status, _ := get(t, local+path); status != want {
+			t.Errorf("anonymous GET %s from loopback = %d, want %d", path, status, want)
+		}
+	}
+	link := s.logs.signInURL()
+	u, err := url.Parse(link)
+	if err != nil || u.Query().Get("token") == "" || u.Path != "/signin" {
+		t.Fatalf("serve logged no sign-in link (%q):\n%s", link, s.logs)
+	}
+	token := u.Query().Get("token")
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.base+"/api/review/00000000-0000-0000-0000-000000000000", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusNotFound {
+		t.Errorf("GET with the logged token = %d, want 404 (let in; no such run)", res.StatusCode)
+	}
+
+	ctx2, cancel2 := context.WithCancel(t.Context())
+	defer cancel2()
+	second := startServe(t, ctx2, map[string]string{"DATABASE_URL": dbURL})
+	if link2 := second.logs.signInURL(); !strings.Contains(link2, "token="+url.QueryEscape(token)) {
+		t.Errorf("a second replica logged %q, want the same token", link2)
+	}
+	second.stop(t, cancel2)
+	stdout, _, err := runCmd(t, env(map[string]string{"DATABASE_URL": dbURL}), "token", "--bare")
+	if err != nil || strings.TrimSpace(stdout) != token {
+		t.Errorf("mergeguard token --bare = %q, %v; want the token", stdout, err)
+	}
+	s.stop(t, cancel)
+}
+
+// previousVersion is the version of the migration before the latest (the
+// numbers may have gaps while branches that add migrations are merged).
+func previousVersion(t *testing.T) uint {
+	t.Helper()
+	names, err := fs.Glob(migrations.FS, "*.up.sql")
+	if err != nil || len(names) < 2 {
+		t.Fatalf("migrations: %v, %d files", err, len(names))
+	}
+	slices.Sort(names)
+	v, err := strconv.ParseUint(strings.SplitN(names[len(names)-2], "_", 2)[0], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uint(v)
 }

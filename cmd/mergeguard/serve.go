@@ -63,7 +63,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	hub := events.NewHub()
 	mx.WatchGauge("mergeguard_stream_clients", "Open live event streams on this replica.",
 		func() float64 { return float64(hub.Subscribers()) })
-	policy, err := newPolicy(cfg, log)
+	policy, err := newPolicy(ctx, cfg, st, log, stderr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -73,6 +73,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	setupFlow, err := newSetup(cfg, st, policy, *log, v.version)
 	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if err := setupFlow.AnnounceCode(ctx); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.holder, Hub: hub, Access: policy, GitHubWebURL: cfg.GitHub.WebURL, Logger: *log,

@@ -1,9 +1,9 @@
 // Package access decides who may use MergeGuard's API and web UI and guards
-// them against cross-site requests. When an API token is configured, every
-// request needs it, as a bearer token or through a sign-in session opened
-// with it; without one, only requests from this machine, addressed to a
-// loopback host name, pass. People signed in with GitHub hold a session
-// too (see Sessions); what they may see is decided elsewhere.
+// them against cross-site requests. Every request needs the API token, as
+// a bearer token or through a sign-in session opened with it; there is no
+// anonymous mode (serve generates a token when none is configured). People
+// signed in with GitHub hold a session too (see Sessions); what they may
+// see is decided elsewhere. Failed sign-ins are throttled (Throttle).
 // State-changing requests must come from the server's own origin, and the
 // web UI's carry a double-submit CSRF token.
 package access
@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -25,7 +24,8 @@ import (
 // origin; the zero value and a literal with only Token set trust the
 // request's own host only and know no sessions.
 type Policy struct {
-	// Token is MERGEGUARD_API_TOKEN; empty means only local requests pass.
+	// Token is the API token (MERGEGUARD_API_TOKEN, or the one serve
+	// generated); empty lets no admin in.
 	Token string
 
 	origins     *http.CrossOriginProtection
@@ -71,13 +71,11 @@ func (p Policy) SecureCookies(r *http.Request) bool {
 }
 
 // Viewer returns who r comes from: an admin when it carries the token as
-// "Authorization: Bearer <token>" (the scheme in any case) or, without a
-// token configured, when it is local (see Local); otherwise the viewer of
-// its session cookie. It returns false for anybody else.
+// "Authorization: Bearer <token>" (the scheme in any case); otherwise the
+// viewer of its live session cookie. It returns false for anybody else,
+// whatever address the request comes from: a reverse proxy on the same
+// host connects from loopback on every client's behalf.
 func (p Policy) Viewer(r *http.Request) (Viewer, bool) {
-	if p.Token == "" && Local(r) {
-		return Viewer{Admin: true}, true
-	}
 	if p.Token != "" {
 		if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") && p.equal(tok) {
 			return Viewer{Admin: true}, true
@@ -85,7 +83,7 @@ func (p Policy) Viewer(r *http.Request) (Viewer, bool) {
 	}
 	if p.sessions != nil {
 		if c, err := r.Cookie(SessionCookie); err == nil {
-			if v, err := p.sessions.Open(c.Value); err == nil {
+			if v, err := p.sessions.Open(r.Context(), c.Value); err == nil {
 				return v, true
 			}
 		}
@@ -94,7 +92,7 @@ func (p Policy) Viewer(r *http.Request) (Viewer, bool) {
 }
 
 // Allow reports whether r comes from an admin (see Viewer): a token
-// holder, a token session, or a local request when no token is set.
+// holder or a token session.
 func (p Policy) Allow(r *http.Request) bool {
 	v, ok := p.Viewer(r)
 	return ok && v.Admin
@@ -125,37 +123,6 @@ func (p Policy) CheckOrigin(r *http.Request) error {
 		return fmt.Errorf("%w: %w", ErrCrossOrigin, err)
 	}
 	return nil
-}
-
-// Local reports whether r comes from a loopback address, was not forwarded
-// by a proxy (a reverse proxy on the same host connects from loopback but
-// may add X-Forwarded-For or Forwarded), and names a loopback host
-// (localhost, 127.0.0.1 or [::1], any port): a page of another site whose
-// name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name.
-func Local(r *http.Request) bool {
-	if r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" || r.Header.Get("X-Real-Ip") != "" {
-		return false
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback() && loopbackName(r.Host)
-}
-
-// loopbackName reports whether a Host header names this machine.
-func loopbackName(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	switch strings.ToLower(host) {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
 }
 
 // CSRFCookie holds the web UI's double-submit token; CSRFHeader carries it

@@ -149,10 +149,7 @@ func (a *API) guard(h http.HandlerFunc) http.Handler {
 			return
 		}
 		if !a.d.Access.Allow(r) {
-			msg := "missing or wrong bearer token"
-			if a.d.Access.Token == "" {
-				msg = "MERGEGUARD_API_TOKEN is not set: the API answers local requests (to localhost) only"
-			}
+			msg := "missing or wrong bearer token (MERGEGUARD_API_TOKEN, or the token of the sign-in link the server logs at start)"
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mergeguard"`)
 			writeError(w, http.StatusUnauthorized, msg)
 			return

@@ -54,13 +54,33 @@ func newFixture(t *testing.T, token string) *fixture {
 		hub.Run(ctx, st) // ends with ctx
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	a := New(Deps{Store: st, Hub: hub, Access: access.Policy{Token: token}, Logger: zerolog.Nop(),
+	policy, wrap := access.Policy{Token: token}, func(h http.Handler) http.Handler { return h }
+	if token == "" {
+		policy, wrap = holder, asHolder
+	}
+	a := New(Deps{Store: st, Hub: hub, Access: policy, Logger: zerolog.Nop(),
 		Heartbeat: 50 * time.Millisecond, Poll: 200 * time.Millisecond})
 	mux := http.NewServeMux()
 	a.Register(mux)
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(wrap(mux))
 	t.Cleanup(srv.Close)
 	return &fixture{srv: srv, store: st, hub: hub}
+}
+
+// holder is the policy of the servers whose tests are not about access:
+// their requests come from the token holder (asHolder).
+var holder = access.Policy{Token: "holder-token"}
+
+// asHolder gives requests without an Authorization header the holder's
+// bearer token, as a script of the token holder sends it; the guard's
+// other checks (origin, CSRF) still apply.
+func asHolder(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			r.Header.Set("Authorization", "Bearer "+holder.Token)
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func (f *fixture) do(t *testing.T, method, path, body string, header map[string]string) (int, map[string]any) {
@@ -220,10 +240,10 @@ func TestCreateFromGitHubURL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := storetest.New(t)
-			a := New(Deps{Store: st, PullRequests: tt.prs, Hub: events.NewHub(), Logger: zerolog.Nop()})
+			a := New(Deps{Store: st, PullRequests: tt.prs, Hub: events.NewHub(), Logger: zerolog.Nop(), Access: holder})
 			mux := http.NewServeMux()
 			a.Register(mux)
-			srv := httptest.NewServer(mux)
+			srv := httptest.NewServer(asHolder(mux))
 			defer srv.Close()
 			f := &fixture{srv: srv, store: st}
 			code, out := f.do(t, http.MethodPost, "/api/review", `{"github_url":"https://github.com/octo/hello/pull/12"}`, nil)
@@ -287,19 +307,20 @@ func TestAuth(t *testing.T) {
 	}
 }
 
-// TestLocalNeedsLoopbackHost: without a token, a loopback request passes
-// only when it names a loopback host; a page whose host name was made to
-// resolve to 127.0.0.1 (DNS rebinding) sends its own.
-func TestLocalNeedsLoopbackHost(t *testing.T) {
-	f := newFixture(t, "")
-	for host, want := range map[string]int{"localhost": 200, "localhost:8080": 200, "127.0.0.1": 200, "[::1]:80": 200,
-		"attacker.example": 401, "attacker.example:8080": 401} {
+// TestNoTokenNoAccess: without a token nothing passes, from loopback to
+// a loopback host (what a same-host reverse proxy sends for every client)
+// or to any other (DNS rebinding).
+func TestNoTokenNoAccess(t *testing.T) {
+	st := storetest.New(t)
+	mux := http.NewServeMux()
+	New(Deps{Store: st, Hub: events.NewHub(), Logger: zerolog.Nop()}).Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f := &fixture{srv: srv, store: st}
+	for _, host := range []string{"localhost", "localhost:8080", "127.0.0.1", "[::1]:80", "attacker.example"} {
 		code, out := f.do(t, http.MethodGet, "/api/review/00000000-0000-0000-0000-000000000000", "", map[string]string{"Host": host})
-		if want == 200 {
-			want = http.StatusNotFound // allowed in: the run does not exist
-		}
-		if code != want {
-			t.Errorf("Host %q: %d %v, want %d", host, code, out, want)
+		if code != http.StatusUnauthorized {
+			t.Errorf("Host %q: %d %v, want 401", host, code, out)
 		}
 	}
 }
@@ -468,10 +489,10 @@ func TestStreamOutlivesServerTimeouts(t *testing.T) {
 		hub.Run(ctx, st) // ends with ctx
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	a := New(Deps{Store: st, Hub: hub, Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour})
+	a := New(Deps{Store: st, Hub: hub, Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour, Access: holder})
 	mux := http.NewServeMux()
 	a.Register(mux)
-	srv := httptest.NewUnstartedServer(mux)
+	srv := httptest.NewUnstartedServer(asHolder(mux))
 	srv.Config.ReadTimeout = 200 * time.Millisecond
 	srv.Config.WriteTimeout = 200 * time.Millisecond
 	srv.Start()
@@ -500,10 +521,10 @@ func TestStreamOutlivesServerTimeouts(t *testing.T) {
 // no live notifications, heartbeats or polls of its own.
 func quietFixture(t *testing.T, st *store.Store, s Store) *fixture {
 	t.Helper()
-	a := New(Deps{Store: s, Hub: events.NewHub(), Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour})
+	a := New(Deps{Store: s, Hub: events.NewHub(), Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour, Access: holder})
 	mux := http.NewServeMux()
 	a.Register(mux)
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(asHolder(mux))
 	t.Cleanup(srv.Close)
 	return &fixture{srv: srv, store: st}
 }

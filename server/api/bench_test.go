@@ -18,7 +18,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/events"
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/store/storetest"
@@ -57,11 +56,11 @@ func newBenchServer(b *testing.B) *benchServer {
 		b.Fatal("hub never started listening")
 	}
 	// Every client connects from 127.0.0.1: allow them all.
-	a := New(Deps{Store: st, Hub: hub, Access: access.Policy{}, Logger: zerolog.Nop(),
+	a := New(Deps{Store: st, Hub: hub, Access: holder, Logger: zerolog.Nop(),
 		MaxStreams: fanoutClients, MaxStreamsPerClient: fanoutClients})
 	mux := http.NewServeMux()
 	a.Register(mux)
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(asHolder(mux))
 	b.Cleanup(srv.Close)
 	text := sampleDiff
 	run, err := st.EnqueueRun(b.Context(), store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text})

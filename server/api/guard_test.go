@@ -50,8 +50,8 @@ func (f *fixture) runCount(t *testing.T) int {
 }
 
 // TestCreateRefusesCrossSiteRequests replays what a page of another site
-// can make a browser send to a local MergeGuard (no token configured), and
-// what the web UI itself sends.
+// can make a browser send to a MergeGuard whose authority it carries (as
+// asHolder adds it), and what the web UI itself sends.
 func TestCreateRefusesCrossSiteRequests(t *testing.T) {
 	f := newFixture(t, "")
 	body := `{"diff_text":` + jsonString(sampleDiff) + `}`
@@ -140,10 +140,10 @@ func TestCreateRefusesGitHubURLOnOtherHosts(t *testing.T) {
 		{"https://ghe.example.com/", "https://github.com/acme/priv/pull/3", http.StatusBadRequest},
 		{"https://ghe.example.com/", "https://ghe.example.com/acme/priv/pull/3", http.StatusAccepted},
 	} {
-		a := New(Deps{Store: st, PullRequests: fakePRs{}, Hub: events.NewHub(), Logger: zerolog.Nop(), GitHubWebURL: tt.web})
+		a := New(Deps{Store: st, PullRequests: fakePRs{}, Hub: events.NewHub(), Logger: zerolog.Nop(), GitHubWebURL: tt.web, Access: holder})
 		mux := http.NewServeMux()
 		a.Register(mux)
-		srv := httptest.NewServer(mux)
+		srv := httptest.NewServer(asHolder(mux))
 		f := &fixture{srv: srv, store: st}
 		code, out := f.do(t, http.MethodPost, "/api/review", `{"github_url":`+jsonString(tt.url)+`}`, nil)
 		srv.Close()

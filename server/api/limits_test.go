@@ -25,11 +25,11 @@ import (
 func limitFixture(t *testing.T, d Deps) (*fixture, *API) {
 	t.Helper()
 	st := storetest.New(t)
-	d.Store, d.Hub, d.Logger = st, events.NewHub(), zerolog.Nop()
+	d.Store, d.Hub, d.Logger, d.Access = st, events.NewHub(), zerolog.Nop(), holder
 	a := New(d)
 	mux := http.NewServeMux()
 	a.Register(mux)
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(asHolder(mux))
 	t.Cleanup(srv.Close)
 	return &fixture{srv: srv, store: st, hub: d.Hub}, a
 }

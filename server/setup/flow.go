@@ -20,8 +20,18 @@ func (s *Setup) start(w http.ResponseWriter, r *http.Request) {
 	}
 	f := Form{Owner: r.PostFormValue("owner"), Org: r.PostFormValue("org"), Name: r.PostFormValue("name"),
 		PublicURL: r.PostFormValue("public_url"), WebURL: r.PostFormValue("web_url")}
-	if err := f.check(); err != nil {
+	err := f.check()
+	webURL, webErr := s.checkWebURL(f.WebURL)
+	if err := errors.Join(err, webErr); err != nil {
 		s.renderForm(w, r, http.StatusBadRequest, f, err)
+		return
+	}
+	f.WebURL = webURL
+	if err := s.checkCode(r.Context(), r.PostFormValue(codeField)); errors.Is(err, errWrongCode) {
+		s.renderForm(w, r, http.StatusForbidden, f, err)
+		return
+	} else if err != nil {
+		s.fail(w, r, err, "read the setup code")
 		return
 	}
 	manifest, err := Manifest(s.d.Manifest, f)

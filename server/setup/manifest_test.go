@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,6 +58,28 @@ func TestFormCheck(t *testing.T) {
 	for _, f := range bad {
 		if err := f.check(); err == nil {
 			t.Errorf("check(%+v) passed", f)
+		}
+	}
+}
+
+// TestCheckWebURLSaysWhatIsAllowed: the refusal names github.com, and the
+// configured GitHub Enterprise host when there is one.
+func TestCheckWebURLSaysWhatIsAllowed(t *testing.T) {
+	tests := []struct {
+		configured, in, want, err string
+	}{
+		{"https://github.com/", "https://GITHUB.com/", "https://github.com", ""},
+		{"https://github.com/", "https://ghe.example.com", "", "GitHub's web URL must be https://github.com: MergeGuard sends"},
+		{"https://ghe.example.com/", "https://ghe.example.com", "https://ghe.example.com", ""},
+		{"https://ghe.example.com/", "https://github.com", "https://github.com", ""},
+		{"https://ghe.example.com/", "https://evil.example", "", "must be https://github.com or https://ghe.example.com (github.web_url)"},
+		{"https://ghe.example.com/", "https://ghe.example.com/other", "", "must be https://github.com or"},
+	}
+	for _, tt := range tests {
+		s := &Setup{d: Deps{WebURL: tt.configured}}
+		got, err := s.checkWebURL(tt.in)
+		if got != tt.want || (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("configured %s, checkWebURL(%q) = %q, %v; want %q, %q", tt.configured, tt.in, got, err, tt.want, tt.err)
 		}
 	}
 }

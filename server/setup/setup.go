@@ -5,6 +5,11 @@
 // exchanged for the App's credentials; they are stored encrypted and the
 // browser goes on to install the App.
 //
+// Only the API token's holder may use it, and while no App is stored the
+// form also asks for a one-time setup code that serve prints in its log
+// (Code, AnnounceCode), as Grafana and Jenkins do; the manifest goes only
+// to https://github.com or the configured GitHub Enterprise host.
+//
 // The flow is bound to the browser that started it: a random state goes
 // to GitHub and back, a random nonce stays in a cookie, and the database
 // keeps only their hashes, so any replica can finish the flow, once,
@@ -38,6 +43,9 @@ type Store interface {
 	TakeSetupState(ctx context.Context, stateHash, browserHash []byte) (webURL string, err error)
 	SaveAppCredentials(ctx context.Context, c store.AppCredentials) error
 	AppCredentials(ctx context.Context) (store.AppCredentials, bool, error)
+	// AccessSecret returns the stored secret name (the setup code),
+	// storing fresh first when none is.
+	AccessSecret(ctx context.Context, name, fresh string) (string, error)
 }
 
 // Converter exchanges a manifest code with the GitHub API at apiURL for
@@ -116,7 +124,7 @@ func (s *Setup) guard(h http.HandlerFunc) http.Handler {
 		}
 		if !s.d.Access.Allow(r) {
 			s.message(w, r, http.StatusUnauthorized, "Sign-in needed",
-				"Open /setup from the machine MergeGuard runs on (as http://localhost), or sign in with the API token at /signin?next=/setup first.")
+				"Sign in first: open the sign-in link MergeGuard printed in its log at start, or sign in with the API token at /signin?next=/setup.")
 			return
 		}
 		if r.Method == http.MethodPost && !csrfOK(r) {
@@ -164,6 +172,9 @@ func (s *Setup) form(w http.ResponseWriter, r *http.Request) {
 	s.renderForm(w, r, http.StatusOK, f, nil)
 }
 
+// codeField is the form field of the setup code.
+const codeField = "setup_code"
+
 // requestBase is the address the request was sent to, to prefill the
 // public URL (the person checks it).
 func requestBase(r *http.Request) string {
@@ -180,6 +191,7 @@ func (s *Setup) renderForm(w http.ResponseWriter, r *http.Request, status int, f
 		data["Problems"] = strings.Split(problem.Error(), "\n")
 	}
 	app, ok, err := s.d.Store.AppCredentials(r.Context())
+	data["NeedCode"] = !ok || err != nil
 	switch {
 	case err != nil:
 		s.d.Logger.Warn().Err(err).Msg("setup: read the stored GitHub App")

@@ -2,6 +2,7 @@ package setup_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"html"
 	"io"
@@ -31,7 +32,12 @@ type env struct {
 	st      *store.Store
 	browser *http.Client
 	log     *bytes.Buffer
+	setup   *setup.Setup
 }
+
+// holderToken is the API token of the envs whose tests are not about
+// access; their browsers send it to /setup (holderTransport).
+const holderToken = "holder-token"
 
 type options struct {
 	noKey, configured bool
@@ -50,7 +56,7 @@ func newEnv(t *testing.T, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := access.NewPolicy(o.token, "")
+	policy, err := access.NewPolicy(cmp.Or(o.token, holderToken), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +71,7 @@ func newEnv(t *testing.T, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.setup = s
 	mux := http.NewServeMux()
 	s.Register(mux)
 	e.srv = httptest.NewServer(mux)
@@ -79,10 +86,34 @@ func newBrowser(t *testing.T) *http.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &http.Client{Jar: jar, Transport: holderTransport{},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
-// local is the test server's address as a loopback name (access.Local).
+// holderTransport sends the holder's token to /setup (the form; not to
+// GitHub's pages, nor to the callback, which needs none) unless the
+// request has an Authorization header of its own.
+type holderTransport struct{}
+
+func (holderTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path == "/setup" && r.Header.Get("Authorization") == "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+holderToken)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// code is the setup code the form asks for.
+func (e *env) code(t *testing.T) string {
+	t.Helper()
+	code, err := e.setup.Code(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+// local is the test server's address as a loopback name.
 func (e *env) local() string {
 	return strings.Replace(e.srv.URL, "127.0.0.1", "localhost", 1)
 }
@@ -136,6 +167,7 @@ func (e *env) start(t *testing.T, browser *http.Client, form url.Values) (action
 		t.Fatalf("GET /setup = %d without a CSRF field:\n%s", status, body)
 	}
 	form.Set("csrf", m[1])
+	form.Set("setup_code", e.code(t))
 	status, body, _ = post(t, browser, e.local()+"/setup", form)
 	a, mf := actionField.FindStringSubmatch(body), manifestVal.FindStringSubmatch(body)
 	if status != http.StatusOK || a == nil || mf == nil {
@@ -159,4 +191,90 @@ func (e *env) github(t *testing.T, action, manifest string) string {
 		t.Fatalf("GitHub answered %d, Location %q", status, resp.Header.Get("Location"))
 	}
 	return e.local() + loc.RequestURI()
+}
+
+// TestSetupTalksToGitHubOnly: the form's GitHub web URL is github.com or
+// the configured GitHub (Enterprise) address; any other host is refused
+// before a state is recorded or a manifest leaves for it.
+func TestSetupTalksToGitHubOnly(t *testing.T) {
+	tests := []struct {
+		webURL string
+		want   int
+	}{
+		{"https://evil.example", http.StatusBadRequest},
+		{"http://127.0.0.1:9", http.StatusBadRequest},
+		{"https://github.com.evil.example", http.StatusBadRequest},
+		{"http://github.com", http.StatusBadRequest},
+		{"https://github.com", http.StatusOK},
+		{"https://GitHub.com/", http.StatusOK},
+		{"", http.StatusOK}, // the configured GitHub (the fake)
+	}
+	for _, tt := range tests {
+		t.Run(tt.webURL, func(t *testing.T) {
+			e := newEnv(t, options{})
+			status, body, _ := get(t, e.browser, e.local()+"/setup")
+			csrf := csrfField.FindStringSubmatch(body)
+			if status != http.StatusOK || csrf == nil {
+				t.Fatalf("GET /setup = %d", status)
+			}
+			form := orgForm(e)
+			if tt.webURL != "" {
+				form.Set("web_url", tt.webURL)
+			}
+			form.Set("csrf", csrf[1])
+			form.Set("setup_code", e.code(t))
+			status, body, _ = post(t, e.browser, e.local()+"/setup", form)
+			if status != tt.want {
+				t.Fatalf("POST /setup with web_url %q = %d, want %d:\n%s", tt.webURL, status, tt.want, body)
+			}
+			if tt.want == http.StatusBadRequest && !strings.Contains(body, "GitHub&#39;s web URL must be https://github.com or") {
+				t.Errorf("the refusal does not say which GitHub is allowed:\n%s", body)
+			}
+		})
+	}
+}
+
+// TestSetupAsksForCode: while no App is stored, creating one needs the
+// setup code serve logs (typed in any case, with or without dashes), on
+// top of the API token; once an App is stored it is asked no more.
+func TestSetupAsksForCode(t *testing.T) {
+	e := newEnv(t, options{})
+	if err := e.setup.AnnounceCode(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	code := e.code(t)
+	if !strings.Contains(e.log.String(), code) {
+		t.Errorf("the log does not show the setup code %s:\n%s", code, e.log)
+	}
+	status, body, _ := get(t, e.browser, e.local()+"/setup")
+	csrf := csrfField.FindStringSubmatch(body)
+	if status != http.StatusOK || csrf == nil || !strings.Contains(body, `name="setup_code"`) {
+		t.Fatalf("GET /setup = %d, want the form with a setup code field:\n%s", status, body)
+	}
+	tests := []struct {
+		name, code string
+		want       int
+	}{
+		{"no code", "", http.StatusForbidden},
+		{"a wrong code", "AAAA-BBBB-CCCC-DDDD", http.StatusForbidden},
+		{"the code, typed loosely", strings.ToLower(strings.ReplaceAll(code, "-", " ")), http.StatusOK},
+	}
+	for _, tt := range tests {
+		form := orgForm(e)
+		form.Set("csrf", csrf[1])
+		form.Set("setup_code", tt.code)
+		if status, body, _ := post(t, e.browser, e.local()+"/setup", form); status != tt.want {
+			t.Errorf("%s: POST /setup = %d, want %d:\n%s", tt.name, status, tt.want, body)
+		}
+	}
+	if err := e.st.SaveAppCredentials(t.Context(), store.AppCredentials{AppID: 1, Slug: "mg", HTMLURL: "https://github.com/apps/mg",
+		PrivateKey: "k", WebhookSecret: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ = get(t, e.browser, e.local()+"/setup")
+	form := orgForm(e)
+	form.Set("csrf", csrfField.FindStringSubmatch(body)[1])
+	if status, body, _ := post(t, e.browser, e.local()+"/setup", form); status != http.StatusOK || strings.Contains(body, `name="setup_code"`) {
+		t.Errorf("with an App stored, POST /setup without a code = %d, want 200", status)
+	}
 }

@@ -50,7 +50,9 @@ func migrationVersion(t *testing.T, url string) version {
 func TestMigrateUpDownUp(t *testing.T) {
 	t.Parallel()
 	url := storetest.Empty(t)
-	all := []string{"agent_results", "findings", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
+	all := []string{"access_secrets", "agent_results", "findings", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
+		"pr_findings", "pull_requests", "repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "web_sessions", "webhook_deliveries"}
+	all7 := []string{"agent_results", "findings", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
 		"pr_findings", "pull_requests", "repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "webhook_deliveries"}
 	all5 := []string{"agent_results", "findings", "github_app", "installations", "learnings", "pr_finding_history", "pr_findings", "pull_requests",
 		"repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "webhook_deliveries"}
@@ -70,12 +72,13 @@ func TestMigrateUpDownUp(t *testing.T) {
 		wantVersion version
 		wantTables  []string
 	}{
-		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{7, false}, all},
-		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{7, false}, all},
+		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{9, false}, all},
+		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{9, false}, all},
 		{"down all", func() error { return store.MigrateDown(t.Context(), url, math.MaxInt32) }, version{0, false}, []string{"schema_migrations"}},
 		{"down with nothing applied", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{0, false}, []string{"schema_migrations"}},
-		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{7, false}, all},
-		{"down the seventh", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{6, false}, all},
+		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{9, false}, all},
+		{"down the ninth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{7, false}, all7},
+		{"down the seventh", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{6, false}, all7},
 		{"down the sixth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{5, false}, all5},
 		{"down the fifth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{4, false}, all4},
 		{"down the fourth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{3, false}, all3},
@@ -111,7 +114,7 @@ func TestMigrateUpConcurrently(t *testing.T) {
 			t.Errorf("replica %d: %v", i, err)
 		}
 	}
-	if diff := cmp.Diff(version{7, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{9, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 }
@@ -146,7 +149,7 @@ func TestMigrateAcceptsPoolOptions(t *testing.T) {
 	if err := store.MigrateUp(t.Context(), url); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(version{7, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{9, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 	s, err := store.Open(t.Context(), url)

@@ -92,11 +92,11 @@ func TestLearningsPage(t *testing.T) {
 
 // TestLearningsPageNeedsToken: the page is behind the UI's guard.
 func TestLearningsPageNeedsToken(t *testing.T) {
-	srv, _ := newServer(t, "s3cret")
+	srv, st := newServer(t, "s3cret")
 	if code, _ := get(t, srv.URL+"/repos/o/r/learnings", nil, ""); code != http.StatusUnauthorized {
 		t.Errorf("without the token: %d, want 401", code)
 	}
-	if code, _ := get(t, srv.URL+"/repos/o/r/learnings", nil, tokenSession(t, "s3cret")); code != http.StatusOK {
+	if code, _ := get(t, srv.URL+"/repos/o/r/learnings", nil, tokenSession(t, st, "s3cret")); code != http.StatusOK {
 		t.Errorf("with a token session: %d, want 200", code)
 	}
 }
@@ -107,17 +107,26 @@ func TestLearningsPageNeedsToken(t *testing.T) {
 func TestLearningsPageCSRF(t *testing.T) {
 	st := storetest.New(t)
 	l := addLearning(t, st, review.Learning{Repository: "o/r", Instruction: "x", Status: review.LearningProposed, Author: "a"})
-	ui, err := New(Deps{Runs: st, Logger: zerolog.Nop()})
+	policy := access.Policy{Token: "s3cret"}.WithSessions(access.NewSessions("s3cret", "s3cret", st))
+	ui, err := New(Deps{Runs: st, Logger: zerolog.Nop(), Access: policy})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	ui.Register(mux)
-	api.New(api.Deps{Store: st, Logger: zerolog.Nop()}).Register(mux)
+	api.New(api.Deps{Store: st, Logger: zerolog.Nop(), Access: policy}).Register(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
+	// The browser is signed in: its session cookie goes with every
+	// request, the forged ones too.
+	session := &http.Cookie{Name: access.SessionCookie, Value: tokenSession(t, st, "s3cret")}
 
-	res, err := http.Get(srv.URL + "/repos/o/r/learnings")
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/repos/o/r/learnings", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(session)
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +176,7 @@ func TestLearningsPageCSRF(t *testing.T) {
 			req.Header.Set(access.CSRFHeader, tt.token)
 		}
 		req.AddCookie(cookie)
+		req.AddCookie(session)
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,6 +58,13 @@ const (
 	maxFormBytes = 16 << 10
 	// githubTimeout bounds the GitHub calls of one sign-in or page.
 	githubTimeout = 15 * time.Second
+	// linkCookie carries the token of a sign-in link (/signin?token=...)
+	// from the link to the confirming form, for linkTTL, on /signin only,
+	// so that the token leaves the address bar at once.
+	linkCookie = "mergeguard_signin_link"
+	linkTTL    = 5 * time.Minute
+	// maxTokenBytes bounds a token taken from a link.
+	maxTokenBytes = 512
 )
 
 // registerSignIn adds the sign-in routes to mux.
@@ -63,6 +72,8 @@ func (u *UI) registerSignIn(mux *http.ServeMux) {
 	mux.HandleFunc("GET /signin", u.signInPage)
 	mux.HandleFunc("POST /signin", u.signIn)
 	mux.HandleFunc("POST /signout", u.signOut)
+	mux.Handle("GET /operator", u.guard(u.operator))
+	mux.HandleFunc("POST /operator/signout-all", u.signOutEveryone)
 	mux.HandleFunc("GET /signin/github", u.signInGitHub)
 	mux.HandleFunc("GET /signin/github/callback", u.gitHubCallback)
 }
@@ -99,7 +110,15 @@ func (u *UI) signInData(r *http.Request, next, errMsg string) map[string]any {
 		"GitHub":     u.gitHubOn(r.Context()),
 		"SignedIn":   signedIn,
 		"Who":        v,
+		"Link":       hasLink(r),
 	}
+}
+
+// hasLink reports whether the browser followed a sign-in link and has not
+// used it yet.
+func hasLink(r *http.Request) bool {
+	c, err := r.Cookie(linkCookie)
+	return err == nil && c.Value != ""
 }
 
 // gitHubOn reports whether "Sign in with GitHub" is offered.
@@ -114,8 +133,43 @@ func (u *UI) gitHubOn(ctx context.Context) bool {
 	return ok && err == nil
 }
 
+// signInPage is GET /signin. Opened from the sign-in link the server logs
+// (?token=...), it keeps the token in a short-lived cookie and redirects
+// to itself without it, so the token leaves the address bar and the next
+// pages' history at once; the page then asks to confirm with a button (a
+// form post with the CSRF token): a link someone else sent signs nobody
+// in by being opened (login CSRF).
 func (u *UI) signInPage(w http.ResponseWriter, r *http.Request) {
-	u.renderStatus(w, r, http.StatusOK, "signin", u.signInData(r, r.URL.Query().Get("next"), ""))
+	q := r.URL.Query()
+	if tok := q.Get("token"); tok != "" {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		if len(tok) <= maxTokenBytes {
+			// SameSite=Lax: the link is often opened from a terminal or
+			// another site, a top-level navigation Strict would not carry.
+			http.SetCookie(w, &http.Cookie{Name: linkCookie, Value: url.QueryEscape(tok), Path: "/signin", MaxAge: int(linkTTL / time.Second), //nolint:gosec // Secure whenever the browser reaches us over TLS; Lax on purpose (above)
+				HttpOnly: true, Secure: u.d.Access.SecureCookies(r), SameSite: http.SameSiteLaxMode})
+		}
+		http.Redirect(w, r, "/signin?next="+url.QueryEscape(SafeNext(q.Get("next"))), http.StatusSeeOther)
+		return
+	}
+	u.renderStatus(w, r, http.StatusOK, "signin", u.signInData(r, q.Get("next"), ""))
+}
+
+// takeLink returns the token a sign-in link left, and clears it: a link's
+// cookie is used once.
+func (u *UI) takeLink(w http.ResponseWriter, r *http.Request) string {
+	c, err := r.Cookie(linkCookie)
+	if err != nil {
+		return ""
+	}
+	http.SetCookie(w, &http.Cookie{Name: linkCookie, Value: "", Path: "/signin", MaxAge: -1, //nolint:gosec // as set in signInPage
+		HttpOnly: true, Secure: u.d.Access.SecureCookies(r), SameSite: http.SameSiteLaxMode})
+	tok, err := url.QueryUnescape(c.Value)
+	if err != nil {
+		return ""
+	}
+	return tok
 }
 
 // checkForm refuses a cross-site form post and one without the CSRF
@@ -133,22 +187,38 @@ func (u *UI) checkForm(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// signIn opens a token session: the form's token must be the API token.
+// signIn opens a token session: the form's token (or, confirming a
+// sign-in link, the link's) must be the API token. Failed attempts are
+// throttled per client address and overall (429 with Retry-After).
 func (u *UI) signIn(w http.ResponseWriter, r *http.Request) {
 	if !u.checkForm(w, r) {
 		return
 	}
 	next := r.PostFormValue("next")
+	token := r.PostFormValue("token")
+	if link := u.takeLink(w, r); token == "" && r.PostFormValue("link") != "" {
+		token = link
+	}
 	sessions := u.d.Access.Sessions()
 	if sessions == nil || u.d.Access.Token == "" {
-		u.renderStatus(w, r, http.StatusNotFound, "signin", u.signInData(r, next, "Signing in with a token is off: MERGEGUARD_API_TOKEN is not set."))
+		u.renderStatus(w, r, http.StatusNotFound, "signin", u.signInData(r, next, "Signing in with a token is off: this server has no API token or no key for sessions."))
 		return
 	}
-	if !u.d.Access.CheckToken(r.PostFormValue("token")) {
+	addr := access.ClientAddr(r)
+	if wait := u.throttle.Wait(addr); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		u.renderStatus(w, r, http.StatusTooManyRequests, "signin", u.signInData(r, next,
+			"Too many wrong tokens: try again in "+strconv.Itoa(secs)+" s."))
+		return
+	}
+	if !u.d.Access.CheckToken(token) {
+		u.throttle.Fail(addr)
 		u.renderStatus(w, r, http.StatusUnauthorized, "signin", u.signInData(r, next, "That is not the API token."))
 		return
 	}
-	value, err := sessions.TokenSession(access.TokenSessionTTL)
+	u.throttle.Succeed(addr)
+	value, err := sessions.TokenSession(r.Context(), access.TokenSessionTTL)
 	if err != nil {
 		u.fail(w, err, "open a session")
 		return
@@ -157,10 +227,17 @@ func (u *UI) signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, SafeNext(next), http.StatusSeeOther)
 }
 
-// signOut ends the browser's session.
+// signOut ends the browser's session, on the server too: a copy of the
+// cookie opens nothing afterwards.
 func (u *UI) signOut(w http.ResponseWriter, r *http.Request) {
 	if !u.checkForm(w, r) {
 		return
+	}
+	if c, err := r.Cookie(access.SessionCookie); err == nil && u.d.Access.Sessions() != nil {
+		if err := u.d.Access.Sessions().End(r.Context(), c.Value); err != nil {
+			u.fail(w, err, "end the session")
+			return
+		}
 	}
 	access.ClearCookie(w, access.SessionCookie, u.d.Access.SecureCookies(r))
 	http.Redirect(w, r, "/signin", http.StatusSeeOther)
@@ -248,7 +325,7 @@ func (u *UI) gitHubCallback(w http.ResponseWriter, r *http.Request) {
 		u.renderStatus(w, r, http.StatusBadGateway, "signin", u.signInData(r, st.Next, "Signing in with GitHub failed; try again."))
 		return
 	}
-	value, err := u.d.Access.Sessions().GitHubSession(login, id, token, access.GitHubSessionTTL)
+	value, err := u.d.Access.Sessions().GitHubSession(r.Context(), login, id, token, access.GitHubSessionTTL)
 	if err != nil {
 		u.fail(w, err, "open a session")
 		return
@@ -278,4 +355,39 @@ func (u *UI) exchange(ctx context.Context, code string) (login string, id int64,
 	}
 	login, id, err = u.d.GitHub.User(ctx, token)
 	return login, id, token, err
+}
+
+// operator is the token holder's page: what only they may do.
+func (u *UI) operator(w http.ResponseWriter, r *http.Request) {
+	if !viewerOf(r).Admin {
+		u.notFound(w, r, "This page is for the API token's holder.")
+		return
+	}
+	u.render(w, r, "operator", map[string]any{"Title": "Operator", "SessionsOn": u.d.Access.Sessions() != nil})
+}
+
+// signOutEveryone revokes every sign-in session (token and GitHub), the
+// caller's too; a token holder only, from the operator page's form.
+func (u *UI) signOutEveryone(w http.ResponseWriter, r *http.Request) {
+	if !u.checkForm(w, r) {
+		return
+	}
+	v, ok := u.d.Access.Viewer(r)
+	if !ok || !v.Admin {
+		http.Error(w, "Only the API token's holder may sign everyone out.", http.StatusForbidden)
+		return
+	}
+	sessions := u.d.Access.Sessions()
+	if sessions == nil {
+		http.Redirect(w, r, "/operator", http.StatusSeeOther)
+		return
+	}
+	n, err := sessions.EndAll(r.Context())
+	if err != nil {
+		u.fail(w, err, "sign everyone out")
+		return
+	}
+	u.d.Logger.Warn().Int64("sessions", n).Msg("web: signed everyone out")
+	access.ClearCookie(w, access.SessionCookie, u.d.Access.SecureCookies(r))
+	http.Redirect(w, r, "/signin", http.StatusSeeOther)
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
@@ -195,7 +196,7 @@ func TestSignInRedirectsOnlyHome(t *testing.T) {
 
 func TestSignInOverTLSIsSecure(t *testing.T) {
 	st := storetest.New(t)
-	ui, err := New(Deps{Runs: st, Logger: zerolog.Nop(), Access: access.Policy{Token: "s3cret"}.WithSessions(access.NewSessions("s3cret", "s3cret"))})
+	ui, err := New(Deps{Runs: st, Logger: zerolog.Nop(), Access: access.Policy{Token: "s3cret"}.WithSessions(access.NewSessions("s3cret", "s3cret", st))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func gitHubUI(t *testing.T) (*httptest.Server, *githubtest.Server, map[string]st
 	t.Cleanup(srv.Close)
 	gh.SetOAuthApp("Iv1.client", "oauth-secret", srv.URL+"/signin/github/callback")
 	ui, err := New(Deps{Runs: st, Logger: zerolog.Nop(),
-		Access:   access.Policy{Token: "s3cret"}.WithSessions(access.NewSessions("a-secret-key-of-thirty-two-chars", "s3cret")),
+		Access:   access.Policy{Token: "s3cret"}.WithSessions(access.NewSessions("a-secret-key-of-thirty-two-chars", "s3cret", st)),
 		GitHub:   github.NewOAuth(gh.WebURL(), gh.URL(), github.ClientOptions{}),
 		OAuthApp: StaticOAuthApp{ClientID: "Iv1.client", ClientSecret: "oauth-secret"}, PublicURL: srv.URL,
 		Reviews: reviewData{}})
@@ -381,5 +382,120 @@ func TestGitHubSignInRefusesForeignState(t *testing.T) {
 	back.RawQuery = q.Encode()
 	if res, _ := b.do("GET", back.String(), nil, nil); res.StatusCode != 400 || sessionCookie(res) != nil {
 		t.Errorf("callback with a forged state: %d, want 400 and no session", res.StatusCode)
+	}
+}
+
+// TestSignInThrottled: wrong tokens at POST /signin from one address are
+// answered 401 up to the limit, then 429 with Retry-After, even for the
+// right token, until the delay is over.
+func TestSignInThrottled(t *testing.T) {
+	srv, _ := newServer(t, "s3cret")
+	b := newBrowser(t, srv)
+	tok := b.csrf()
+	var codes []int
+	for range 12 {
+		res, _ := b.do("POST", "/signin", url.Values{"token": {"nope"}, access.CSRFField: {tok}}, nil)
+		codes = append(codes, res.StatusCode)
+		if res.StatusCode == http.StatusTooManyRequests && res.Header.Get("Retry-After") == "" {
+			t.Errorf("429 without Retry-After")
+		}
+	}
+	want := []int{401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 429, 429}
+	if d := cmp.Diff(want, codes); d != "" {
+		t.Errorf("answers to 12 wrong tokens (-want +got):\n%s", d)
+	}
+	if res, _ := b.do("POST", "/signin", url.Values{"token": {"s3cret"}, access.CSRFField: {tok}}, nil); res.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("the right token while throttled: %d, want 429", res.StatusCode)
+	}
+}
+
+// TestSignOutRevokes: a copy of the session cookie taken before sign-out
+// opens nothing after it.
+func TestSignOutRevokes(t *testing.T) {
+	srv, _ := newServer(t, "s3cret")
+	b := newBrowser(t, srv)
+	res, _ := b.do("POST", "/signin", url.Values{"token": {"s3cret"}, access.CSRFField: {b.csrf()}}, nil)
+	copied := sessionCookie(res)
+	if copied == nil {
+		t.Fatalf("sign-in set no session cookie: %d", res.StatusCode)
+	}
+	b.do("POST", "/signout", url.Values{access.CSRFField: {b.csrf()}}, nil)
+	thief := newBrowser(t, srv)
+	if res, _ := thief.do("GET", "/", nil, map[string]string{"Cookie": access.SessionCookie + "=" + copied.Value}); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the copied cookie after sign-out: %d, want 401", res.StatusCode)
+	}
+}
+
+// TestSignInLink: the link the server logs (/signin?token=...) moves the
+// token out of the address bar at once and signs in only after a
+// confirming post (no login CSRF by opening a link); the link's cookie is
+// used once; a wrong link's token counts as a failure.
+func TestSignInLink(t *testing.T) {
+	srv, _ := newServer(t, "s3cret")
+	b := newBrowser(t, srv)
+	res, _ := b.do("GET", "/signin?token=s3cret&next=%2Fnew", nil, nil)
+	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || loc != "/signin?next=%2Fnew" || sessionCookie(res) != nil {
+		t.Fatalf("GET the link: %d to %q (session %v), want 303 to /signin?next=%%2Fnew without a session", res.StatusCode, loc, sessionCookie(res))
+	}
+	if res.Header.Get("Referrer-Policy") != "no-referrer" {
+		t.Errorf("the link's answer lets the token leak in Referer")
+	}
+	if res, _ := b.do("GET", "/new", nil, nil); res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("opening the link signed in: GET /new = %d", res.StatusCode)
+	}
+	_, page := b.do("GET", "/signin?next=%2Fnew", nil, nil)
+	if !strings.Contains(page, `id="signin-link-form"`) || strings.Contains(page, "s3cret") {
+		t.Fatalf("the page after the link: want the confirming form, without the token:\n%s", page)
+	}
+	form := url.Values{"link": {"1"}, "next": {"/new"}, access.CSRFField: {csrfField.FindStringSubmatch(page)[1]}}
+	res, _ = b.do("POST", "/signin", form, nil)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/new" || sessionCookie(res) == nil {
+		t.Fatalf("confirming: %d to %q, want 303 to /new with a session", res.StatusCode, res.Header.Get("Location"))
+	}
+	if _, page := b.do("GET", "/signin", nil, nil); strings.Contains(page, `id="signin-link-form"`) {
+		t.Errorf("the link's cookie outlived its use")
+	}
+
+	wrong := newBrowser(t, srv)
+	wrong.do("GET", "/signin?token=guess", nil, nil)
+	if res, _ := wrong.do("POST", "/signin", url.Values{"link": {"1"}, access.CSRFField: {wrong.csrf()}}, nil); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("confirming a wrong link: %d, want 401", res.StatusCode)
+	}
+}
+
+// TestSignEveryoneOut: the operator page's button (a CSRF-protected post
+// of a token holder) ends every session: the token holder's, another
+// browser's and a GitHub user's.
+func TestSignEveryoneOut(t *testing.T) {
+	srv, st := newServer(t, "s3cret")
+	admin, other := newBrowser(t, srv), newBrowser(t, srv)
+	for _, b := range []*browserClient{admin, other} {
+		b.do("POST", "/signin", url.Values{"token": {"s3cret"}, access.CSRFField: {b.csrf()}}, nil)
+	}
+	gh, err := access.NewSessions("s3cret", "s3cret", st).GitHubSession(t.Context(), "mona", 7, "ghu_x", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, page := admin.do("GET", "/operator", nil, nil)
+	m := csrfField.FindStringSubmatch(page)
+	if res.StatusCode != http.StatusOK || !strings.Contains(page, `id="signout-all"`) || m == nil {
+		t.Fatalf("GET /operator: %d, want the page with its button:\n%s", res.StatusCode, page)
+	}
+	if res, _ := other.do("POST", "/operator/signout-all", url.Values{}, nil); res.StatusCode != http.StatusForbidden {
+		t.Errorf("without the CSRF token: %d, want 403", res.StatusCode)
+	}
+	if res, _ := other.do("GET", "/", nil, nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("a refused post signed out: %d", res.StatusCode)
+	}
+	if res, _ := admin.do("POST", "/operator/signout-all", url.Values{access.CSRFField: {m[1]}}, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign everyone out: %d, want 303", res.StatusCode)
+	}
+	for name, b := range map[string]*browserClient{"admin": admin, "other": other} {
+		if res, _ := b.do("GET", "/", nil, nil); res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s after signing everyone out: %d, want 401", name, res.StatusCode)
+		}
+	}
+	if _, err := access.NewSessions("s3cret", "s3cret", st).Open(t.Context(), gh); err == nil {
+		t.Errorf("the GitHub session survived")
 	}
 }

@@ -71,6 +71,8 @@ type UI struct {
 	d     Deps
 	pages map[string]*template.Template
 	vis   *visibility
+	// throttle limits failed token sign-ins (in this process).
+	throttle *access.Throttle
 }
 
 // New parses the embedded templates.
@@ -79,11 +81,11 @@ func New(d Deps) (*UI, error) {
 		d.GitHubURL = "https://github.com"
 	}
 	funcs := template.FuncMap{"short": short, "tokens": formatTokens, "mark": mark}
-	ui := &UI{d: d, pages: make(map[string]*template.Template)}
+	ui := &UI{d: d, pages: make(map[string]*template.Template), throttle: access.NewThrottle()}
 	if d.GitHub != nil {
 		ui.vis = newVisibility(d.GitHub)
 	}
-	for _, name := range []string{"index", "review", "new", "pull", "learnings", "notfound", "unauthorized", "signin", "signedin"} {
+	for _, name := range []string{"index", "review", "new", "pull", "learnings", "notfound", "unauthorized", "signin", "signedin", "operator"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse template %s: %w", name, err)
