@@ -1,0 +1,74 @@
+package pipeline
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/source/difftext"
+)
+
+// awsLine plants an AWS access key id (an exact gitleaks rule).
+const awsLine = "+AWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n"
+
+// newFileDiff is the diff of a new file with the given added lines.
+func newFileDiff(path string, lines ...string) string {
+	return "diff --git a/" + path + " b/" + path + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + path + "\n" +
+		"@@ -0,0 +1," + strconv.Itoa(len(lines)) + " @@\n" + strings.Join(lines, "")
+}
+
+// TestSecretScanCoversEveryChangedFile: the names that keep a file from the
+// model (lock files, path_filters, binary content) never keep it from the
+// secret scan: a live key in any of them is a verified critical finding and
+// the verdict requests changes.
+func TestSecretScanCoversEveryChangedFile(t *testing.T) {
+	filtered := config.DefaultRepo()
+	filtered.PathFilters = []string{"!secrets/**"}
+	tests := []struct {
+		name string
+		diff string
+		repo config.Repo
+	}{
+		{"Cargo.lock deep down", newFileDiff("deep/dir/Cargo.lock", "+[[package]]\n", awsLine), config.DefaultRepo()},
+		{"yarn.lock", newFileDiff("config/yarn.lock", awsLine), config.DefaultRepo()},
+		{"go.sum", newFileDiff("go.sum", awsLine), config.DefaultRepo()},
+		{"package-lock.json", newFileDiff("package-lock.json", awsLine), config.DefaultRepo()},
+		{"excluded by path_filters", newFileDiff("secrets/prod.env.txt", awsLine), filtered},
+		{"binary by content (a NUL on the first line)", newFileDiff("blob.dat", "+\x00\x01\n", awsLine), config.DefaultRepo()},
+		{"a NUL on the last line of a long script", newFileDiff("run.sh", append(append([]string{"+#!/bin/sh\n", awsLine},
+			slices.Repeat([]string{"+echo padding line\n"}, 2000)...), "+# \x00\n")...), config.DefaultRepo()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, err := difftext.New(tt.diff)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: tt.repo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type row struct {
+				Title    string
+				Severity review.Severity
+				Status   review.VerificationStatus
+			}
+			var got []row
+			for _, f := range res.Verdict.Findings() {
+				got = append(got, row{f.Title, f.Severity, f.VerificationStatus})
+			}
+			want := []row{{"Possible secret committed (aws-access-token)", review.SeverityCritical, review.Verified}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			if res.Verdict.Verdict != review.DecisionRequestChanges {
+				t.Errorf("verdict = %s, want request_changes", res.Verdict.Verdict)
+			}
+		})
+	}
+}
