@@ -72,3 +72,54 @@ func TestSecretScanCoversEveryChangedFile(t *testing.T) {
 		})
 	}
 }
+
+// TestBinaryFilesAreReadBackOrNamed: a binary file whose diff printed none
+// of its bytes (git's "Binary files … differ", a patch GitHub left out) is
+// read back from the head for the secret scan; one that cannot be read is
+// named in the review as not reviewed at all.
+func TestBinaryFilesAreReadBackOrNamed(t *testing.T) {
+	binary := func(path string) string {
+		return "diff --git a/" + path + " b/" + path + "\nnew file mode 100644\nindex 0000000..1111111\nBinary files /dev/null and b/" + path + " differ\n"
+	}
+	src := &memSource{
+		diff: binary("tool.bin") + binary("huge.bin"),
+		head: map[string]string{
+			"tool.bin": "\x7fELF\x00\x00\x01\nAWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n",
+			"huge.bin": "\x00" + strings.Repeat("x", maxBinaryScanBytes),
+		},
+	}
+	res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Verdict.Findings() {
+		got = append(got, f.FilePath+": "+f.Title+" ("+string(f.VerificationStatus)+")")
+	}
+	want := []string{"tool.bin: Possible secret committed (aws-access-token) (verified)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	if len(res.Verdict.Notes) == 0 || !strings.Contains(res.Verdict.Notes[0], "huge.bin") || strings.Contains(res.Verdict.Notes[0], "tool.bin") {
+		t.Errorf("notes %q: want the first to name huge.bin alone as not reviewed at all", res.Verdict.Notes)
+	}
+}
+
+// TestDecideNeverApprovesWithUnreviewedFiles: a change with a file no
+// part of MergeGuard could read is commented on at best.
+func TestDecideNeverApprovesWithUnreviewedFiles(t *testing.T) {
+	tests := []struct {
+		name       string
+		unreviewed int
+		want       review.Decision
+	}{
+		{"every file reviewed", 0, review.DecisionApprove},
+		{"one file not reviewed at all", 1, review.DecisionComment},
+	}
+	for _, tt := range tests {
+		got, _ := decide(true, review.SeverityCritical, nil, false, true, 3, tt.unreviewed)
+		if got != tt.want {
+			t.Errorf("%s: decide = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}

@@ -341,6 +341,9 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := readBackBinaries(ctx, src, d); err != nil {
+		return nil, fmt.Errorf("read back binary files: %w", err)
+	}
 	if repo.MaxFiles > 0 && len(d.Files) > repo.MaxFiles {
 		return r.skipped(change, fmt.Sprintf("%d files changed, more than max_files (%d)", len(d.Files), repo.MaxFiles)), nil
 	}
