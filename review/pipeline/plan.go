@@ -35,7 +35,7 @@ const (
 	maxBinaryScanBytes = 1 << 20
 	// maxBinaryReads bounds the binary files one review reads back.
 	maxBinaryReads = 100
-	truncateNote  = "[This file's diff was cut to fit the context: lines marked ... are not shown. Call diff_file with file_path=%q to read every hunk.]"
+	truncateNote   = "[This file's diff was cut to fit the context: lines marked ... are not shown. Call diff_file with file_path=%q to read every hunk.]"
 )
 
 // isLockfile reports whether a base name is a package-manager lock file.
