@@ -68,7 +68,10 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 		notes = append(notes, "Some agents failed and the review is partial: "+strings.Join(failed, "; "))
 	}
 	llmReviewed := deps.LLM != nil && rv.llmAgents > 0
-	if deps.LLM == nil {
+	switch {
+	case r.modelSkipped != "":
+		notes = append(notes, "Model review skipped: "+r.modelSkipped+". The built-in analyzers and linters reviewed every changed file and decide the check.")
+	case deps.LLM == nil:
 		notes = append(notes, "No LLM configured: built-in analyzers only.")
 	}
 	notes = append(notes, vf.notes...)
