@@ -1,0 +1,58 @@
+package worker_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// TestTheAuthorCannotSkipTheGate: what the pull request's author controls
+// (a title keyword, a lock file's name, a NUL byte, more files than
+// max_files) keeps the model from a file at most: the secret scan reads
+// every changed file and its finding fails the check. A skipped model
+// review with nothing blocking completes the check neutral.
+func TestTheAuthorCannotSkipTheGate(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
+	const key = "AWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n"
+	tests := []struct {
+		name       string
+		title      string
+		added      map[string]string
+		conclusion string
+		modelCalls bool
+	}{
+		{"title keyword with a key", "[WIP] x", map[string]string{"deploy.sh": "#!/bin/sh\n" + key}, "failure", false},
+		{"wip inside a word with a key", "Wipe stale sessions", map[string]string{"deploy.sh": "#!/bin/sh\n" + key}, "failure", true},
+		{"key in a lock file", "Bump deps", map[string]string{"deep/dir/Cargo.lock": "[[package]]\n" + key}, "failure", false}, // no file for the model
+		{"NUL on the last line of a long script", "Deploy", map[string]string{
+			"deploy.sh": "#!/bin/sh\n" + key + strings.Repeat("echo padding line\n", 2000) + "# \x00\n"}, "failure", true},
+		{"title keyword, nothing found", "WIP: docs", map[string]string{"docs/guide.md": "# Guide\n"}, "neutral", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, reviewer)
+			p := pr(fixtureSHA, map[string]string{"README.md": "Hello\n"}, tt.added)
+			p.Title = tt.title
+			e.gh.AddPR(p)
+			e.opened("d-1", fixtureSHA)
+			e.start(e.store, e.options(), nil)
+			run := e.waitDone(1)[0]
+			if run.Status != store.StatusSucceeded {
+				t.Fatalf("run: %s (%q %s), want succeeded", run.Status, run.StatusReason, run.Error)
+			}
+			checks := e.checks()
+			if len(checks) != 1 || checks[0].Conclusion != tt.conclusion {
+				t.Errorf("check runs %+v, want one %s", checks, tt.conclusion)
+			}
+			if called := e.llm.Calls() > 0; called != tt.modelCalls {
+				t.Errorf("model called: %v, want %v", called, tt.modelCalls)
+			}
+			if n := len(e.gh.CallsTo(githubtest.RouteCreateReview)); n != 1 {
+				t.Errorf("%d reviews posted, want 1", n)
+			}
+		})
+	}
+}
