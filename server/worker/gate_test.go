@@ -1,6 +1,7 @@
 package worker_test
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -54,5 +55,29 @@ func TestTheAuthorCannotSkipTheGate(t *testing.T) {
 				t.Errorf("%d reviews posted, want 1", n)
 			}
 		})
+	}
+}
+
+// TestMovingAKeyIntoALockFileKeepsTheCheckFailing: a key flagged in one
+// file and moved into a lock file by the next push is found there by the
+// incremental review: the check of the new head fails as the first did.
+func TestMovingAKeyIntoALockFileKeepsTheCheckFailing(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
+	const key = "AWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n"
+	e := newEnv(t, reviewer)
+	p := e.gh.AddPR(pr(fixtureSHA, map[string]string{"README.md": "Hello\n"}, map[string]string{"deploy.sh": "#!/bin/sh\n" + key}))
+	e.start(e.store, e.options(), nil)
+	e.opened("d-1", fixtureSHA)
+	e.waitDone(1)
+	if c := e.checks(); len(c) != 1 || c[0].Conclusion != "failure" {
+		t.Fatalf("checks after the first review: %+v, want one failure", c)
+	}
+	files := maps.Clone(p.Head)
+	files["deploy.sh"], files["config/yarn.lock"] = "#!/bin/sh\n", "# yarn lockfile v1\n"+key
+	h2 := e.gh.Push(owner, repoName, prNumber, files, "Move the key")
+	e.synchronize("d-2", fixtureSHA, h2, p.BaseSHA)
+	e.waitDone(2)
+	if c := e.checks(); len(c) != 2 || c[1].HeadSHA != h2 || c[1].Conclusion != "failure" {
+		t.Errorf("check of the second head: %+v, want failure", c[len(c)-1])
 	}
 }
