@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
 )
 
@@ -121,5 +123,26 @@ func TestDecideNeverApprovesWithUnreviewedFiles(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s: decide = %s, want %s", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestNarrowKeepsBinaryFilesWhole: an incremental review cannot tell which
+// of a binary file's lines a push changed (the since-diff shows none), so
+// the file stays whole in its focus and the secret scan reads it again.
+func TestNarrowKeepsBinaryFilesWhole(t *testing.T) {
+	d, err := diff.ParseString(newFileDiff("blob.bin", "+\x00\x01\n", awsLine) + newFileDiff("app.sh", "+echo hi\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	since, err := diff.ParseString("diff --git a/blob.bin b/blob.bin\nindex 1111111..2222222 100644\nBinary files a/blob.bin and b/blob.bin differ\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range narrow(d, touchedLines(since)).Files {
+		got = append(got, fmt.Sprintf("%s +%d", f.Path(), f.Additions))
+	}
+	if diff := cmp.Diff([]string{"blob.bin +2"}, got); diff != "" {
+		t.Errorf("focus (-want +got):\n%s", diff)
 	}
 }
