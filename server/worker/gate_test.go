@@ -81,3 +81,29 @@ func TestMovingAKeyIntoALockFileKeepsTheCheckFailing(t *testing.T) {
 		t.Errorf("check of the second head: %+v, want failure", c[len(c)-1])
 	}
 }
+
+// TestATitleEditReevaluatesTheGate: renaming a pull request "[WIP] …"
+// after the model found a blocking problem queues a review of the head
+// whose model is skipped: the open finding still blocks, the check fails.
+func TestATitleEditReevaluatesTheGate(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
+	e := newEnv(t, reviewer)
+	e.gh.AddPR(standardPR(fixtureSHA))
+	e.start(e.store, e.options(), nil)
+	e.opened("d-1", fixtureSHA)
+	e.waitDone(1)
+	calls := e.llm.Calls()
+	edit := func(id, from, to string) {
+		e.gh.SetPullTitle(owner, repoName, prNumber, to)
+		e.deliver("pull_request", id, githubtest.SetFields(t, githubtest.Payload(t, "pull_request/opened.payload.json"), map[string]any{
+			"action": "edited", "pull_request.head.sha": fixtureSHA, "pull_request.title": to, "changes.title.from": from}))
+	}
+	edit("d-2", "Add user lookup", "[WIP] Add user lookup")
+	e.waitDone(2)
+	if c := e.checks(); len(c) != 2 || c[1].Conclusion != "failure" {
+		t.Errorf("check after the title became [WIP]: %+v, want failure (the open finding still blocks)", c[len(c)-1])
+	}
+	if e.llm.Calls() != calls {
+		t.Errorf("%d model calls for the [WIP] review, want none", e.llm.Calls()-calls)
+	}
+}
