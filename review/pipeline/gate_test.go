@@ -12,7 +12,6 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
-	"github.com/mergeguard/mergeguard/review/source/difftext"
 )
 
 // awsLine plants an AWS access key id (an exact gitleaks rule).
@@ -47,30 +46,7 @@ func TestSecretScanCoversEveryChangedFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src, err := difftext.New(tt.diff)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: tt.repo})
-			if err != nil {
-				t.Fatal(err)
-			}
-			type row struct {
-				Title    string
-				Severity review.Severity
-				Status   review.VerificationStatus
-			}
-			var got []row
-			for _, f := range res.Verdict.Findings() {
-				got = append(got, row{f.Title, f.Severity, f.VerificationStatus})
-			}
-			want := []row{{"Possible secret committed (aws-access-token)", review.SeverityCritical, review.Verified}}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("findings (-want +got):\n%s", diff)
-			}
-			if res.Verdict.Verdict != review.DecisionRequestChanges {
-				t.Errorf("verdict = %s, want request_changes", res.Verdict.Verdict)
-			}
+			analyzersFind(t, tt.diff, tt.repo, []findingRow{{"Possible secret committed (aws-access-token)", review.SeverityCritical, review.Verified}})
 		})
 	}
 }
