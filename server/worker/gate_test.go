@@ -107,3 +107,25 @@ func TestATitleEditReevaluatesTheGate(t *testing.T) {
 		t.Errorf("%d model calls for the [WIP] review, want none", e.llm.Calls()-calls)
 	}
 }
+
+// TestABinaryFileIsReadBackForTheSecretScan: a file binary by GitHub's rule
+// (a NUL in its first bytes), which GitHub shows as "Binary files … differ"
+// with no patch, is read back from the head for the secret scan: its key
+// fails the check, the finding in the review's body.
+func TestABinaryFileIsReadBackForTheSecretScan(t *testing.T) {
+	t.Parallel() // each test has its own database and fakes
+	e := newEnv(t, reviewer)
+	p := pr(fixtureSHA, map[string]string{"README.md": "Hello\n"}, map[string]string{"docs/guide.md": "# Guide\n"})
+	p.Head["tool.bin"] = "\x7fELF\x00\x00\x01\nAWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n"
+	p.Diff += "diff --git a/tool.bin b/tool.bin\nnew file mode 100644\nindex 0000000..1111111\nBinary files /dev/null and b/tool.bin differ\n"
+	e.gh.AddPR(p)
+	e.opened("d-1", fixtureSHA)
+	e.start(e.store, e.options(), nil)
+	e.waitDone(1)
+	if c := e.checks(); len(c) != 1 || c[0].Conclusion != "failure" {
+		t.Errorf("check runs %+v, want one failure", c)
+	}
+	if rv := e.reviews(); len(rv) != 1 || !strings.Contains(rv[0].Body, "tool.bin") {
+		t.Errorf("reviews %+v, want one naming tool.bin in its body", postedReviews(rv))
+	}
+}
