@@ -45,7 +45,8 @@ type Repo struct {
 	// BlockingSeverity is the lowest severity of a verified finding that
 	// makes the verdict request_changes.
 	BlockingSeverity string `yaml:"blocking_severity" json:"blocking_severity"`
-	// MaxFiles skips the review of pull requests changing more files.
+	// MaxFiles skips the model review of pull requests changing more
+	// files; the built-in analyzers and linters still read every file.
 	MaxFiles int `yaml:"max_files" json:"max_files"`
 	// Language is the natural language of review comments, e.g. "en".
 	Language string `yaml:"language" json:"language"`
@@ -93,10 +94,13 @@ type AutoReview struct {
 	// BaseBranches are globs of base branches to review; empty means the
 	// repository's default branch and any other.
 	BaseBranches []string `yaml:"base_branches" json:"base_branches"`
-	// IgnoreTitleKeywords skips pull requests whose title contains one of
-	// these, case-insensitively (e.g. "WIP").
+	// IgnoreTitleKeywords skips the model review of pull requests whose
+	// title holds one of these as a word or tag, case-insensitively ("WIP"
+	// in "[WIP] x" or "WIP: x", not in "Wipe"); the built-in analyzers and
+	// linters still review them.
 	IgnoreTitleKeywords []string `yaml:"ignore_title_keywords" json:"ignore_title_keywords"`
-	// SkipLabels skips pull requests carrying one of these labels.
+	// SkipLabels skips the model review of pull requests carrying one of
+	// these labels; the built-in analyzers and linters still review them.
 	SkipLabels []string `yaml:"skip_labels" json:"skip_labels"`
 	// Bots reviews pull requests opened by bot accounts too.
 	Bots bool `yaml:"bots" json:"bots"`

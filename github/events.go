@@ -50,6 +50,13 @@ type PullRequestEvent struct {
 			SHA string `json:"sha"`
 		} `json:"base"`
 	} `json:"pull_request"`
+	// Changes is what an "edited" delivery changed: the previous title,
+	// description or base, each present only when it changed.
+	Changes struct {
+		Title *struct {
+			From string `json:"from"`
+		} `json:"title"`
+	} `json:"changes"`
 	Repository   Repository   `json:"repository"`
 	Installation Installation `json:"installation"`
 }

@@ -1,7 +1,6 @@
 package github
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -115,7 +114,8 @@ func (s *Source) asText(ctx context.Context, f *diff.File) (*diff.File, error) {
 }
 
 // side reads one side of a file for asText: nil (and no error) when it is
-// missing, too large or binary by content.
+// missing, too large or binary by content (GitHub's rule: a NUL in its
+// first bytes; a NUL further on is text, which GitHub itself would show).
 func (s *Source) side(ctx context.Context, path string, rev review.Revision) ([]byte, error) {
 	b, err := s.ReadFile(ctx, path, rev)
 	switch {
@@ -123,7 +123,7 @@ func (s *Source) side(ctx context.Context, path string, rev review.Revision) ([]
 		return nil, nil
 	case err != nil:
 		return nil, err
-	case len(b) > maxHiddenFileBytes || bytes.IndexByte(b, 0) >= 0:
+	case len(b) > maxHiddenFileBytes || diff.IsBinary(b):
 		return nil, nil
 	}
 	if b == nil {

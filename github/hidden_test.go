@@ -20,6 +20,8 @@ func hiddenPR() githubtest.PR {
 	settingsHead := "DEBUG = False\nAWS_KEY = \"AKIAZ7VRSQ5TJN2XMY4W\"\nimport os; os.system(input())\n"
 	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
 	big := strings.Repeat("x = 1\n", maxHiddenFileBytes/6+10)
+	// A NUL past the first 8,000 bytes: text by GitHub's rule, run by python.
+	tail := "KEY = \"AKIAZ7VRSQ5TJN2XMY4W\"\n" + strings.Repeat("x = 1\n", 2000) + "# \x00\n"
 	binary := func(path, status string) string {
 		switch status {
 		case "added":
@@ -30,8 +32,9 @@ func hiddenPR() githubtest.PR {
 	return githubtest.PR{
 		Owner: "acme", Repo: "widgets", Number: 9, Title: "Settings",
 		Base: map[string]string{"settings.py": settingsBase, "big.py": "x = 0\n"},
-		Head: map[string]string{".gitattributes": "*.py -diff\n", "settings.py": settingsHead, "logo.png": png, "big.py": big},
-		Diff: addedDiff(".gitattributes", "*.py -diff\n") + binary("settings.py", "modified") + binary("logo.png", "added") + binary("big.py", "modified"),
+		Head: map[string]string{".gitattributes": "*.py -diff\n", "settings.py": settingsHead, "logo.png": png, "big.py": big, "tail.py": tail},
+		Diff: addedDiff(".gitattributes", "*.py -diff\n") + binary("settings.py", "modified") + binary("logo.png", "added") + binary("big.py", "modified") +
+			binary("tail.py", "added"),
 	}
 }
 
@@ -53,14 +56,14 @@ func TestSourceReadsBackFilesGitHubHidesAsBinary(t *testing.T) {
 			settings = f
 		}
 	}
-	want := map[string]bool{".gitattributes": false, "settings.py": false, "logo.png": true, "big.py": true}
+	want := map[string]bool{".gitattributes": false, "settings.py": false, "logo.png": true, "big.py": true, "tail.py": false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("binary by file (-want +got):\n%s", diff)
 	}
 	if settings.Additions != 2 || settings.Deletions != 0 || !strings.Contains(text, `+AWS_KEY = "AKIAZ7VRSQ5TJN2XMY4W"`) {
 		t.Errorf("settings.py: +%d -%d, want the two added lines in the diff:\n%s", settings.Additions, settings.Deletions, text)
 	}
-	if diff := cmp.Diff(map[string]bool{"settings.py": true}, src.hiddenFiles()); diff != "" {
+	if diff := cmp.Diff(map[string]bool{"settings.py": true, "tail.py": true}, src.hiddenFiles()); diff != "" {
 		t.Errorf("hidden files (-want +got):\n%s", diff)
 	}
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/review"
 )
 
 // addedFileDiff is the git diff that adds a file.
@@ -44,7 +47,10 @@ func TestReviewPR(t *testing.T) {
 	fake := prFake(t)
 	getenv := env(map[string]string{"GITHUB_TOKEN": "ghp-test", "GITHUB_API_URL": fake.URL(), "GITHUB_GRAPHQL_URL": fake.GraphQLURL()})
 	pr := "https://github.com/acme/widgets/pull/7"
-	want := []string{"cloud/keys.go:3:1: critical: Possible secret committed (aws-access-token)"}
+	// path_filters keeps docs/key.md from the model, never from the
+	// secret scan (issue 23).
+	want := []string{"cloud/keys.go:3:1: critical: Possible secret committed (aws-access-token)",
+		"docs/key.md:1:1: critical: Possible secret committed (aws-access-token)"}
 
 	stdout, stderr, err := runCmd(t, getenv, "review", "--pr", pr, "--format", "line")
 	if err != nil {
@@ -52,6 +58,13 @@ func TestReviewPR(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(stdout), "\n")); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	// The base's .mergeguard.yml was read: docs/ is filtered out.
+	stdout, stderr, err = runCmd(t, getenv, "review", "--pr", pr, "--format", "json")
+	var v review.Verdict
+	if err := errors.Join(err, json.Unmarshal([]byte(stdout), &v)); err != nil ||
+		!slices.Contains(v.Skipped, review.SkippedFile{FilePath: "docs/key.md", Reason: "excluded by path_filters"}) {
+		t.Errorf("review --pr --format json: %v; skipped %+v, want docs/key.md excluded by path_filters\n%s", err, v.Skipped, stderr)
 	}
 	if n := len(fake.Reviews("acme", "widgets", 7)); n != 0 {
 		t.Errorf("without --post: %d reviews posted", n)
@@ -70,7 +83,7 @@ func TestReviewPR(t *testing.T) {
 				got = append(got, fmt.Sprintf("%s:%d", c.Path, c.Line))
 			}
 		}
-		if diff := cmp.Diff([]string{"ci-user CHANGES_REQUESTED", "cloud/keys.go:3"}, got); diff != "" {
+		if diff := cmp.Diff([]string{"ci-user CHANGES_REQUESTED", "cloud/keys.go:3", "docs/key.md:1"}, got); diff != "" {
 			t.Errorf("run %d: reviews (-want +got):\n%s\n%s", run, diff, stderr)
 		}
 		if said := strings.Contains(stderr, "nothing new posted"); said != (run == 1) {

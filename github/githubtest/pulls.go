@@ -712,3 +712,13 @@ func (s *Server) SetPullBody(owner, repoName string, number int, body string) {
 		p.pr.Body = body
 	}
 }
+
+// SetPullTitle sets the title of a pull request, as its author editing it
+// does (GitHub then delivers pull_request edited with changes.title.from).
+func (s *Server) SetPullTitle(owner, repoName string, number int, title string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.pullLocked(owner, repoName, number); p != nil {
+		p.pr.Title = title
+	}
+}

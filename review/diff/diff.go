@@ -3,7 +3,10 @@
 // and the renderings a model reads.
 package diff
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // Status is how a file changed.
 type Status string
@@ -97,4 +100,17 @@ func (f *File) AddedText() string {
 // Diff is a parsed unified diff.
 type Diff struct {
 	Files []*File
+}
+
+// BinaryPrefix is how far into a file GitHub (and git) look for a NUL
+// byte to call it binary: a NUL further on leaves the file text, shown and
+// run as text (bash, node and python run a script with a NUL on its last
+// line).
+const BinaryPrefix = 8000
+
+// IsBinary reports whether content is binary by GitHub's rule: a NUL byte
+// in its first BinaryPrefix bytes. It is the one test of content every
+// part of MergeGuard uses.
+func IsBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), BinaryPrefix)], 0) >= 0
 }

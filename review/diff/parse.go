@@ -180,21 +180,64 @@ func (z *zeroCopy) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// binaryByContent makes f binary when its lines hold a NUL byte, as git
-// decides by content. A diff made with --text (which MergeGuard asks for, so
-// that a repository's .gitattributes cannot pass a text file off as binary)
-// prints a binary file's bytes as lines: they are dropped, and the file is
-// what git would have shown without --text. A file with no NUL is text,
-// whatever the repository's attributes say about it.
+// binaryByContent makes f binary when it is binary by GitHub's rule
+// (IsBinary): a NUL byte in the first BinaryPrefix bytes of either side.
+// A diff made with --text (which MergeGuard asks for, so that a
+// repository's .gitattributes cannot pass a text file off as binary) prints
+// a binary file's bytes as lines; a NUL further on leaves the file text, as
+// GitHub shows it and as bash or python run it. Where a line starts in its
+// file is known while the hunks show the file from its first line on;
+// past a gap, each line not shown counts one byte at least, and a NUL whose
+// place cannot be told apart from the first BinaryPrefix bytes makes the
+// file binary. A binary file keeps its hunks: the model is not shown
+// them, the secret scan reads them.
 func binaryByContent(f *File) {
+	oldSide, newSide := sideOffset{next: 1}, sideOffset{next: 1}
 	for i := range f.Hunks {
 		for _, l := range f.Hunks[i].Lines {
-			if strings.IndexByte(l.Text, 0) >= 0 {
-				f.Binary, f.Hunks, f.Additions, f.Deletions, f.DiffBytes = true, nil, 0, 0, 0
-				return
+			nul := strings.IndexByte(l.Text, 0)
+			size := len(l.Text) + 1
+			if l.CRLF {
+				size++
+			}
+			var at [2]int
+			n := 0
+			if l.Kind != Add {
+				at[n], n = oldSide.place(l.OldLine, size), n+1
+			}
+			if l.Kind != Delete {
+				at[n], n = newSide.place(l.NewLine, size), n+1
+			}
+			if nul < 0 {
+				continue
+			}
+			for _, off := range at[:n] {
+				if off+nul < BinaryPrefix {
+					f.Binary = true
+					return
+				}
 			}
 		}
 	}
+}
+
+// sideOffset follows where the lines of one side of a file start: next is
+// the number of the line that starts at off bytes, or later.
+type sideOffset struct {
+	next int32
+	off  int
+}
+
+// place returns the offset of line num (size bytes long, line ending
+// included), or the least it can be when lines before it are not shown,
+// and moves past it.
+func (s *sideOffset) place(num int32, size int) int {
+	if num > s.next {
+		s.off += int(num - s.next) // each unseen line is one byte at least
+	}
+	at := s.off
+	s.next, s.off = num+1, s.off+size
+	return at
 }
 
 // ParsePatch parses the hunks of one file without any file header, the form

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bytes"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -484,8 +485,9 @@ func TestParseErrors(t *testing.T) {
 }
 
 // TestBinaryByContent: a file is binary by its content, as git decides it:
-// the lines `git diff --text` prints for a file with a NUL byte are
-// dropped; a file without one is text, whatever .gitattributes said.
+// the lines `git diff --text` prints for a file with a NUL byte early on
+// are kept (for the secret scan) under a binary file; a file without one is
+// text, whatever .gitattributes said.
 func TestBinaryByContent(t *testing.T) {
 	text := "diff --git a/logo.png b/logo.png\nnew file mode 100644\n--- /dev/null\n+++ b/logo.png\n@@ -0,0 +1,2 @@\n+\x89PNG\n+\x00\x00IHDR\n" +
 		"diff --git a/app.py b/app.py\nnew file mode 100644\n--- /dev/null\n+++ b/app.py\n@@ -0,0 +1 @@\n+import os\n"
@@ -503,11 +505,67 @@ func TestBinaryByContent(t *testing.T) {
 	for _, f := range d.Files {
 		got = append(got, summary{f.Path(), f.Binary, len(f.Hunks), f.Additions})
 	}
-	want := []summary{{"logo.png", true, 0, 0}, {"app.py", false, 1, 1}}
+	want := []summary{{"logo.png", true, 1, 2}, {"app.py", false, 1, 1}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if p, err := ParsePatch("logo.png", "@@ -0,0 +1 @@\n+\x00\n"); err != nil || !p.Binary || len(p.Hunks) != 0 {
-		t.Errorf("ParsePatch = %+v, %v; want a binary file without hunks", p, err)
+	if p, err := ParsePatch("logo.png", "@@ -0,0 +1 @@\n+\x00\n"); err != nil || !p.Binary || len(p.Hunks) != 1 {
+		t.Errorf("ParsePatch = %+v, %v; want a binary file with its hunk", p, err)
+	}
+}
+
+// TestBinaryByGitHubRule: a file is binary only when a NUL byte lies in
+// its first 8,000 bytes (GitHub's and git's rule), as far as the hunks show
+// where a line starts; a NUL further on (a last line "# \x00" after 2,000
+// lines, which bash still runs) leaves the file text. A binary file keeps
+// the lines a --text diff printed, for the secret scan.
+func TestBinaryByGitHubRule(t *testing.T) {
+	long := strings.Repeat("+echo padding line\n", 2000) // 19 bytes a line: 38,000 bytes
+	tests := []struct {
+		name       string
+		text       string
+		wantBinary bool
+		wantAdded  int
+	}{
+		{"NUL on the last line of a long new file", "diff --git a/run.sh b/run.sh\nnew file mode 100644\n--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1,2002 @@\n+echo start\n" +
+			long + "+# \x00\n", false, 2002},
+		{"NUL on the first line", "diff --git a/logo.png b/logo.png\nnew file mode 100644\n--- /dev/null\n+++ b/logo.png\n@@ -0,0 +1,2 @@\n+\x89PNG\n+\x00\x00IHDR\n", true, 2},
+		{"NUL at byte 7,999", "diff --git a/a.bin b/a.bin\nnew file mode 100644\n--- /dev/null\n+++ b/a.bin\n@@ -0,0 +1,2 @@\n+" + strings.Repeat("x", 7998) + "\n+\x00\n", true, 2},
+		{"NUL at byte 8,000", "diff --git a/a.sh b/a.sh\nnew file mode 100644\n--- /dev/null\n+++ b/a.sh\n@@ -0,0 +1,2 @@\n+" + strings.Repeat("x", 7999) + "\n+\x00\n", false, 2},
+		{"NUL in a hunk at line 9,000: past 8,000 bytes whatever the lines before", "diff --git a/a.sh b/a.sh\n--- a/a.sh\n+++ b/a.sh\n@@ -9000,1 +9000,2 @@\n ctx\n+# \x00\n", false, 1},
+		{"NUL in a hunk at line 50: where it starts is not known", "diff --git a/a.dat b/a.dat\n--- a/a.dat\n+++ b/a.dat\n@@ -50,1 +50,2 @@\n ctx\n+\x00\n", true, 1},
+		{"NUL on a removed first line", "diff --git a/a.dat b/a.dat\n--- a/a.dat\n+++ b/a.dat\n@@ -1,1 +1,1 @@\n-\x00\n+text\n", true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := ParseString(tt.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := d.Files[0]
+			if f.Binary != tt.wantBinary || f.Additions != tt.wantAdded || len(f.Hunks) != 1 {
+				t.Errorf("binary %v, +%d, %d hunks; want binary %v, +%d, 1 hunk", f.Binary, f.Additions, len(f.Hunks), tt.wantBinary, tt.wantAdded)
+			}
+		})
+	}
+}
+
+// TestIsBinary: GitHub's rule on a file's bytes.
+func TestIsBinary(t *testing.T) {
+	tests := []struct {
+		name string
+		b    []byte
+		want bool
+	}{
+		{"empty", nil, false},
+		{"text", []byte("echo hi\n"), false},
+		{"NUL first", []byte("\x00abc"), true},
+		{"NUL at 7,999", append(bytes.Repeat([]byte("x"), 7999), 0), true},
+		{"NUL at 8,000", append(bytes.Repeat([]byte("x"), 8000), 0), false},
+	}
+	for _, tt := range tests {
+		if got := IsBinary(tt.b); got != tt.want {
+			t.Errorf("%s: IsBinary = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

@@ -16,26 +16,34 @@ import (
 func TestDotenvWithSecretRequestsChanges(t *testing.T) {
 	text := "diff --git a/.env b/.env\nnew file mode 100644\n--- /dev/null\n+++ b/.env\n@@ -0,0 +1,2 @@\n" +
 		"+AWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n+REGION=eu-west-1\n"
+	analyzersFind(t, text, config.DefaultRepo(), []findingRow{
+		{"Possible secret committed (aws-access-token)", review.SeverityCritical, review.Verified},
+		{"Environment file committed", review.SeverityWarning, review.Likely},
+	})
+}
+
+// findingRow is what a test checks of a reported finding.
+type findingRow struct {
+	Title    string
+	Severity review.Severity
+	Status   review.VerificationStatus
+}
+
+// analyzersFind reviews the diff text with the analyzers alone under repo
+// and checks the reported findings and that the verdict requests changes.
+func analyzersFind(t *testing.T, text string, repo config.Repo, want []findingRow) {
+	t.Helper()
 	src, err := difftext.New(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: repo})
 	if err != nil {
 		t.Fatal(err)
 	}
-	type row struct {
-		Title    string
-		Severity review.Severity
-		Status   review.VerificationStatus
-	}
-	var got []row
+	var got []findingRow
 	for _, f := range res.Verdict.Findings() {
-		got = append(got, row{f.Title, f.Severity, f.VerificationStatus})
-	}
-	want := []row{
-		{"Possible secret committed (aws-access-token)", review.SeverityCritical, review.Verified},
-		{"Environment file committed", review.SeverityWarning, review.Likely},
+		got = append(got, findingRow{f.Title, f.Severity, f.VerificationStatus})
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)

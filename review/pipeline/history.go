@@ -124,7 +124,9 @@ func narrow(d *diff.Diff, touched map[string][]int) *diff.Diff {
 		if !ok {
 			continue
 		}
-		if len(f.Hunks) == 0 {
+		if len(f.Hunks) == 0 || f.Binary {
+			// A binary file stays whole: the since-diff shows none of its
+			// lines, and the secret scan reads it again.
 			out.Files = append(out.Files, f)
 			continue
 		}

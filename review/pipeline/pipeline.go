@@ -182,6 +182,11 @@ type Result struct {
 	// Config is the repository configuration the review used (.mergeguard.yml
 	// over Request.Repo).
 	Config config.Repo
+	// ModelSkipped says why the model did not review the change (title
+	// keywords, skip labels, max_files: what an author controls); the
+	// built-in analyzers and linters reviewed it all the same. "" when the
+	// model reviewed, or no model is configured.
+	ModelSkipped string
 	// Ledger is what the review did to the pull request's finding ledger
 	// (zero without Request.History). The verdict counts its open
 	// findings, earlier ones included.
@@ -250,6 +255,9 @@ type run struct {
 	// token budget when it has one; nil without an LLM.
 	llm    ChatClient
 	budget *tokenBudget
+	// modelSkipped says why the model does not review this run (modelGate);
+	// "" when it does.
+	modelSkipped string
 	// known are the pull request's open findings on the files under
 	// review, shown to the model so that it does not report them again.
 	known map[string][]review.Finding
@@ -341,9 +349,10 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if repo.MaxFiles > 0 && len(d.Files) > repo.MaxFiles {
-		return r.skipped(change, fmt.Sprintf("%d files changed, more than max_files (%d)", len(d.Files), repo.MaxFiles)), nil
+	if err := readBackBinaries(ctx, src, d); err != nil {
+		return nil, fmt.Errorf("read back binary files: %w", err)
 	}
+	modelSkipped := r.modelGate(change, repo, d)
 	idx := diff.NewIndex(d)
 	sc, focus, since := scope(r.req.History, repo, d)
 	r.known = knownFindings(r.req.History, focus)
@@ -360,9 +369,30 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	c := r.carry(ctx, r.req.History, change.HeadSHA, d, since, touchedFiles(focus, since), vf.reported)
 	vf.reported, vf.notes = c.reported, append(vf.notes, c.notes...)
 	res := r.report(ctx, change, focus, idx, pl, rv, vf, append(notes, rv.notes...), c.counted)
-	res.Scope, res.Ledger, res.Config = sc, c.ledger, repo
+	res.Scope, res.Ledger, res.Config, res.ModelSkipped = sc, c.ledger, repo, modelSkipped
 	r.addWalkthrough(ctx, res, change, d, since == nil)
 	return res, nil
+}
+
+// modelGate turns the model off for the run when what the change's author
+// controls skips the model review (ModelGate for an automatic review;
+// max_files for any), and says why; "" when the model reviews (or would,
+// when none is configured: the reason is given all the same). The built-in analyzers and linters run all the same: no
+// title, label or file count keeps them from deciding the check.
+func (r *run) modelGate(change review.Change, repo config.Repo, d *diff.Diff) string {
+	reason := ""
+	if r.req.Automatic {
+		reason = ModelGate(change, repo)
+	}
+	if reason == "" && repo.MaxFiles > 0 && len(d.Files) > repo.MaxFiles {
+		reason = fmt.Sprintf("%d files changed, more than max_files (%d)", len(d.Files), repo.MaxFiles)
+	}
+	if reason == "" {
+		return ""
+	}
+	r.llm = nil
+	r.modelSkipped = reason
+	return reason
 }
 
 // parsedSource is a Source that parsed its diff already (difftext,

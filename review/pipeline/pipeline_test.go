@@ -24,8 +24,10 @@ func TestGate(t *testing.T) {
 		"bot allowed":            {change: func(c *review.Change) { c.AuthorBot = true }, repo: func(r *config.Repo) { r.AutoReview.Bots = true }},
 		"base branch glob":       {change: func(c *review.Change) { c.BaseRef = "release/1.2" }, repo: func(r *config.Repo) { r.AutoReview.BaseBranches = []string{"main", "release/**"} }},
 		"base branch not listed": {change: func(c *review.Change) { c.BaseRef = "dev" }, repo: func(r *config.Repo) { r.AutoReview.BaseBranches = []string{"main"} }, wantSkip: true},
-		"title keyword":          {change: func(c *review.Change) { c.Title = "wip: uploader" }, wantSkip: true},
-		"skip label":             {change: func(c *review.Change) { c.Labels = []string{"No-Review"} }, repo: func(r *config.Repo) { r.AutoReview.SkipLabels = []string{"no-review"} }, wantSkip: true},
+		// Title keywords and skip labels skip the model only (ModelGate).
+		"title keyword":     {change: func(c *review.Change) { c.Title = "wip: uploader" }},
+		"wip inside a word": {change: func(c *review.Change) { c.Title = "Wipe stale sessions" }},
+		"skip label":        {change: func(c *review.Change) { c.Labels = []string{"No-Review"} }, repo: func(r *config.Repo) { r.AutoReview.SkipLabels = []string{"no-review"} }},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -47,15 +49,16 @@ func TestGate(t *testing.T) {
 func TestRunSkipsGatedAndOversizedChanges(t *testing.T) {
 	src := &memSource{change: review.Change{Title: "WIP uploader"}, diff: readTestdata(t, "planted.diff"), head: plantedHead()}
 	p := New(Deps{})
+	// A title keyword skips the model only: the analyzers still find the
+	// planted key and request changes.
 	res, err := p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Automatic: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Skipped || res.Verdict.Verdict != review.DecisionComment {
-		t.Errorf("automatic WIP review: skipped %v, verdict %s", res.Skipped, res.Verdict.Verdict)
+	if res.Skipped || res.ModelSkipped == "" || res.Verdict.Verdict != review.DecisionRequestChanges {
+		t.Errorf("automatic WIP review: skipped %v, model skipped %q, verdict %s", res.Skipped, res.ModelSkipped, res.Verdict.Verdict)
 	}
-	// An explicit request ignores the auto_review gates but not max_files
-	// (which applies to automatic reviews only).
+	// An explicit request ignores the auto_review gates.
 	res, err = p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil || res.Skipped || res.Verdict.Verdict != review.DecisionRequestChanges {
 		t.Fatalf("explicit review: err %v, skipped %v, verdict %s", err, res.Skipped, res.Verdict.Verdict)
@@ -71,7 +74,39 @@ func TestRunSkipsGatedAndOversizedChanges(t *testing.T) {
 	repo.MaxFiles = 3
 	src.change.Title = "Uploader"
 	res, err = p.Run(t.Context(), Request{Source: src, Repo: repo, Automatic: true})
-	if err != nil || !res.Skipped {
-		t.Fatalf("4 files over max_files 3: err %v, skipped %v", err, res.Skipped)
+	if err != nil || res.Skipped || !strings.Contains(res.ModelSkipped, "max_files") || res.Verdict.Verdict != review.DecisionRequestChanges {
+		t.Fatalf("4 files over max_files 3: err %v, skipped %v, model skipped %q, verdict %s", err, res.Skipped, res.ModelSkipped, res.Verdict.Verdict)
+	}
+}
+
+// TestModelGate: title keywords match as words or tags, case-insensitively
+// ("WIP" in "[WIP] x", "WIP: x", "x wip", never in "Wipe"), and with skip
+// labels they skip the model review only.
+func TestModelGate(t *testing.T) {
+	tests := []struct {
+		title  string
+		labels []string
+		want   bool
+	}{
+		{title: "Wipe stale sessions"},
+		{title: "Add swipe gestures"},
+		{title: "Wipro integration"},
+		{title: "[WIP] x", want: true},
+		{title: "WIP: x", want: true},
+		{title: "wip x", want: true},
+		{title: "Uploader (wip)", want: true},
+		{title: "DO NOT MERGE: experiment", want: true},
+		{title: "do not merge", want: true},
+		{title: "Refactor [skip review]", want: true},
+		{title: "Refactor [skip reviews]"},
+		{title: "Uploader", labels: []string{"No-Review"}, want: true},
+	}
+	repo := config.DefaultRepo()
+	repo.AutoReview.SkipLabels = []string{"no-review"}
+	for _, tt := range tests {
+		got := ModelGate(review.Change{Title: tt.title, Labels: tt.labels}, repo)
+		if (got != "") != tt.want {
+			t.Errorf("ModelGate(%q, %q) = %q, want skip %v", tt.title, tt.labels, got, tt.want)
+		}
 	}
 }

@@ -57,13 +57,16 @@ func TestPolicyLimits(t *testing.T) {
 				}
 			},
 		},
-		"max_files refuses an explicit request too": {
+		"max_files keeps the model from an explicit request too, not the analyzers": {
 			files:     20,
 			req:       func(r *Request) { r.Repo.MaxFiles = 10; r.Automatic = false },
 			wantCalls: 0,
 			check: func(t *testing.T, res *Result) {
-				if !res.Skipped || !strings.Contains(res.SkipReason, "more than max_files (10)") {
-					t.Errorf("skipped %v (%q), want skipped for max_files", res.Skipped, res.SkipReason)
+				if res.Skipped || !strings.Contains(res.ModelSkipped, "more than max_files (10)") || !containsNote(res.Verdict.Notes, "Model review skipped") {
+					t.Errorf("skipped %v, model skipped %q, notes %q; want the model skipped for max_files", res.Skipped, res.ModelSkipped, res.Verdict.Notes)
+				}
+				if res.Verdict.Verdict == review.DecisionApprove {
+					t.Errorf("verdict %s without a model review", res.Verdict.Verdict)
 				}
 			},
 		},

@@ -68,12 +68,19 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 		notes = append(notes, "Some agents failed and the review is partial: "+strings.Join(failed, "; "))
 	}
 	llmReviewed := deps.LLM != nil && rv.llmAgents > 0
-	if deps.LLM == nil {
+	switch {
+	case r.modelSkipped != "":
+		notes = append(notes, "Model review skipped: "+r.modelSkipped+". The built-in analyzers and linters reviewed every changed file and decide the check.")
+	case deps.LLM == nil:
 		notes = append(notes, "No LLM configured: built-in analyzers only.")
 	}
 	notes = append(notes, vf.notes...)
+	unreadNote, unread := unreviewedNote(pl.skipped)
+	if unread > 0 {
+		notes = append([]string{unreadNote}, notes...)
+	}
 
-	v.Verdict, v.Summary = decide(r.req.Repo.AllowApprove, blockingSeverity(r.req.Repo.BlockingSeverity), counted, v.Degraded, llmReviewed, len(pl.reviewed))
+	v.Verdict, v.Summary = decide(r.req.Repo.AllowApprove, blockingSeverity(r.req.Repo.BlockingSeverity), counted, v.Degraded, llmReviewed, len(pl.reviewed), unread)
 	v.Summary = summary(v, len(pl.reviewed)) + " " + v.Summary
 	v.Confidence = confidence(deps.LLM != nil, rv)
 	v.Recommendations = recommendations(vf.reported, pl, v.Degraded, deps.LLM == nil)
@@ -110,11 +117,13 @@ func blockingSeverity(s string) review.Severity {
 //     severity remains (a likely one — its code not checked at its lines —
 //     is reported but does not block);
 //   - approve only when the repository allows it, an LLM reviewed every
-//     chunk without failure, and nothing at warning or above remains;
+//     chunk without failure, every changed file was read (unreviewed
+//     counts those that could not be: binary and unreadable), and nothing
+//     at warning or above remains;
 //   - comment otherwise.
 //
 // The model has no say: its findings count only through verification.
-func decide(allowApprove bool, blocking review.Severity, reported []review.Finding, degraded, llmReviewed bool, filesReviewed int) (review.Decision, string) {
+func decide(allowApprove bool, blocking review.Severity, reported []review.Finding, degraded, llmReviewed bool, filesReviewed, unreviewed int) (review.Decision, string) {
 	for _, f := range reported {
 		if f.Severity.AtLeast(blocking) && f.VerificationStatus == review.Verified {
 			return review.DecisionRequestChanges, fmt.Sprintf("Changes requested: %s (%s:%d).", f.Title, f.FilePath, f.LineStart)
@@ -128,7 +137,7 @@ func decide(allowApprove bool, blocking review.Severity, reported []review.Findi
 	switch {
 	case !allowApprove:
 		return review.DecisionComment, "No blocking problem found."
-	case !llmReviewed || degraded || filesReviewed == 0:
+	case !llmReviewed || degraded || filesReviewed == 0 || unreviewed > 0:
 		return review.DecisionComment, "No blocking problem found, but the review was not complete enough to approve."
 	}
 	return review.DecisionApprove, "No problem found that blocks merging."

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -165,7 +166,8 @@ type reviewed struct {
 // evidence, and collects every agent's findings.
 func (r *run) reviewStage(ctx context.Context, change review.Change, d *diff.Diff, pl plan, pr prompts) reviewed {
 	deps := r.p.d
-	det, notes := r.deterministic(ctx, analyzerFiles(d, pl))
+	scan, secretsOnly := scanSets(d, pl)
+	det, notes := r.deterministic(ctx, scan, secretsOnly)
 	evidence := map[string][]review.Finding{}
 	for _, a := range det {
 		for _, f := range a.findings {
@@ -212,24 +214,33 @@ func (r *run) reviewStage(ctx context.Context, change review.Change, d *diff.Dif
 	return out
 }
 
-// analyzerFiles are the files the analyzers scan: every text file of the
-// diff except lock files (integrity hashes look like secrets) and files the
-// repository excluded with path_filters. Generated and vendored files are
-// scanned: a secret there is leaked all the same.
-func analyzerFiles(d *diff.Diff, pl plan) []*diff.File {
-	skip := map[string]bool{}
+// scanSets are the files the deterministic checks read. Every analyzer
+// and linter reads the text files of the diff except those the model is
+// kept from by name (lock files, path_filters); generated and vendored
+// files are in (a secret there is leaked all the same). The secret
+// detectors alone also read the rest: lock files, files excluded by
+// path_filters and binary files (the lines a --text diff printed, handed
+// over as text). No file name, filter or byte keeps a secret from the scan.
+func scanSets(d *diff.Diff, pl plan) (all, secretsOnly []*diff.File) {
+	byName := map[string]bool{}
 	for _, s := range pl.skipped {
-		if s.Reason == skipLockfile || s.Reason == skipFiltered || s.Reason == skipBinary {
-			skip[s.FilePath] = true
+		if s.Reason == skipLockfile || s.Reason == skipFiltered {
+			byName[s.FilePath] = true
 		}
 	}
-	var out []*diff.File
 	for _, f := range d.Files {
-		if !skip[f.Path()] {
-			out = append(out, f)
+		switch {
+		case f.Binary:
+			text := *f
+			text.Binary = false
+			secretsOnly = append(secretsOnly, &text)
+		case byName[f.Path()]:
+			secretsOnly = append(secretsOnly, f)
+		default:
+			all = append(all, f)
 		}
 	}
-	return out
+	return all, secretsOnly
 }
 
 // runChunk runs the LLM agent of one chunk.
@@ -276,15 +287,16 @@ type analyzed struct {
 }
 
 // deterministic runs the built-in analyzers (one pass over the files) and
-// the linters side by side on the files to scan and returns their outcomes
-// (linters that had nothing to check left out) and the linters' notes.
-func (r *run) deterministic(ctx context.Context, scan []*diff.File) ([]analyzed, []string) {
+// the linters side by side on the files to scan, and the secret detectors
+// alone on secretsOnly (scanSets), and returns their outcomes (linters that
+// had nothing to check left out) and the linters' notes.
+func (r *run) deterministic(ctx context.Context, scan, secretsOnly []*diff.File) ([]analyzed, []string) {
 	deps := r.p.d
 	var analyzers []analyzed
 	linted := make([]analyzed, len(deps.Linters))
 	notes := make([][]string, len(deps.Linters))
 	var wg sync.WaitGroup
-	wg.Go(func() { analyzers = r.runAnalyzers(ctx, deps.Analyzers, scan) })
+	wg.Go(func() { analyzers = r.runAnalyzers(ctx, deps.Analyzers, scan, secretsOnly) })
 	for i, l := range deps.Linters {
 		wg.Go(func() { linted[i], notes[i] = r.runLinter(ctx, l, scan) })
 	}
@@ -303,13 +315,17 @@ func (r *run) deterministic(ctx context.Context, scan []*diff.File) ([]analyzed,
 }
 
 // runAnalyzers runs the built-in analyzers as agents, in one pass over
-// the files (analyzer.Run).
-func (r *run) runAnalyzers(ctx context.Context, analyzers []analyzer.Analyzer, files []*diff.File) []analyzed {
+// the files (analyzer.Run), and the secret detectors over secretsOnly too.
+func (r *run) runAnalyzers(ctx context.Context, analyzers []analyzer.Analyzer, files, secretsOnly []*diff.File) []analyzed {
 	for _, a := range analyzers {
-		r.emit(ctx, review.EventAgentStarted, review.StageReviewer, a.Name(), map[string]any{"files": len(files)})
+		n := len(files)
+		if isSecretAgent(a.Name()) {
+			n += len(secretsOnly)
+		}
+		r.emit(ctx, review.EventAgentStarted, review.StageReviewer, a.Name(), map[string]any{"files": n})
 	}
 	out := make([]analyzed, len(analyzers))
-	for i, got := range analyzer.Run(ctx, analyzers, files) {
+	for i, got := range withSecretScan(ctx, analyzers, files, secretsOnly) {
 		name := analyzers[i].Name()
 		res := review.AgentResult{Agent: name, Stage: review.StageReviewer, Status: review.AgentSuccess,
 			Issues: len(got.Findings), ElapsedMS: got.Elapsed.Milliseconds()}
@@ -422,8 +438,44 @@ func better(a, b review.Finding) bool {
 }
 
 // isSecret reports whether f is a secret detector's finding.
-func isSecret(f review.Finding) bool {
-	return f.Agent == "analyzer:secrets" || f.Agent == "analyzer:private-keys"
+func isSecret(f review.Finding) bool { return isSecretAgent(f.Agent) }
+
+// isSecretAgent reports whether an agent name is a secret detector's.
+func isSecretAgent(name string) bool {
+	return name == "analyzer:secrets" || name == "analyzer:private-keys"
+}
+
+// withSecretScan runs analyzers over files and the secret detectors among
+// them over secretsOnly as well, and returns each analyzer's result with
+// both runs' findings. In a lock file only an exact detector's finding is
+// kept: its integrity hashes trip the heuristic rules.
+func withSecretScan(ctx context.Context, analyzers []analyzer.Analyzer, files, secretsOnly []*diff.File) []analyzer.Result {
+	results := analyzer.Run(ctx, analyzers, files)
+	var secrets []analyzer.Analyzer
+	var slots []int
+	for i, a := range analyzers {
+		if isSecretAgent(a.Name()) {
+			secrets, slots = append(secrets, a), append(slots, i)
+		}
+	}
+	if len(secrets) == 0 || len(secretsOnly) == 0 {
+		return results
+	}
+	for j, got := range analyzer.Run(ctx, secrets, secretsOnly) {
+		res := &results[slots[j]]
+		for _, f := range got.Findings {
+			f.Agent = secrets[j].Name()
+			if isLockfile(path.Base(f.FilePath)) && !analyzer.Exact(f) {
+				continue
+			}
+			res.Findings = append(res.Findings, f)
+		}
+		res.Elapsed += got.Elapsed
+		if res.Err == nil {
+			res.Err = got.Err
+		}
+	}
+	return results
 }
 
 // mergeable reports whether two findings may be one problem reported

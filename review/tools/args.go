@@ -142,12 +142,6 @@ func splitLines(content string) (lines []string, crlf bool) {
 	return lines, crlf
 }
 
-// isBinary guesses, as git does, that content with a NUL byte in its first
-// 8000 bytes is not text.
-func isBinary(b []byte) bool {
-	return bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0
-}
-
 // showLine is a line as shown to the model: cut when very long.
 func showLine(l string) string {
 	if len(l) > maxLineBytes {

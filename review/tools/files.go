@@ -51,7 +51,7 @@ func (t *Toolbox) readFilePart(ctx context.Context, a args) (string, error) {
 	if err != nil {
 		return "", sourceError("reading "+p, err)
 	}
-	if isBinary(data) {
+	if diff.IsBinary(data) {
 		return "", fmt.Errorf("%s is a binary file (%d bytes) at %s: its content cannot be shown", diff.ShowPath(p), len(data), rev)
 	}
 	lines, crlf := splitLines(string(data))
@@ -259,7 +259,7 @@ func (t *Toolbox) search(ctx context.Context, a args) (string, error) {
 				unreadable++
 				continue
 			}
-			if len(b) > maxSearchBytes || isBinary(b) {
+			if len(b) > maxSearchBytes || diff.IsBinary(b) {
 				skipped++
 				continue
 			}

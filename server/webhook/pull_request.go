@@ -9,8 +9,10 @@ import (
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
-// pullRequestHandler queues a review for each new head of a pull request and
-// stops the reviews of a closed one.
+// pullRequestHandler queues a review for each new head of a pull request
+// and for each new title (the title decides ignore_title_keywords: the gate
+// is evaluated again), and stops the reviews of a closed one. An edit of
+// the description alone asks for nothing.
 type pullRequestHandler struct {
 	decode      github.Decoder[github.PullRequestEvent]
 	store       Store
@@ -35,8 +37,12 @@ func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		Repository:     event.Repository.FullName,
 		PRNumber:       event.Number,
 	}
-	switch event.Action {
-	case "opened", "reopened", "synchronize", "ready_for_review":
+	action := event.Action
+	if action == "edited" && event.Changes.Title != nil {
+		action = "title edited"
+	}
+	switch action {
+	case "opened", "reopened", "synchronize", "ready_for_review", "title edited":
 		if installationID == 0 {
 			return ignore(ctx, h.store, &log, d, noInstallation)
 		}

@@ -271,12 +271,27 @@ func TestMalformedPayloadIsRecorded(t *testing.T) {
 func TestPullRequestEvents(t *testing.T) {
 	t.Parallel() // each test has its own database and fakes
 	const head = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
+	// GitHub's "edited" delivery is the pull request's payload with the
+	// action and what changed (changes.title.from, changes.body.from).
+	edited := func(changes map[string]any) map[string]any {
+		return map[string]any{"action": "edited", "changes": changes}
+	}
 	tests := []struct {
+		name    string
 		file    string
+		fields  map[string]any
 		outcome string
 		queued  bool
 	}{
 		{file: "opened.payload.json", outcome: "queued", queued: true},
+		// A new title re-evaluates the gate (ignore_title_keywords);
+		// a new description alone asks for nothing.
+		{name: "title edited", file: "ready_for_review.with-installation.payload.json",
+			fields: edited(map[string]any{"title": map[string]any{"from": "[WIP] Update the README"}}), outcome: "queued", queued: true},
+		{name: "body edited", file: "ready_for_review.with-installation.payload.json",
+			fields: edited(map[string]any{"body": map[string]any{"from": "old text"}}), outcome: "ignored"},
+		{name: "base edited", file: "ready_for_review.with-installation.payload.json",
+			fields: edited(map[string]any{"base": map[string]any{"ref": map[string]any{"from": "dev"}}}), outcome: "ignored"},
 		{file: "opened.with-null-body.json", outcome: "queued", queued: true},
 		{file: "reopened.payload.json", outcome: "queued", queued: true},
 		{file: "synchronize.payload.json", outcome: "queued", queued: true},
@@ -286,10 +301,17 @@ func TestPullRequestEvents(t *testing.T) {
 		{file: "closed.payload.json", outcome: "closed"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
+		name := tt.name
+		if name == "" {
+			name = tt.file
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			in := newIntake(t)
 			payload := githubtest.Payload(t, "pull_request/"+tt.file)
+			if tt.fields != nil {
+				payload = githubtest.SetFields(t, payload, tt.fields)
+			}
 			if got := in.send(githubtest.Delivery{Event: "pull_request", ID: "d-1", Payload: payload}); got != http.StatusOK {
 				t.Fatalf("status %d, want 200", got)
 			}

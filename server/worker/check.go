@@ -37,7 +37,9 @@ func (p *Pool) startCheck(ctx context.Context, j *job, repo Repo) {
 
 // reviewedCheck is the completed check of a posted review: success, or
 // the repository's blocking conclusion while a blocking finding is open,
-// with the ledger's counts and its open findings as annotations.
+// with the ledger's counts and its open findings as annotations. A review
+// whose model was skipped (a title keyword, a skip label, max_files) and
+// found nothing blocking is neutral, not success.
 func reviewedCheck(res *pipeline.Result, pullURL string) *github.Check {
 	blocking := pipeline.BlockingSeverity(res.Config)
 	c := &github.Check{Conclusion: github.ConclusionSuccess}
@@ -50,6 +52,12 @@ func reviewedCheck(res *pipeline.Result, pullURL string) *github.Check {
 	}
 	c.Title, c.Summary = github.CheckSummary(res.Ledger.All, blocking, pullURL)
 	c.Annotations = github.LedgerAnnotations(open, blocking, pullURL)
+	if res.ModelSkipped != "" && c.Conclusion == github.ConclusionSuccess {
+		// Nothing blocks, but the model did not review: not a pass.
+		c.Conclusion, c.Title = github.ConclusionNeutral, "Model review skipped"
+		c.Summary = "MergeGuard's model did not review this head: " + res.ModelSkipped + ". " +
+			"The built-in analyzers and linters reviewed every changed file and found nothing blocking.\n\n" + c.Summary
+	}
 	return c
 }
 

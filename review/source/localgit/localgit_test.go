@@ -146,7 +146,7 @@ func TestFeatureBranch(t *testing.T) {
 		{Path: "a.go", Status: "modified", Additions: 2, Deletions: 2},
 		{Path: "dir/ünï cödé.go", Status: "added", Additions: 1},
 		{Path: "gone.txt", Status: "removed", Deletions: 1},
-		{Path: "logo.png", Status: "modified", PatchMissing: true},
+		{Path: "logo.png", Status: "modified", Additions: 1, Deletions: 1, PatchMissing: true}, // the lines --text printed
 		{Path: "new.txt", OldPath: "old.txt", Status: "renamed", Additions: 1, Deletions: 1},
 	}
 	if d := cmp.Diff(wantFiles, files); d != "" {
