@@ -65,9 +65,9 @@ func TestReviewDiffConfigFromBase(t *testing.T) {
 		{"GITHUB_BASE_REF, the PR disables MergeGuard", "", disabled, nil, map[string]string{"GITHUB_BASE_REF": "main"}, false, true, "no .mergeguard.yml at origin/main"},
 		{"GITHUB_BASE_REF, GitHub's merge commit checked out", "", disabled, nil,
 			map[string]string{"GITHUB_BASE_REF": "main", "GITHUB_EVENT_NAME": "pull_request"}, true, true, "^1 (GITHUB_SHA's base parent)"},
-		{"GITHUB_BASE_REF not fetched: defaults", "", filtered, nil, map[string]string{"GITHUB_BASE_REF": "release"}, false, true, "origin/release is not in this repository"},
+		{"GITHUB_BASE_REF not fetched: defaults", "", disabled, nil, map[string]string{"GITHUB_BASE_REF": "release"}, false, true, "origin/release is not in this repository"},
 		{"--base with its own configuration", disabled, "", []string{"--base", "main"}, nil, false, false, ".mergeguard.yml at main"},
-		{"no base known: the working folder's", "", filtered, nil, nil, false, false, ".mergeguard.yml of the working folder"},
+		{"no base known: the working folder's", "", disabled, nil, nil, false, false, ".mergeguard.yml of the working folder"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
