@@ -58,3 +58,57 @@ func TestReadDeliveryBodies(t *testing.T) {
 		})
 	}
 }
+
+// TestReadDeliveryReservesAsBytesArrive: the memory asked of reserve
+// follows the bytes that arrived, not the announced length: a body that
+// announces 24 MiB and sends ten bytes is asked one first chunk (before:
+// the 24 MiB it announced), a body of several chunks is asked its length
+// and read whole, and a refused chunk refuses the delivery with
+// reserve's error.
+func TestReadDeliveryReservesAsBytesArrive(t *testing.T) {
+	const max = 25 << 20
+	secret := []byte("s3cret")
+	full := `{"x":"` + strings.Repeat("a", 3<<20) + `"}`
+	errFull := errors.New("full")
+	tests := map[string]struct {
+		body          string
+		contentLength int64
+		limit         int64 // what reserve grants in all; 0: no limit
+		wantAsked     int64
+		want          error
+	}{
+		"announces 24 MiB, sends ten bytes": {body: `{"x":"a"}`, contentLength: 24 << 20, wantAsked: github.FirstChunkBytes, want: io.ErrUnexpectedEOF},
+		"a small body, its length":          {body: `{"x":"a"}`, contentLength: 9, wantAsked: 9},
+		"several chunks, known length":      {body: full, contentLength: int64(len(full)), wantAsked: int64(len(full))},
+		"several chunks, unknown length":    {body: full, contentLength: -1, wantAsked: github.FirstChunkBytes + 3*github.ChunkBytes}, // chunks of ChunkBytes
+		"refused after the first chunk":     {body: full, contentLength: int64(len(full)), limit: 1 << 20, wantAsked: github.FirstChunkBytes, want: errFull},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			h := http.Header{}
+			h.Set("Content-Type", "application/json")
+			h.Set("X-GitHub-Event", "pull_request")
+			h.Set("X-GitHub-Delivery", "d-1")
+			h.Set("X-Hub-Signature-256", githubtest.Sign(secret, []byte(tt.body)))
+			var asked int64
+			d, err := github.ReadDelivery(h, strings.NewReader(tt.body), tt.contentLength, secret, max, func(n int64) error {
+				if tt.limit > 0 && asked+n > tt.limit {
+					return errFull
+				}
+				asked += n
+				return nil
+			})
+			switch {
+			case tt.want != nil && !errors.Is(err, tt.want):
+				t.Fatalf("ReadDelivery error %v, want %v", err, tt.want)
+			case tt.want == nil && err != nil:
+				t.Fatalf("ReadDelivery: %v", err)
+			case tt.want == nil && string(d.Payload) != tt.body:
+				t.Errorf("payload of %d bytes, want the %d sent", len(d.Payload), len(tt.body))
+			}
+			if asked != tt.wantAsked {
+				t.Errorf("reserved %d bytes, want %d", asked, tt.wantAsked)
+			}
+		})
+	}
+}
