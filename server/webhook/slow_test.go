@@ -166,7 +166,9 @@ func TestSlowBodiesPerAddressAreCapped(t *testing.T) {
 	statuses := make(chan int, senders)
 	var wg sync.WaitGroup
 	for i := range senders {
-		wg.Go(func() { statuses <- slowSender(t, in.url, fmt.Sprintf("slow-%d", i), 24<<20, 50*time.Millisecond, stop) })
+		wg.Go(func() {
+			statuses <- slowSender(t, in.url, fmt.Sprintf("slow-%d", i), 24<<20, 50*time.Millisecond, stop)
+		})
 	}
 	time.Sleep(time.Second)
 	d := githubtest.Delivery{Event: "pull_request", ID: "moving", Payload: githubtest.Payload(t, "pull_request/opened.payload.json")}
