@@ -77,10 +77,37 @@ func ReadDelivery(h http.Header, body io.Reader, contentLength int64, secret []b
 		return Delivery{}, err
 	}
 	if !signed(mac, want) {
-		return Delivery{}, ErrBadSignature
+		return Delivery{}, &MismatchError{d: d, want: want, chunks: chunks}
 	}
 	d.Payload = join(chunks)
 	return d, nil
+}
+
+// MismatchError is ErrBadSignature for a body read whole whose signature
+// does not match the secret it was read with. Verify checks it against
+// another secret (the App's secret may have just been rotated, or the App
+// just been created on another replica).
+type MismatchError struct {
+	d      Delivery
+	want   []byte
+	chunks [][]byte
+}
+
+func (e *MismatchError) Error() string { return ErrBadSignature.Error() }
+func (e *MismatchError) Unwrap() error { return ErrBadSignature }
+
+// Verify returns the delivery when its signature matches secret.
+func (e *MismatchError) Verify(secret []byte) (Delivery, bool) {
+	mac := hmac.New(sha256.New, secret)
+	for _, c := range e.chunks {
+		mac.Write(c)
+	}
+	if !signed(mac, e.want) {
+		return Delivery{}, false
+	}
+	d := e.d
+	d.Payload = join(e.chunks)
+	return d, true
 }
 
 // readChunks reads a body of contentLength bytes (-1: unknown) of at most

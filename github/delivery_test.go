@@ -112,3 +112,31 @@ func TestReadDeliveryReservesAsBytesArrive(t *testing.T) {
 		})
 	}
 }
+
+// TestMismatchErrorVerify: a body whose signature does not match the
+// secret it was read with is ErrBadSignature, and can be verified again
+// with another secret: the payload is given only for the secret that
+// signed it.
+func TestMismatchErrorVerify(t *testing.T) {
+	body := `{"zen":"Keep it logically awesome."}`
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("X-GitHub-Event", "ping")
+	h.Set("X-GitHub-Delivery", "d-1")
+	h.Set("X-Hub-Signature-256", githubtest.Sign([]byte("new"), []byte(body)))
+	_, err := github.ReadDelivery(h, strings.NewReader(body), -1, []byte("old"), 1<<20, func(int64) error { return nil })
+	var mismatch *github.MismatchError
+	if !errors.Is(err, github.ErrBadSignature) || !errors.As(err, &mismatch) {
+		t.Fatalf("ReadDelivery with the old secret: %v, want a MismatchError", err)
+	}
+	tests := []struct {
+		secret string
+		ok     bool
+	}{{"old", false}, {"other", false}, {"new", true}}
+	for _, tt := range tests {
+		d, ok := mismatch.Verify([]byte(tt.secret))
+		if ok != tt.ok || (ok && string(d.Payload) != body) || (!ok && d.Payload != nil) {
+			t.Errorf("Verify(%q) = %q, %v; want ok %v", tt.secret, d.Payload, ok, tt.ok)
+		}
+	}
+}

@@ -96,6 +96,13 @@ type Deps struct {
 	// read timeout does (the intake sets the connection's read deadline
 	// itself); zero means none but the rate.
 	ReadTimeout time.Duration
+	// Reread, when set, is asked for the App's current intake when a
+	// delivery's signature does not match: the App's secret may have just
+	// been rotated, or the App created, by another replica. It re-reads
+	// the stored App (at most so often) and returns the intake then
+	// current; when that is another whose secret the delivery matches, it
+	// handles the delivery, else the delivery is answered 401.
+	Reread func(ctx context.Context) *Handler
 	// Metrics counts deliveries by event and outcome; nil counts nothing.
 	Metrics *metrics.Metrics
 	// Logger is the base logger; every line adds the delivery id, event,
@@ -115,6 +122,7 @@ type Handler struct {
 	handlers map[string]eventHandler
 	bodies   *budget
 	pace     pace
+	reread   func(ctx context.Context) *Handler
 	metrics  *metrics.Metrics
 	logger   *zerolog.Logger
 }
@@ -134,7 +142,8 @@ func New(deps Deps) (*Handler, error) {
 	if deps.Recorder != nil {
 		deps.Store = recordingStore{Store: deps.Store, rec: deps.Recorder}
 	}
-	h := &Handler{secret: []byte(deps.Secret), handlers: map[string]eventHandler{}, metrics: deps.Metrics, logger: deps.Logger}
+	h := &Handler{secret: []byte(deps.Secret), handlers: map[string]eventHandler{}, reread: deps.Reread,
+		metrics: deps.Metrics, logger: deps.Logger}
 	h.bodies, h.pace = bodyLimits(deps)
 	me := app{login: deps.BotLogin, id: deps.AppID}
 	for _, eh := range []eventHandler{
@@ -204,10 +213,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	body.done()
+	var mismatch *github.MismatchError
+	if errors.As(err, &mismatch) && h.reread != nil {
+		if next := h.reread(ctx); next != nil && next != h {
+			if d, ok := mismatch.Verify(next.secret); ok {
+				log.Info().Msg("webhook delivery signed with the App's new secret")
+				next.handle(ctx, w, d)
+				return
+			}
+		}
+	}
 	if err != nil {
 		outcome = reject(w, &log, err)
 		return
 	}
+	h.handle(ctx, w, d)
+}
+
+// handle acts on a delivery whose signature matched.
+func (h *Handler) handle(ctx context.Context, w http.ResponseWriter, d github.Delivery) {
 	handler, ok := h.handlers[d.Event]
 	if !ok {
 		status := http.StatusAccepted
@@ -217,7 +241,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		return
 	}
-	log.Debug().Msg("webhook delivery received")
+	zerolog.Ctx(ctx).Debug().Msg("webhook delivery received")
 	if err := handler.Handle(ctx, d.Event, d.ID, d.Payload); err != nil {
 		respondError(ctx, w, err)
 		return
