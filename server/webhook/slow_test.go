@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -186,5 +187,46 @@ func TestSlowBodiesPerAddressAreCapped(t *testing.T) {
 	}
 	if cut != senders-perAddr {
 		t.Errorf("%d of %d slow bodies from one address answered 408, want %d (the cap is %d)", cut, senders, senders-perAddr, perAddr)
+	}
+}
+
+// TestSmallDeliveriesKeepTheirShare: two bodies announcing 4 MiB each
+// send all but their last byte into an 8 MiB budget. Before, they
+// reserved the whole budget and a small signed delivery got 503; now
+// bodies past their first chunk never take the last eighth of the budget,
+// which is kept for first chunks, so the small delivery is accepted.
+func TestSmallDeliveriesKeepTheirShare(t *testing.T) {
+	const budget, size = 8 << 20, 4 << 20
+	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) { d.BodyBytesInFlight = budget })
+	var writers []*io.PipeWriter
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := range 2 {
+		pr, pw := io.Pipe()
+		writers = append(writers, pw)
+		defer pw.CloseWithError(io.ErrUnexpectedEOF)
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, in.url, pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = size
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-GitHub-Event", "pull_request")
+		req.Header.Set("X-GitHub-Delivery", fmt.Sprintf("large-%d", i))
+		req.Header.Set("X-Hub-Signature-256", githubtest.Sign([]byte("not the secret"), []byte("x")))
+		wg.Go(func() {
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		})
+		wg.Go(func() { _, _ = pw.Write(make([]byte, size-1)) })
+	}
+	time.Sleep(time.Second) // the large bodies arrive (but their last byte)
+	d := githubtest.Delivery{Event: "pull_request", ID: "small", Payload: githubtest.Payload(t, "pull_request/opened.payload.json")}
+	if got := in.send(d); got != http.StatusOK {
+		t.Errorf("a small delivery while large bodies fill the budget: %d, want 200", got)
+	}
+	for _, w := range writers {
+		w.CloseWithError(io.ErrUnexpectedEOF)
 	}
 }
