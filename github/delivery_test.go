@@ -40,21 +40,10 @@ func TestReadDeliveryBodies(t *testing.T) {
 			if tt.signed != "" {
 				key = []byte(tt.signed)
 			}
-			h := http.Header{}
-			h.Set("Content-Type", "application/json")
-			h.Set("X-GitHub-Event", "pull_request")
-			h.Set("X-GitHub-Delivery", "d-1")
-			h.Set("X-Hub-Signature-256", githubtest.Sign(key, []byte(tt.body)))
+			h := deliveryHeader("pull_request", key, tt.body)
 			d, err := github.ReadDelivery(h, strings.NewReader(tt.body), tt.contentLength, secret, max,
 				func(int64) error { return nil })
-			switch {
-			case tt.want != nil && !errors.Is(err, tt.want):
-				t.Fatalf("ReadDelivery error %v, want %v", err, tt.want)
-			case tt.want == nil && err != nil:
-				t.Fatalf("ReadDelivery: %v", err)
-			case tt.want == nil && string(d.Payload) != tt.body:
-				t.Errorf("payload %q, want %q", d.Payload, tt.body)
-			}
+			checkRead(t, d, err, tt.body, tt.want)
 		})
 	}
 }
@@ -85,11 +74,7 @@ func TestReadDeliveryReservesAsBytesArrive(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			h := http.Header{}
-			h.Set("Content-Type", "application/json")
-			h.Set("X-GitHub-Event", "pull_request")
-			h.Set("X-GitHub-Delivery", "d-1")
-			h.Set("X-Hub-Signature-256", githubtest.Sign(secret, []byte(tt.body)))
+			h := deliveryHeader("pull_request", secret, tt.body)
 			var asked int64
 			d, err := github.ReadDelivery(h, strings.NewReader(tt.body), tt.contentLength, secret, max, func(n int64) error {
 				if tt.limit > 0 && asked+n > tt.limit {
@@ -98,14 +83,7 @@ func TestReadDeliveryReservesAsBytesArrive(t *testing.T) {
 				asked += n
 				return nil
 			})
-			switch {
-			case tt.want != nil && !errors.Is(err, tt.want):
-				t.Fatalf("ReadDelivery error %v, want %v", err, tt.want)
-			case tt.want == nil && err != nil:
-				t.Fatalf("ReadDelivery: %v", err)
-			case tt.want == nil && string(d.Payload) != tt.body:
-				t.Errorf("payload of %d bytes, want the %d sent", len(d.Payload), len(tt.body))
-			}
+			checkRead(t, d, err, tt.body, tt.want)
 			if asked != tt.wantAsked {
 				t.Errorf("reserved %d bytes, want %d", asked, tt.wantAsked)
 			}
@@ -119,11 +97,7 @@ func TestReadDeliveryReservesAsBytesArrive(t *testing.T) {
 // signed it.
 func TestMismatchErrorVerify(t *testing.T) {
 	body := `{"zen":"Keep it logically awesome."}`
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("X-GitHub-Event", "ping")
-	h.Set("X-GitHub-Delivery", "d-1")
-	h.Set("X-Hub-Signature-256", githubtest.Sign([]byte("new"), []byte(body)))
+	h := deliveryHeader("ping", []byte("new"), body)
 	_, err := github.ReadDelivery(h, strings.NewReader(body), -1, []byte("old"), 1<<20, func(int64) error { return nil })
 	var mismatch *github.MismatchError
 	if !errors.Is(err, github.ErrBadSignature) || !errors.As(err, &mismatch) {
@@ -138,5 +112,30 @@ func TestMismatchErrorVerify(t *testing.T) {
 		if ok != tt.ok || (ok && string(d.Payload) != body) || (!ok && d.Payload != nil) {
 			t.Errorf("Verify(%q) = %q, %v; want ok %v", tt.secret, d.Payload, ok, tt.ok)
 		}
+	}
+}
+
+// deliveryHeader is the header of delivery d-1 of event, body signed with
+// key.
+func deliveryHeader(event string, key []byte, body string) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("X-GitHub-Event", event)
+	h.Set("X-GitHub-Delivery", "d-1")
+	h.Set("X-Hub-Signature-256", githubtest.Sign(key, []byte(body)))
+	return h
+}
+
+// checkRead checks what ReadDelivery returned: the error want, or (want
+// nil) the body whole.
+func checkRead(t *testing.T, d github.Delivery, err error, body string, want error) {
+	t.Helper()
+	switch {
+	case want != nil && !errors.Is(err, want):
+		t.Fatalf("ReadDelivery error %v, want %v", err, want)
+	case want == nil && err != nil:
+		t.Fatalf("ReadDelivery: %v", err)
+	case want == nil && string(d.Payload) != body:
+		t.Errorf("payload of %d bytes, want the %d sent", len(d.Payload), len(body))
 	}
 }
