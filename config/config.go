@@ -105,6 +105,15 @@ type GitHub struct {
 	// holds at once, signatures not yet checked included; a delivery that
 	// does not fit is answered 503.
 	WebhookBytesInFlight int64 `yaml:"webhook_bytes_in_flight" json:"webhook_bytes_in_flight"`
+	// WebhookMinBodyRate is the rate, in bytes a second averaged since the
+	// request began, below which a webhook body is cut off (408) once
+	// WebhookBodyGrace has passed.
+	WebhookMinBodyRate int64 `yaml:"webhook_min_body_rate" json:"webhook_min_body_rate"`
+	// WebhookBodyGrace is how long a webhook body may arrive at any rate.
+	WebhookBodyGrace time.Duration `yaml:"webhook_body_grace" json:"webhook_body_grace"`
+	// WebhookSlowBodiesPerAddress caps the webhook bodies from one client
+	// address still being read after WebhookBodyGrace.
+	WebhookSlowBodiesPerAddress int `yaml:"webhook_slow_bodies_per_address" json:"webhook_slow_bodies_per_address"`
 }
 
 // GitHubApp is the GitHub App's identity. It is all or nothing: either every

@@ -30,6 +30,12 @@ func Default() Config {
 			Timeout:              30 * time.Second,
 			MaxInlineComments:    30,
 			WebhookBytesInFlight: 48 << 20,
+			// GitHub gives up on a delivery after 10 s and sends at most
+			// 25 MB: a real one arrives at 2.5 MB/s or more. 128 KiB/s
+			// after 5 s lets a 25 MB body take over three minutes.
+			WebhookMinBodyRate:          128 << 10,
+			WebhookBodyGrace:            5 * time.Second,
+			WebhookSlowBodiesPerAddress: 4,
 		},
 		API: API{
 			MaxConcurrentSubmissions: 2,

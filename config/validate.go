@@ -96,6 +96,11 @@ func (g GitHub) check(v *validation) {
 	if g.WebhookBytesInFlight < 1<<20 {
 		v.add("github.webhook_bytes_in_flight", fmt.Sprintf("must be at least 1048576 (1 MiB), got %d", g.WebhookBytesInFlight))
 	}
+	if g.WebhookMinBodyRate < 1<<10 {
+		v.add("github.webhook_min_body_rate", fmt.Sprintf("must be at least 1024 (1 KiB/s), got %d", g.WebhookMinBodyRate))
+	}
+	positive(v, "github.webhook_body_grace", g.WebhookBodyGrace)
+	atLeastOne(v, "github.webhook_slow_bodies_per_address", g.WebhookSlowBodiesPerAddress)
 
 	if o := g.OAuth; o.Configured() {
 		if o.ClientID == "" {

@@ -37,17 +37,29 @@ var (
 	errSignatureForm = errors.New("X-Hub-Signature-256 is not sha256=<64 hex digits>")
 )
 
-// ReadDelivery checks a webhook request's headers, asks reserve for the
-// memory the body will take (its announced length, or max when it is not
-// announced) and returns reserve's error if it refuses, then reads the body
-// into one buffer of that size and returns the delivery only when its
-// HMAC-SHA256 with secret matches the signature (X-Hub-Signature-256,
-// compared in constant time). A request without an event, delivery
-// id, JSON content type or signature is refused before any of its body is
-// read; a body announced or found larger than max is refused as soon as
-// that is known. Form-encoded deliveries are refused: GitHub sends JSON when
-// the App is configured so, and a form body must be held whole to be
-// decoded. Nothing of the body is parsed here.
+// Sizes of the pieces a body is read in: FirstChunkBytes first (a body
+// announced shorter, the whole body: GitHub's deliveries are mostly tens
+// of kilobytes), then ChunkBytes at a time.
+const (
+	FirstChunkBytes = 64 << 10
+	ChunkBytes      = 1 << 20
+)
+
+// ReadDelivery checks a webhook request's headers, then reads the body in
+// chunks, asking reserve for each chunk's memory (n more bytes) as the
+// bytes arrive, never for the announced length, computing its HMAC-SHA256
+// with secret on the way, and returns the delivery only when the HMAC
+// matches the signature (X-Hub-Signature-256, compared in constant time).
+// When reserve refuses a chunk, ReadDelivery returns its error. A request without an event, delivery id, JSON content type or
+// signature is refused before any of its body is read; a body announced or
+// found larger than max is refused as soon as that is known. Form-encoded
+// deliveries are refused: GitHub sends JSON when the App is configured so,
+// and a form body must be held whole to be decoded. Nothing of the body is
+// parsed here.
+//
+// A body read in more than one chunk is copied into one buffer once its
+// signature matched; that buffer takes over the chunks' reservation (the chunks are garbage
+// from then on).
 //
 // GitHub docs: https://docs.github.com/webhooks/using-webhooks/validating-webhook-deliveries
 func ReadDelivery(h http.Header, body io.Reader, contentLength int64, secret []byte, max int64, reserve func(n int64) error) (Delivery, error) {
@@ -59,51 +71,103 @@ func ReadDelivery(h http.Header, body io.Reader, contentLength int64, secret []b
 	if contentLength > max {
 		return Delivery{}, ErrTooLarge
 	}
-	size := max
-	if contentLength >= 0 {
-		size = contentLength
-	}
-	if err := reserve(size); err != nil {
-		return Delivery{}, err
-	}
-	payload, err := readBody(body, contentLength, max)
+	mac := hmac.New(sha256.New, secret)
+	chunks, err := readChunks(body, contentLength, max, reserve, mac)
 	if err != nil {
 		return Delivery{}, err
 	}
-	mac := hmac.New(sha256.New, secret)
-	mac.Write(payload)
 	if !signed(mac, want) {
-		return Delivery{}, ErrBadSignature
+		return Delivery{}, &MismatchError{d: d, want: want, chunks: chunks}
 	}
-	d.Payload = payload
+	d.Payload = join(chunks)
 	return d, nil
 }
 
-// readBody reads a body of contentLength bytes (-1: unknown) of at most
-// max into one buffer: of the body's length when it is known, else of max
-// bytes, what the intake reserved for it. The buffer never grows: growing
-// would hold the old and the new one at once, beyond the reservation.
-func readBody(body io.Reader, contentLength, max int64) ([]byte, error) {
-	if contentLength >= 0 {
-		b := make([]byte, contentLength)
-		if _, err := io.ReadFull(body, b); err != nil {
+// MismatchError is ErrBadSignature for a body read whole whose signature
+// does not match the secret it was read with. Verify checks it against
+// another secret (the App's secret may have just been rotated, or the App
+// just been created on another replica).
+type MismatchError struct {
+	d      Delivery
+	want   []byte
+	chunks [][]byte
+}
+
+func (e *MismatchError) Error() string { return ErrBadSignature.Error() }
+func (e *MismatchError) Unwrap() error { return ErrBadSignature }
+
+// Verify returns the delivery when its signature matches secret.
+func (e *MismatchError) Verify(secret []byte) (Delivery, bool) {
+	mac := hmac.New(sha256.New, secret)
+	for _, c := range e.chunks {
+		mac.Write(c)
+	}
+	if !signed(mac, e.want) {
+		return Delivery{}, false
+	}
+	d := e.d
+	d.Payload = join(e.chunks)
+	return d, true
+}
+
+// readChunks reads a body of contentLength bytes (-1: unknown) of at most
+// max in chunks, each reserved before it is allocated and written to
+// mac as it is read. No chunk grows: growing would hold the old and the
+// new buffer at once.
+func readChunks(body io.Reader, contentLength, max int64, reserve func(n int64) error, mac hash.Hash) ([][]byte, error) {
+	var chunks [][]byte
+	var got int64
+	for {
+		size := int64(ChunkBytes)
+		if got == 0 {
+			size = FirstChunkBytes
+		}
+		left := max + 1 - got // one byte more than max tells a body too large
+		if contentLength >= 0 {
+			left = contentLength - got
+		}
+		size = min(size, left)
+		if size == 0 {
+			return chunks, nil
+		}
+		if err := reserve(size); err != nil {
+			return nil, err
+		}
+		c := make([]byte, size)
+		n, err := io.ReadFull(body, c)
+		mac.Write(c[:n])
+		chunks = append(chunks, c[:n])
+		got += int64(n)
+		switch {
+		case got > max:
+			return nil, ErrTooLarge
+		case contentLength < 0 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+			return chunks, nil
+		case errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("read webhook body: %w", io.ErrUnexpectedEOF) // shorter than announced
+		case err != nil:
 			return nil, fmt.Errorf("read webhook body: %w", err)
 		}
-		return b, nil
 	}
-	b := make([]byte, max)
-	n, err := io.ReadFull(body, b)
-	switch {
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return b[:n], nil
-	case err != nil:
-		return nil, fmt.Errorf("read webhook body: %w", err)
+}
+
+// join returns the chunks as one buffer; a body of one chunk is that chunk.
+func join(chunks [][]byte) []byte {
+	switch len(chunks) {
+	case 0:
+		return []byte{}
+	case 1:
+		return chunks[0]
 	}
-	var more [1]byte
-	if n, _ := io.ReadFull(body, more[:]); n > 0 {
-		return nil, ErrTooLarge
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
 	}
-	return b, nil
+	b := make([]byte, 0, n)
+	for _, c := range chunks {
+		b = append(b, c...)
+	}
+	return b
 }
 
 // checkHeaders checks what the headers alone can tell and returns the

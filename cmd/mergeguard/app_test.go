@@ -53,17 +53,8 @@ func TestServeGitHubApp(t *testing.T) {
 	})
 
 	opened := githubtest.Delivery{Event: "pull_request", ID: "delivery-1", Payload: githubtest.Payload(t, "pull_request/opened.payload.json")}
-	req, err := opened.Request(t.Context(), s.base+"/api/github/hook", []byte(app.App.WebhookSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("webhook answered %d, want 200\n%s", resp.StatusCode, s.logs)
+	if status := postDelivery(t.Context(), t, s.base, opened, app.App.WebhookSecret); status != http.StatusOK {
+		t.Fatalf("webhook answered %d, want 200\n%s", status, s.logs)
 	}
 
 	deadline := time.Now().Add(30 * time.Second)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -92,28 +93,11 @@ func TestAppExport(t *testing.T) {
 // once an App is stored (by /setup on any replica) it serves the App's
 // webhooks without a restart.
 func TestServeSwapsInTheStoredApp(t *testing.T) {
-	gh := githubtest.New(t)
-	base := gh.AppConfig(1) // the fake's URLs; the App itself is the stored one below
-	dbURL := storetest.URL(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	s := startServe(t, ctx, map[string]string{
-		"DATABASE_URL": dbURL, "MERGEGUARD_SECRET_KEY": testSecretKey, "MERGEGUARD_WORKERS": "0",
-		"GITHUB_V3_API_URL": base.V3APIURL, "GITHUB_V4_API_URL": base.V4APIURL,
-	})
+	s, gh, dbURL := serveWithoutApp(ctx, t)
 	ping := githubtest.Delivery{Event: "ping", ID: "ping-1", Payload: []byte(`{"zen":"Keep it logically awesome."}`)}
-	deliver := func(secret string) int {
-		req, err := ping.Request(ctx, s.base+"/api/github/hook", []byte(secret))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	deliver := func(secret string) int { return postDelivery(ctx, t, s.base, ping, secret) }
 	if status := deliver("whatever"); status != http.StatusServiceUnavailable {
 		t.Errorf("webhook without an App = %d, want 503", status)
 	}
@@ -138,4 +122,72 @@ func TestServeSwapsInTheStoredApp(t *testing.T) {
 		t.Error("the log shows a stored secret")
 	}
 	s.stop(t, cancel)
+}
+
+// TestServeRereadsTheStoredAppBeforeRefusing: a replica that receives a
+// delivery while it has no App, or one whose signature its App does not
+// verify, reads the stored App again before refusing it: a delivery sent
+// right after another replica stored the App (GitHub sends installation
+// at once) or rotated its secret is accepted, not answered 503 or 401
+// until the next poll (GitHub does not redeliver by itself). A delivery
+// signed with no stored secret is still 401.
+func TestServeRereadsTheStoredAppBeforeRefusing(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	s, gh, dbURL := serveWithoutApp(ctx, t)
+	app := gh.AppConfig(4242)
+	creds := store.AppCredentials{AppID: 4242, Slug: "mergeguard", HTMLURL: gh.WebURL() + "apps/mergeguard",
+		PrivateKey: config.Secret(app.App.PrivateKey)}
+	steps := []struct {
+		name   string
+		store  string // the webhook secret stored (by another replica) just before; "" stores nothing
+		signed string
+		want   int
+	}{
+		{"right after the App was stored", "first-secret", "first-secret", http.StatusOK},
+		{"right after its secret was rotated", "rotated-secret", "rotated-secret", http.StatusOK},
+		{"signed with a secret never stored", "", "wrong-secret", http.StatusUnauthorized},
+	}
+	for i, step := range steps {
+		if step.store != "" {
+			creds.WebhookSecret = config.Secret(step.store)
+			storeApp(t, dbURL, creds)
+		}
+		ping := githubtest.Delivery{Event: "ping", ID: fmt.Sprintf("ping-%d", i), Payload: []byte(`{"zen":"Keep it logically awesome."}`)}
+		if status := postDelivery(ctx, t, s.base, ping, step.signed); status != step.want {
+			t.Errorf("%s: %d, want %d\n%s", step.name, status, step.want, s.logs)
+		}
+		time.Sleep(1100 * time.Millisecond) // re-reads are at most one a second
+	}
+	s.stop(t, cancel)
+}
+
+// postDelivery posts d, signed with secret, to serve's webhook route at
+// base and returns the status.
+func postDelivery(ctx context.Context, t *testing.T, base string, d githubtest.Delivery, secret string) int {
+	t.Helper()
+	req, err := d.Request(ctx, base+"/api/github/hook", []byte(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// serveWithoutApp starts serve with a secret key and no App, on a new
+// database and the GitHub fake it returns with the database's URL.
+func serveWithoutApp(ctx context.Context, t *testing.T) (serving, *githubtest.Server, string) {
+	t.Helper()
+	gh := githubtest.New(t)
+	base := gh.AppConfig(1) // the fake's URLs; the App itself is one stored later
+	dbURL := storetest.URL(t)
+	s := startServe(t, ctx, map[string]string{
+		"DATABASE_URL": dbURL, "MERGEGUARD_SECRET_KEY": testSecretKey, "MERGEGUARD_WORKERS": "0",
+		"GITHUB_V3_API_URL": base.V3APIURL, "GITHUB_V4_API_URL": base.V4APIURL,
+	})
+	return s, gh, dbURL
 }

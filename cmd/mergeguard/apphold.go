@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,11 @@ import (
 // stored by /setup; a notification (store.ChannelApp) makes it look at
 // once.
 const appPollInterval = 5 * time.Second
+
+// appRereadInterval is how often at most a delivery makes a replica read
+// the stored App again: one that arrives while the replica has no App, or
+// whose signature its App's secret does not verify.
+const appRereadInterval = time.Second
 
 // errNoApp is what the workers and github_url reviews get while no App
 // is configured.
@@ -59,6 +65,11 @@ type appHolder struct {
 	intake *store.Intake
 
 	cur atomic.Pointer[appParts]
+	// rereading is held while the stored App is read again for a
+	// delivery: the deliveries that arrive meanwhile wait for that read
+	// rather than start their own. reread is when the last began.
+	rereading sync.Mutex
+	reread    time.Time
 	// failed is the stored version that last failed to load, so that a
 	// broken one is reported once, not at every poll.
 	failed atomic.Int64
@@ -73,16 +84,21 @@ func (h *appHolder) build(ctx context.Context, id appIdentity) (*appParts, error
 	}
 	h.log.Info().Str("login", installations.Login()).Int64("app_id", id.id).Msg("GitHub App identified")
 	wh, err := webhook.New(webhook.Deps{
-		Secret:            id.webhookSecret.Value(),
-		Store:             h.store,
-		Recorder:          h.intake,
-		GitHub:            webhook.NewGitHub(installations),
-		BotLogin:          installations.Login(),
-		AppID:             id.id,
-		MaxAttempts:       h.cfg.Workers.MaxAttempts,
-		BodyBytesInFlight: h.cfg.GitHub.WebhookBytesInFlight,
-		Metrics:           h.mx,
-		Logger:            h.log,
+		Secret:               id.webhookSecret.Value(),
+		Store:                h.store,
+		Recorder:             h.intake,
+		GitHub:               webhook.NewGitHub(installations),
+		BotLogin:             installations.Login(),
+		AppID:                id.id,
+		MaxAttempts:          h.cfg.Workers.MaxAttempts,
+		BodyBytesInFlight:    h.cfg.GitHub.WebhookBytesInFlight,
+		MinBodyRate:          h.cfg.GitHub.WebhookMinBodyRate,
+		BodyGrace:            h.cfg.GitHub.WebhookBodyGrace,
+		SlowBodiesPerAddress: h.cfg.GitHub.WebhookSlowBodiesPerAddress,
+		ReadTimeout:          h.cfg.Server.ReadTimeout,
+		Reread:               h.rereadWebhook,
+		Metrics:              h.mx,
+		Logger:               h.log,
 	})
 	if err != nil {
 		return nil, err
@@ -95,15 +111,53 @@ func (h *appHolder) build(ctx context.Context, id appIdentity) (*appParts, error
 func (h *appHolder) Register(mux *http.ServeMux) { mux.Handle("POST "+webhook.Route, h) }
 
 // ServeHTTP hands a delivery to the current App's intake, or answers 503
-// while there is none.
+// while there is none, even after reading the stored App again.
 func (h *appHolder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := h.cur.Load()
+	if p == nil {
+		p = h.rereadApp(r.Context())
+	}
 	if p == nil {
 		http.Error(w, "MergeGuard has no GitHub App yet: create one at /setup, or set GITHUB_APP_INTEGRATION_ID, "+
 			"GITHUB_APP_WEBHOOK_SECRET and GITHUB_APP_PRIVATE_KEY.", http.StatusServiceUnavailable)
 		return
 	}
 	p.webhook.ServeHTTP(w, r)
+}
+
+// Stored serves the App /setup just stored on this replica at once, not
+// at the next notification: GitHub sends the installation delivery as
+// soon as the user installs the App, and does not send it again.
+func (h *appHolder) Stored(ctx context.Context) {
+	h.rereading.Lock()
+	defer h.rereading.Unlock()
+	h.reload(ctx)
+}
+
+// rereadApp reads the stored App again for a delivery this replica
+// cannot verify, at most once per appRereadInterval; deliveries that
+// arrive while it reads wait for that read. It returns the App then
+// current. An App from the environment or the configuration file is
+// never replaced.
+func (h *appHolder) rereadApp(ctx context.Context) *appParts {
+	if h.cfg.GitHub.App.Configured() || !h.store.HasSecretKey() {
+		return h.cur.Load()
+	}
+	h.rereading.Lock()
+	defer h.rereading.Unlock()
+	if time.Since(h.reread) >= appRereadInterval {
+		h.reread = time.Now()
+		h.reload(ctx)
+	}
+	return h.cur.Load()
+}
+
+// rereadWebhook is rereadApp for the intake (webhook.Deps.Reread).
+func (h *appHolder) rereadWebhook(ctx context.Context) *webhook.Handler {
+	if p := h.rereadApp(ctx); p != nil {
+		return p.webhook
+	}
+	return nil
 }
 
 // Repo opens a repository through the current App (worker.GitHub).

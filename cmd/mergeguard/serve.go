@@ -71,7 +71,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	setupFlow, err := newSetup(cfg, st, policy, *log, v.version)
+	setupFlow, err := newSetup(cfg, st, policy, *log, v.version, app.holder.Stored)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -169,8 +169,8 @@ func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
 }
 
 // newSetup builds /setup, the manifest flow, on the manifest of
-// deploy/github-app.yml.
-func newSetup(cfg config.Config, st *store.Store, policy access.Policy, log zerolog.Logger, version string) (*setup.Setup, error) {
+// deploy/github-app.yml; stored is told when it stored an App.
+func newSetup(cfg config.Config, st *store.Store, policy access.Policy, log zerolog.Logger, version string, stored func(context.Context)) (*setup.Setup, error) {
 	manifest, err := setup.EmbeddedManifest()
 	if err != nil {
 		return nil, err
@@ -178,7 +178,7 @@ func newSetup(cfg config.Config, st *store.Store, policy access.Policy, log zero
 	return setup.New(setup.Deps{
 		Store: st, Access: policy, Manifest: manifest, PublicURL: cfg.Server.PublicURL,
 		WebURL: cfg.GitHub.WebURL, APIURL: cfg.GitHub.V3APIURL,
-		Configured: cfg.GitHub.App.Configured(), SecretKey: st.HasSecretKey(), Logger: log,
+		Configured: cfg.GitHub.App.Configured(), SecretKey: st.HasSecretKey(), Stored: stored, Logger: log,
 		Convert: func(ctx context.Context, apiURL, code string) (github.ManifestApp, error) {
 			return github.ConvertManifest(ctx, code, github.ManifestOptions{APIURL: apiURL, Version: version, Timeout: cfg.GitHub.Timeout})
 		},

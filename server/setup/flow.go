@@ -121,6 +121,9 @@ func (s *Setup) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.d.Logger.Info().Int64("app_id", app.ID).Str("slug", app.Slug).Msg("setup: GitHub App created and stored")
+	if s.d.Stored != nil {
+		s.d.Stored(r.Context())
+	}
 	http.Redirect(w, r, install, http.StatusSeeOther)
 }
 

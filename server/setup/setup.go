@@ -72,7 +72,12 @@ type Deps struct {
 	// can be stored encrypted, and the flow is off.
 	SecretKey bool
 	Convert   Converter
-	Logger    zerolog.Logger
+	// Stored, when set, is called once the App is stored, before the
+	// browser is sent to install it: `mergeguard serve` serves the App at
+	// once, so that the installation delivery GitHub sends right after
+	// is accepted.
+	Stored func(ctx context.Context)
+	Logger zerolog.Logger
 }
 
 // Setup serves the /setup routes.

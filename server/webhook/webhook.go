@@ -28,9 +28,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
@@ -73,9 +73,36 @@ type Deps struct {
 	// store's default.
 	MaxAttempts int
 	// BodyBytesInFlight caps the bytes of delivery bodies held in memory
-	// at once, signature not yet checked included; a delivery that does
-	// not fit is answered 503. Zero means 48 MiB.
+	// at once, signature not yet checked included. A body reserves its
+	// bytes a chunk at a time as they arrive; one that cannot get more
+	// room (or announces more than fits) is answered 503. An eighth of it
+	// is kept for the first chunk of each body, so that small deliveries
+	// fit while large ones fill the rest. Zero means the default
+	// (config.GitHub.WebhookBytesInFlight).
 	BodyBytesInFlight int64
+	// MinBodyRate is the rate in bytes a second, averaged since the
+	// request began, at which a body must arrive once BodyGrace has
+	// passed; a slower one is answered 408 and its connection closed.
+	// Zero means the default (config.GitHub.WebhookMinBodyRate).
+	MinBodyRate int64
+	// BodyGrace is how long a body may arrive at any rate. Zero means the
+	// default (config.GitHub.WebhookBodyGrace).
+	BodyGrace time.Duration
+	// SlowBodiesPerAddress caps the bodies from one client address still
+	// being read after BodyGrace; one more is answered 408. Zero means
+	// the default (config.GitHub.WebhookSlowBodiesPerAddress).
+	SlowBodiesPerAddress int
+	// ReadTimeout bounds the reading of a whole body, as the server's
+	// read timeout does (the intake sets the connection's read deadline
+	// itself); zero means none but the rate.
+	ReadTimeout time.Duration
+	// Reread, when set, is asked for the App's current intake when a
+	// delivery's signature does not match: the App's secret may have just
+	// been rotated, or the App created, by another replica. It re-reads
+	// the stored App (at most so often) and returns the intake then
+	// current; when that is another whose secret the delivery matches, it
+	// handles the delivery, else the delivery is answered 401.
+	Reread func(ctx context.Context) *Handler
 	// Metrics counts deliveries by event and outcome; nil counts nothing.
 	Metrics *metrics.Metrics
 	// Logger is the base logger; every line adds the delivery id, event,
@@ -93,7 +120,9 @@ type eventHandler interface {
 type Handler struct {
 	secret   []byte
 	handlers map[string]eventHandler
-	bodies   *semaphore.Weighted
+	bodies   *budget
+	pace     pace
+	reread   func(ctx context.Context) *Handler
 	metrics  *metrics.Metrics
 	logger   *zerolog.Logger
 }
@@ -113,11 +142,9 @@ func New(deps Deps) (*Handler, error) {
 	if deps.Recorder != nil {
 		deps.Store = recordingStore{Store: deps.Store, rec: deps.Recorder}
 	}
-	if deps.BodyBytesInFlight <= 0 {
-		deps.BodyBytesInFlight = config.Default().GitHub.WebhookBytesInFlight
-	}
-	h := &Handler{secret: []byte(deps.Secret), handlers: map[string]eventHandler{},
-		bodies: semaphore.NewWeighted(deps.BodyBytesInFlight), metrics: deps.Metrics, logger: deps.Logger}
+	h := &Handler{secret: []byte(deps.Secret), handlers: map[string]eventHandler{}, reread: deps.Reread,
+		metrics: deps.Metrics, logger: deps.Logger}
+	h.bodies, h.pace = bodyLimits(deps)
 	me := app{login: deps.BotLogin, id: deps.AppID}
 	for _, eh := range []eventHandler{
 		&pullRequestHandler{decode: github.NewDecoder[github.PullRequestEvent](), store: deps.Store, maxAttempts: deps.MaxAttempts},
@@ -139,6 +166,28 @@ func New(deps Deps) (*Handler, error) {
 	return h, nil
 }
 
+// bodyLimits are the in-flight budget and the pace of bodies, with
+// config's defaults for what deps leaves zero.
+func bodyLimits(deps Deps) (*budget, pace) {
+	def := config.Default().GitHub
+	or := func(v, d int64) int64 {
+		if v <= 0 {
+			return d
+		}
+		return v
+	}
+	grace := deps.BodyGrace
+	if grace <= 0 {
+		grace = def.WebhookBodyGrace
+	}
+	perAddr := deps.SlowBodiesPerAddress
+	if perAddr <= 0 {
+		perAddr = def.WebhookSlowBodiesPerAddress
+	}
+	return newBudget(or(deps.BodyBytesInFlight, def.WebhookBytesInFlight), perAddr),
+		pace{grace: grace, rate: or(deps.MinBodyRate, def.WebhookMinBodyRate), timeout: deps.ReadTimeout}
+}
+
 // Register adds POST Route to mux.
 func (h *Handler) Register(mux *http.ServeMux) { mux.Handle("POST "+Route, h) }
 
@@ -154,18 +203,35 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithValue(log.WithContext(r.Context()), outcomeKey{}, &outcome)
 
 	var held int64
-	defer func() { h.bodies.Release(held) }()
-	d, err := github.ReadDelivery(r.Header, r.Body, r.ContentLength, h.secret, MaxPayloadBytes, func(n int64) error {
-		if !h.bodies.TryAcquire(n) {
+	defer func() { h.bodies.release(held) }()
+	body := newPacedBody(w, r, h.pace, h.bodies)
+	d, err := github.ReadDelivery(r.Header, body, r.ContentLength, h.secret, MaxPayloadBytes, func(n int64) error {
+		if held == 0 && !h.bodies.fits(r.ContentLength) || !h.bodies.grow(n, held) {
 			return errBusy
 		}
-		held = n
+		held += n
 		return nil
 	})
+	body.done()
+	var mismatch *github.MismatchError
+	if errors.As(err, &mismatch) && h.reread != nil {
+		if next := h.reread(ctx); next != nil && next != h {
+			if d, ok := mismatch.Verify(next.secret); ok {
+				log.Info().Msg("webhook delivery signed with the App's new secret")
+				next.handle(ctx, w, d)
+				return
+			}
+		}
+	}
 	if err != nil {
 		outcome = reject(w, &log, err)
 		return
 	}
+	h.handle(ctx, w, d)
+}
+
+// handle acts on a delivery whose signature matched.
+func (h *Handler) handle(ctx context.Context, w http.ResponseWriter, d github.Delivery) {
 	handler, ok := h.handlers[d.Event]
 	if !ok {
 		status := http.StatusAccepted
@@ -175,7 +241,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		return
 	}
-	log.Debug().Msg("webhook delivery received")
+	zerolog.Ctx(ctx).Debug().Msg("webhook delivery received")
 	if err := handler.Handle(ctx, d.Event, d.ID, d.Payload); err != nil {
 		respondError(ctx, w, err)
 		return
@@ -217,7 +283,8 @@ var errBusy = errors.New("too many webhook bodies in flight")
 // reject answers a request that is not a delivery to act on, and returns
 // the outcome for the deliveries metric: 400 without an event or delivery
 // id, 415 when it is not JSON, 401 without a matching signature, 413 when
-// larger than a payload may be, 503 when the in-flight budget is full.
+// larger than a payload may be, 408 when the body arrives too slowly, 503
+// when the in-flight budget is full.
 func reject(w http.ResponseWriter, log *zerolog.Logger, err error) string {
 	status, outcome := http.StatusBadRequest, outcomeMalformed
 	switch {
@@ -227,6 +294,9 @@ func reject(w http.ResponseWriter, log *zerolog.Logger, err error) string {
 		status, outcome = http.StatusRequestEntityTooLarge, "too_large"
 	case errors.Is(err, github.ErrNotJSON):
 		status, outcome = http.StatusUnsupportedMediaType, "unsupported_media_type"
+	case errors.Is(err, errSlow):
+		status, outcome = http.StatusRequestTimeout, "too_slow"
+		w.Header().Set("Connection", "close")
 	case errors.Is(err, errBusy):
 		status, outcome = http.StatusServiceUnavailable, "busy"
 		w.Header().Set("Retry-After", "1")

@@ -46,8 +46,8 @@ func newIntakeOn(t testing.TB, dbURL string) *intake {
 }
 
 // newIntakeBatched is newIntakeOn, recording each delivery in a
-// transaction of its own unless batched.
-func newIntakeBatched(t testing.TB, dbURL string, batched bool) *intake {
+// transaction of its own unless batched; opts change the intake's Deps.
+func newIntakeBatched(t testing.TB, dbURL string, batched bool, opts ...func(*webhook.Deps)) *intake {
 	t.Helper()
 	st, err := store.Open(t.Context(), dbURL)
 	if err != nil {
@@ -82,9 +82,13 @@ func newIntakeBatched(t testing.TB, dbURL string, batched bool) *intake {
 	if batched {
 		rec = st.NewIntake(store.IntakeOptions{})
 	}
-	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: st, Recorder: rec,
+	deps := webhook.Deps{Secret: app.App.WebhookSecret, Store: st, Recorder: rec,
 		GitHub:   webhook.NewGitHub(installations),
-		BotLogin: installations.Login(), AppID: app.App.IntegrationID, Logger: &log})
+		BotLogin: installations.Login(), AppID: app.App.IntegrationID, Logger: &log}
+	for _, opt := range opts {
+		opt(&deps)
+	}
+	h, err := webhook.New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}
