@@ -57,16 +57,7 @@ diff --git a/Dockerfile b/Dockerfile
 // chunk's files as evidence.
 func TestLinters(t *testing.T) {
 	srv := llmtest.NewQueue(t, answer())
-	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o", MaxRetries: 1}, nil)
-	src, err := difftext.New(lintDiff)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps := Deps{LLM: client, Model: "gpt-4o", Linters: lint.Default("", true)}
-	res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runLinters(t, srv, lintDiff)
 	type row struct {
 		Agent, File string
 		Line        int
@@ -94,6 +85,23 @@ func TestLinters(t *testing.T) {
 	if begin < 0 || begin > hit || hit > end {
 		t.Errorf("the prompt lacks the analyzers' findings as data:\n%s", user)
 	}
+}
+
+// runLinters reviews text with the default linters, without shellcheck,
+// and a model that finds nothing.
+func runLinters(t *testing.T, srv *llmtest.Server, text string) *Result {
+	t.Helper()
+	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o", MaxRetries: 1}, nil)
+	src, err := difftext.New(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := Deps{LLM: client, Model: "gpt-4o", Linters: lint.Default("", true)}
+	res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // scriptDiff changes a script without an extension, a Makefile and a
@@ -132,17 +140,7 @@ deleted file mode 100755
 // TestLintersByContent: a file without an extension goes to the shell
 // linter when its #! line names a shell, and only then.
 func TestLintersByContent(t *testing.T) {
-	srv := llmtest.NewQueue(t, answer())
-	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o", MaxRetries: 1}, nil)
-	src, err := difftext.New(scriptDiff)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps := Deps{LLM: client, Model: "gpt-4o", Linters: lint.Default("", true)}
-	res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runLinters(t, llmtest.NewQueue(t, answer()), scriptDiff)
 	var got []string
 	for _, n := range res.Verdict.Notes {
 		if strings.HasPrefix(n, "shellcheck") {
