@@ -79,6 +79,21 @@ type Linter interface {
 	Lint(ctx context.Context, files []File, tree Tree) (Report, error)
 }
 
+// Sniffer is a Linter that also checks files it cannot choose by path
+// alone, such as a script without an extension whose #! line names a shell.
+// The caller reads whole, at the head revision, each file that Applies did
+// not choose and MayApply did, and gives Lint those whose content
+// AppliesContent accepts (a file it cannot read is not one of them).
+type Sniffer interface {
+	Linter
+	// MayApply reports whether the file at path, which Applies did not
+	// choose, is worth reading to ask AppliesContent.
+	MayApply(path string) bool
+	// AppliesContent reports whether the linter checks a file with this
+	// content (its whole content at the head revision).
+	AppliesContent(content []byte) bool
+}
+
 // Default returns the linters MergeGuard runs. shellcheck is the path of
 // the shellcheck executable, "" when it is not installed; stdlib says
 // whether the Go standard library's sources are available to type-check

@@ -22,18 +22,25 @@ const maxLintFiles = 100
 // run).
 func (r *run) runLinter(ctx context.Context, l lint.Linter, scan []*diff.File) (analyzed, []string) {
 	name := l.Name()
-	var mine []*diff.File
+	sniffer, _ := l.(lint.Sniffer)
+	var mine, maybe []*diff.File
 	for _, f := range scan {
-		if !f.Binary && f.Status != diff.Deleted && l.Applies(f.Path()) {
+		switch {
+		case f.Binary || f.Status == diff.Deleted:
+		case l.Applies(f.Path()):
 			mine = append(mine, f)
+		case sniffer != nil && sniffer.MayApply(f.Path()):
+			maybe = append(maybe, f)
 		}
 	}
-	if len(mine) == 0 {
+	sniffed := r.sniff(ctx, sniffer, maybe)
+	if len(mine)+len(sniffed) == 0 {
 		return analyzed{}, nil
 	}
-	r.emit(ctx, review.EventAgentStarted, review.StageReviewer, name, map[string]any{"files": len(mine)})
+	r.emit(ctx, review.EventAgentStarted, review.StageReviewer, name, map[string]any{"files": len(mine) + len(sniffed)})
 	start := time.Now()
 	files, notes := r.readWhole(ctx, name, mine)
+	files = append(files, sniffed...)
 	var rep lint.Report
 	var err error
 	if len(files) > 0 {
@@ -80,6 +87,23 @@ func (r *run) readWhole(ctx context.Context, name string, fs []*diff.File) ([]li
 		}
 	}
 	return out, notesOf(short, unread, large)
+}
+
+// sniff reads whole the files a linter may check by their content and
+// keeps those it checks. A file it cannot read is not one of them, and
+// needs no note: nothing says it was a file of the linter's.
+func (r *run) sniff(ctx context.Context, s lint.Sniffer, fs []*diff.File) []lint.File {
+	if len(fs) == 0 {
+		return nil
+	}
+	files, _ := r.readWhole(ctx, s.Name(), fs)
+	var out []lint.File
+	for _, f := range files {
+		if s.AppliesContent(f.Content) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // notesOf says how many files a linter could not read or skipped as too

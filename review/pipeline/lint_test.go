@@ -57,16 +57,7 @@ diff --git a/Dockerfile b/Dockerfile
 // chunk's files as evidence.
 func TestLinters(t *testing.T) {
 	srv := llmtest.NewQueue(t, answer())
-	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o", MaxRetries: 1}, nil)
-	src, err := difftext.New(lintDiff)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps := Deps{LLM: client, Model: "gpt-4o", Linters: lint.Default("", true)}
-	res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runLinters(t, srv, lintDiff)
 	type row struct {
 		Agent, File string
 		Line        int
@@ -93,5 +84,71 @@ func TestLinters(t *testing.T) {
 	begin, hit, end := strings.Index(user, "<<<BEGIN ANALYZERS"), strings.Index(user, "cmd/hello/main.go:6-6"), strings.Index(user, "<<<END ANALYZERS")
 	if begin < 0 || begin > hit || hit > end {
 		t.Errorf("the prompt lacks the analyzers' findings as data:\n%s", user)
+	}
+}
+
+// runLinters reviews text with the default linters, without shellcheck,
+// and a model that finds nothing.
+func runLinters(t *testing.T, srv *llmtest.Server, text string) *Result {
+	t.Helper()
+	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o", MaxRetries: 1}, nil)
+	src, err := difftext.New(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := Deps{LLM: client, Model: "gpt-4o", Linters: lint.Default("", true)}
+	res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// scriptDiff changes a script without an extension, a Makefile and a
+// Python program without one, and deletes a script.
+const scriptDiff = `diff --git a/bin/rotate b/bin/rotate
+new file mode 100755
+--- /dev/null
++++ b/bin/rotate
+@@ -0,0 +1,3 @@
++#!/usr/bin/env bash
++local keep=$RANDOM
++echo $keep
+diff --git a/Makefile b/Makefile
+new file mode 100644
+--- /dev/null
++++ b/Makefile
+@@ -0,0 +1,2 @@
++all:
++	go build ./...
+diff --git a/bin/report b/bin/report
+new file mode 100755
+--- /dev/null
++++ b/bin/report
+@@ -0,0 +1,2 @@
++#!/usr/bin/env python3
++print("report")
+diff --git a/bin/old b/bin/old
+deleted file mode 100755
+--- a/bin/old
++++ /dev/null
+@@ -1,2 +0,0 @@
+-#!/bin/sh
+-echo old
+`
+
+// TestLintersByContent: a file without an extension goes to the shell
+// linter when its #! line names a shell, and only then.
+func TestLintersByContent(t *testing.T) {
+	res := runLinters(t, llmtest.NewQueue(t, answer()), scriptDiff)
+	var got []string
+	for _, n := range res.Verdict.Notes {
+		if strings.HasPrefix(n, "shellcheck") {
+			got = append(got, n)
+		}
+	}
+	want := []string{"shellcheck: 1 file not checked: shellcheck is not installed."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("shellcheck notes (-want +got):\n%s", diff)
 	}
 }
