@@ -174,8 +174,11 @@ func dismissFinding(ctx context.Context, q querier, repo string, number int, fin
 	if how != review.DismissedCommand && how != review.DismissedFeedback && how != review.DismissedThreadResolved {
 		return false, errors.New("unknown way " + how)
 	}
+	// An exposed secret is dismissed only by an explicit act (a command, a
+	// reaction, the UI or the API), never by resolving its thread.
 	tag, err := q.Exec(ctx, `UPDATE pr_findings SET state = 'dismissed', state_by = $4, state_how = $5, updated_at = now()
-		WHERE repository = $1 AND pr_number = $2 AND fingerprint = $3 AND state = 'open'`, repo, number, fingerprint, by, how)
+		WHERE repository = $1 AND pr_number = $2 AND fingerprint = $3
+		  AND (state = 'open' OR (state = 'exposed' AND $5 <> 'thread_resolved'))`, repo, number, fingerprint, by, how)
 	if err != nil {
 		return false, err
 	}
