@@ -42,7 +42,7 @@ func reviewedCheck(res *pipeline.Result, pullURL string) *github.Check {
 	blocking := pipeline.BlockingSeverity(res.Config)
 	c := &github.Check{Conclusion: github.ConclusionSuccess}
 	open := res.Ledger.Open()
-	for _, e := range open {
+	for _, e := range res.Ledger.All { // open and exposed entries block
 		if e.Blocking(blocking) {
 			c.Conclusion = res.Config.Check.BlockingConclusion
 			break

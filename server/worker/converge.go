@@ -282,6 +282,30 @@ func (p *Pool) resolveFixed(ctx context.Context, j *job, repo Repo, fixed []revi
 	}
 }
 
+// replyExposed answers once in the thread of each secret the review found
+// exposed: it was pushed, so removing it does not un-leak it. Best effort,
+// as resolveFixed; the thread stays open.
+func (p *Pool) replyExposed(ctx context.Context, j *job, repo Repo, exposed []review.LedgerEntry) {
+	for _, e := range exposed {
+		if e.CommentID == 0 {
+			continue
+		}
+		if _, err := repo.Reply(ctx, j.run.PRNumber, e.CommentID, exposedReply(e)); err != nil {
+			j.log.Warn().Err(err).Str("fingerprint", e.Finding.Fingerprint).Msg("reply in an exposed secret's thread")
+		}
+	}
+}
+
+// exposedReply is the one reply in an exposed secret's thread.
+func exposedReply(e review.LedgerEntry) string {
+	s := fmt.Sprintf("This secret is no longer in the pull request's diff, but commit %s pushed it: it stays in the branch's history on GitHub. "+
+		"Treat it as leaked and rotate the credential.", short(e.FirstSeenSHA))
+	if e.StateHow == review.ExposedWarning {
+		return s + " It no longer blocks this pull request (`secrets.removed: warn`)."
+	}
+	return s + " It keeps blocking this pull request until someone with write access dismisses it with `/mergeguard ignore` in this thread."
+}
+
 // detailsURL is the run's page in the web UI, "" without a public URL.
 func (p *Pool) detailsURL(runID string) string {
 	if p.deps.PublicURL == "" {

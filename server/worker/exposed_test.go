@@ -1,0 +1,78 @@
+package worker_test
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/review"
+)
+
+const awsKey = "AKIAZ7VRSQ5TJN2XMY4W"
+
+// keyThread is the review thread of the secret's finding.
+func (e *env) keyThread() *githubtest.Thread {
+	e.t.Helper()
+	for _, th := range e.gh.Threads(owner, repoName, prNumber) {
+		if strings.Contains(th.Comments[0].Body, "Possible secret committed") {
+			return &th
+		}
+	}
+	return nil
+}
+
+// secretState is the ledger state of the pull request's secret finding.
+func (e *env) secretState() review.FindingState {
+	e.t.Helper()
+	for title, state := range e.ledger() {
+		if strings.HasPrefix(title, "Possible secret committed") {
+			return state
+		}
+	}
+	return ""
+}
+
+// TestPushedSecretStaysExposed: a key split into two literals, then
+// removed, is not fixed: it was pushed, so it is exposed, its thread gets
+// one reply naming the commit that carried it, and the check keeps failing.
+func TestPushedSecretStaysExposed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, codeReviewer)
+	p := e.gh.AddPR(pr(fixtureSHA, map[string]string{"README.md": "Hello\n"},
+		map[string]string{"deploy/cfg.py": "import os\nAWS_KEY = \"" + awsKey + "\"\n"}))
+	e.start(e.store, e.options(), nil)
+	files := maps.Clone(p.Head)
+
+	e.opened("d-1", fixtureSHA)
+	e.waitDone(1)
+	if c := e.checks(); len(c) != 1 || c[0].Conclusion != "failure" {
+		t.Fatalf("checks after the key was pushed: %+v, want one failure", c)
+	}
+	steps := []struct {
+		name, cfg string
+	}{
+		{"split into two literals", "import os\nAWS_KEY = \"AKIAZ7VRSQ\" \"5TJN2XMY4W\"\n"},
+		{"removed", "import os\nAWS_KEY = os.environ[\"AWS_KEY\"]\n"},
+	}
+	before := fixtureSHA
+	for i, st := range steps {
+		files["deploy/cfg.py"] = st.cfg
+		head := e.gh.Push(owner, repoName, prNumber, files, st.name)
+		e.synchronize(fmt.Sprintf("d-%d", i+2), before, head, p.BaseSHA)
+		e.waitDone(i + 2)
+		before = head
+		if got := e.secretState(); got != review.FindingExposed {
+			t.Errorf("%s: the secret is %q, want exposed", st.name, got)
+		}
+		if c := e.checks(); c[len(c)-1].Conclusion != "failure" || c[len(c)-1].HeadSHA != head {
+			t.Errorf("%s: check %+v, want failure at %s", st.name, c[len(c)-1], head)
+		}
+		th := e.keyThread()
+		if th == nil || th.Resolved || len(th.Comments) != 2 ||
+			!strings.Contains(th.Comments[1].Body, fixtureSHA[:7]) || !strings.Contains(th.Comments[1].Body, "rotate") {
+			t.Errorf("%s: the secret's thread %+v, want unresolved with one reply naming %s and asking to rotate", st.name, th, fixtureSHA[:7])
+		}
+	}
+}
