@@ -244,8 +244,14 @@ func (p *Pool) since(ctx context.Context, j *job, repo Repo, last store.Run, opt
 // followUp is the follow-up part of the review body.
 func followUp(res *pipeline.Result) *github.FollowUp {
 	l := res.Ledger
+	var exposed []review.LedgerEntry
+	for _, e := range l.All {
+		if e.State == review.FindingExposed {
+			exposed = append(exposed, e)
+		}
+	}
 	return &github.FollowUp{Scope: res.Scope, Fixed: l.Fixed, StillOpen: l.StillOpen, Dismissed: l.Dismissed,
-		BlockingCleared: l.BlockingCleared}
+		Exposed: exposed, BlockingCleared: l.BlockingCleared}
 }
 
 // withPlacements records on the ledger entries where their findings were

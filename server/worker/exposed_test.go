@@ -69,6 +69,10 @@ func TestPushedSecretStaysExposed(t *testing.T) {
 		if c := e.checks(); c[len(c)-1].Conclusion != "failure" || c[len(c)-1].HeadSHA != head {
 			t.Errorf("%s: check %+v, want failure at %s", st.name, c[len(c)-1], head)
 		}
+		rv := bodied(e.reviews())
+		if body := rv[len(rv)-1].Body; !strings.Contains(body, "exposed secrets: 1") || !strings.Contains(body, "pushed in `"+fixtureSHA[:7]+"`") {
+			t.Errorf("%s: the review body does not count the exposed secret:\n%s", st.name, body)
+		}
 		th := e.keyThread()
 		if th == nil || th.Resolved || len(th.Comments) != 2 ||
 			!strings.Contains(th.Comments[1].Body, fixtureSHA[:7]) || !strings.Contains(th.Comments[1].Body, "rotate") {
