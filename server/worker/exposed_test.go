@@ -36,7 +36,9 @@ func (e *env) secretState() review.FindingState {
 
 // TestPushedSecretStaysExposed: a key split into two literals, then
 // removed, is not fixed: it was pushed, so it is exposed, its thread gets
-// one reply naming the commit that carried it, and the check keeps failing.
+// one reply naming the commit that carried it, and the check keeps failing
+// until a writer dismisses it; then the head's check completes success and
+// the REQUEST_CHANGES reviews are dismissed at once.
 func TestPushedSecretStaysExposed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, codeReviewer)
@@ -78,5 +80,37 @@ func TestPushedSecretStaysExposed(t *testing.T) {
 			!strings.Contains(th.Comments[1].Body, fixtureSHA[:7]) || !strings.Contains(th.Comments[1].Body, "rotate") {
 			t.Errorf("%s: the secret's thread %+v, want unresolved with one reply naming %s and asking to rotate", st.name, th, fixtureSHA[:7])
 		}
+	}
+
+	// A writer dismisses it (/mergeguard ignore, the UI or the API): the
+	// gate opens at once, without a push.
+	var fp string
+	entries, err := e.store.Ledger(t.Context(), repoFull, prNumber)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range entries {
+		if en.State == review.FindingExposed {
+			fp = en.Finding.Fingerprint
+		}
+	}
+	if ok, err := e.store.DismissFinding(t.Context(), repoFull, prNumber, fp, "alice", review.DismissedCommand); err != nil || !ok {
+		t.Fatalf("DismissFinding = %t, %v", ok, err)
+	}
+	checks := len(e.checks())
+	e.waitFor("the check of the head completed success", func() bool {
+		c := e.gh.CheckRuns(owner, repoName)
+		return len(c) == checks && c[len(c)-1].Conclusion == "success" && c[len(c)-1].HeadSHA == before
+	})
+	e.waitFor("the REQUEST_CHANGES reviews dismissed", func() bool {
+		for _, rv := range e.reviews() {
+			if rv.State == "CHANGES_REQUESTED" {
+				return false
+			}
+		}
+		return true
+	})
+	if n := len(e.runs()); n != 3 {
+		t.Errorf("%d runs, want 3: the gate opened without a review", n)
 	}
 }
