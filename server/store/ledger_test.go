@@ -170,6 +170,12 @@ func TestLedgerRejectsBadEntries(t *testing.T) {
 	if got := ledger(t, s); len(got) != 0 {
 		t.Errorf("ledger = %v, want empty", got)
 	}
+	// An exposed secret must say whether it blocks (secrets.removed).
+	exposed := entry("fp", "a.go", 1, review.SeverityCritical, review.FindingExposed, "h1")
+	if err := s.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Ledger: []review.LedgerEntry{exposed}}); err == nil ||
+		!strings.Contains(err.Error(), "pr_findings_exposed_how") {
+		t.Errorf("FinishRun with an exposed entry without its state_how = %v, want the schema's refusal", err)
+	}
 	// A run of a diff has no ledger.
 	dr := enqueue(t, s, diffRun())
 	if got := claim(t, s, "w2"); got == nil || got.ID != dr.ID {
