@@ -296,15 +296,38 @@ func (p *Pool) replyExposed(ctx context.Context, j *job, repo Repo, exposed []re
 		if e.CommentID == 0 {
 			continue
 		}
+		if p.repliedExposed(ctx, j, repo, e) {
+			continue // an earlier attempt of the run replied
+		}
 		if _, err := repo.Reply(ctx, j.run.PRNumber, e.CommentID, exposedReply(e)); err != nil {
 			j.log.Warn().Err(err).Str("fingerprint", e.Finding.Fingerprint).Msg("reply in an exposed secret's thread")
 		}
 	}
 }
 
+// exposedReplyStart begins the reply in an exposed secret's thread.
+const exposedReplyStart = "This secret is no longer in the pull request's diff"
+
+// repliedExposed reports whether MergeGuard's bot already answered in the
+// thread of the exposed entry e; a thread that cannot be read counts as
+// not answered.
+func (p *Pool) repliedExposed(ctx context.Context, j *job, repo Repo, e review.LedgerEntry) bool {
+	msgs, err := repo.ThreadMessages(ctx, j.run.PRNumber, e.CommentID)
+	if err != nil {
+		j.log.Warn().Err(err).Str("fingerprint", e.Finding.Fingerprint).Msg("read an exposed secret's thread")
+		return false
+	}
+	for _, m := range msgs {
+		if m.Bot && strings.HasPrefix(m.Body, exposedReplyStart) {
+			return true
+		}
+	}
+	return false
+}
+
 // exposedReply is the one reply in an exposed secret's thread.
 func exposedReply(e review.LedgerEntry) string {
-	s := fmt.Sprintf("This secret is no longer in the pull request's diff, but commit %s pushed it: it stays in the branch's history on GitHub. "+
+	s := fmt.Sprintf(exposedReplyStart+", but commit %s pushed it: it stays in the branch's history on GitHub. "+
 		"Treat it as leaked and rotate the credential.", short(e.FirstSeenSHA))
 	if e.StateHow == review.ExposedWarning {
 		return s + " It no longer blocks this pull request (`secrets.removed: warn`)."

@@ -114,3 +114,33 @@ func TestPushedSecretStaysExposed(t *testing.T) {
 		t.Errorf("%d runs, want 3: the gate opened without a review", n)
 	}
 }
+
+// TestExposedReplyOnce: a run attempt that finds the rotation reply of an
+// earlier attempt in the thread does not post it again.
+func TestExposedReplyOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, codeReviewer)
+	p := e.gh.AddPR(pr(fixtureSHA, map[string]string{"README.md": "Hello\n"},
+		map[string]string{"deploy/cfg.py": "import os\nAWS_KEY = \"" + awsKey + "\"\n"}))
+	e.start(e.store, e.options(), nil)
+	e.opened("d-1", fixtureSHA)
+	e.waitDone(1)
+	th := e.keyThread()
+	if th == nil {
+		t.Fatal("no thread of the secret")
+	}
+	earlier := "This secret is no longer in the pull request's diff, but commit " + fixtureSHA[:7] + " pushed it."
+	e.gh.Reply(owner, repoName, prNumber, th.Comments[0].ID, githubtest.User{Login: "mergeguard[bot]", ID: 9001, Type: "Bot"}, earlier)
+
+	files := maps.Clone(p.Head)
+	files["deploy/cfg.py"] = "import os\n"
+	head := e.gh.Push(owner, repoName, prNumber, files, "remove the key")
+	e.synchronize("d-2", fixtureSHA, head, p.BaseSHA)
+	e.waitDone(2)
+	if got := e.secretState(); got != review.FindingExposed {
+		t.Fatalf("the secret is %q, want exposed", got)
+	}
+	if th := e.keyThread(); len(th.Comments) != 2 {
+		t.Errorf("the secret's thread has %d comments, want the finding and the one earlier reply", len(th.Comments))
+	}
+}
