@@ -138,7 +138,8 @@ const maxReactionReads = 30
 func (p *Pool) healReactions(ctx context.Context, j *job, repo Repo, ledger []review.LedgerEntry, w *writers) bool {
 	run, read, dismissed := j.run, 0, false
 	for _, e := range ledger {
-		if e.State != review.FindingOpen || e.CommentID == 0 || read >= maxReactionReads {
+		// An exposed secret too: a writer's 👎 is an explicit dismissal.
+		if (e.State != review.FindingOpen && e.State != review.FindingExposed) || e.CommentID == 0 || read >= maxReactionReads {
 			continue
 		}
 		read++

@@ -144,3 +144,35 @@ func TestExposedReplyOnce(t *testing.T) {
 		t.Errorf("the secret's thread has %d comments, want the finding and the one earlier reply", len(th.Comments))
 	}
 }
+
+// TestThumbsDownDismissesExposed: a writer's 👎 on an exposed secret's
+// comment is an explicit dismissal, read before the next review.
+func TestThumbsDownDismissesExposed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, codeReviewer)
+	p := e.gh.AddPR(pr(fixtureSHA, map[string]string{"README.md": "Hello\n"},
+		map[string]string{"deploy/cfg.py": "import os\nAWS_KEY = \"" + awsKey + "\"\n"}))
+	e.gh.SetPermission(owner, repoName, "alice", "write")
+	e.start(e.store, e.options(), nil)
+	e.opened("d-1", fixtureSHA)
+	e.waitDone(1)
+	files := maps.Clone(p.Head)
+	files["deploy/cfg.py"] = "import os\n"
+	h2 := e.gh.Push(owner, repoName, prNumber, files, "remove the key")
+	e.synchronize("d-2", fixtureSHA, h2, p.BaseSHA)
+	e.waitDone(2)
+	if got := e.secretState(); got != review.FindingExposed {
+		t.Fatalf("the secret is %q, want exposed", got)
+	}
+	e.gh.React(owner, repoName, e.keyThread().Comments[0].ID, githubtest.User{Login: "alice", Type: "User"}, "-1")
+	files["README.md"] = "Hello again\n"
+	h3 := e.gh.Push(owner, repoName, prNumber, files, "touch the readme")
+	e.synchronize("d-3", h2, h3, p.BaseSHA)
+	e.waitDone(3)
+	if got := e.secretState(); got != review.FindingDismissed {
+		t.Errorf("after a writer's 👎 the secret is %q, want dismissed", got)
+	}
+	if c := e.checks(); c[len(c)-1].Conclusion != "success" || c[len(c)-1].HeadSHA != h3 {
+		t.Errorf("check %+v, want success at %s", c[len(c)-1], h3)
+	}
+}
