@@ -59,7 +59,27 @@ type Repo struct {
 	Chat Chat `yaml:"chat" json:"chat"`
 	// Learnings configures what MergeGuard learns from writers' feedback.
 	Learnings Learnings `yaml:"learnings" json:"learnings"`
+	// Secrets configures what a pushed secret does to the gate.
+	Secrets Secrets `yaml:"secrets" json:"secrets"`
 }
+
+// Secrets configures the gate for secrets.
+type Secrets struct {
+	// Removed is what a secret a later push removed does: it was pushed,
+	// so it stays in the branch's history and is exposed; "block" keeps
+	// the pull request blocked until a writer dismisses it, "warn" reports
+	// it without blocking.
+	Removed string `yaml:"removed" json:"removed"`
+}
+
+// Values of secrets.removed.
+const (
+	SecretsRemovedBlock = "block"
+	SecretsRemovedWarn  = "warn"
+)
+
+// SecretsRemovedValues are the values secrets.removed takes.
+func SecretsRemovedValues() []string { return []string{SecretsRemovedBlock, SecretsRemovedWarn} }
 
 // Chat configures MergeGuard's answers.
 type Chat struct {
@@ -143,6 +163,7 @@ func (r Repo) check(report func(path, msg string)) {
 	oneOf(report, "severity_threshold", r.SeverityThreshold, SeverityNames())
 	oneOf(report, "blocking_severity", r.BlockingSeverity, SeverityNames())
 	oneOf(report, "check.blocking_conclusion", r.Check.BlockingConclusion, BlockingConclusions())
+	oneOf(report, "secrets.removed", r.Secrets.Removed, SecretsRemovedValues())
 	if n := r.Chat.MaxAnswersPerThread; n < 0 || n > 50 {
 		report("chat.max_answers_per_thread", fmt.Sprintf("must be between 0 and 50 (0: never answer), got %d", n))
 	}

@@ -60,6 +60,8 @@ chat:
   max_answers_per_thread: 2
 learnings:
   auto_activate: true
+secrets:
+  removed: warn
 `,
 			want: func(r *config.Repo) {
 				*r = config.Repo{
@@ -85,6 +87,7 @@ learnings:
 					Check:             config.Check{BlockingConclusion: "neutral"},
 					Chat:              config.Chat{MaxAnswersPerThread: 2},
 					Learnings:         config.Learnings{AutoActivate: true},
+					Secrets:           config.Secrets{Removed: "warn"},
 				}
 			},
 		},
@@ -177,6 +180,11 @@ max_files: -1
 				`.mergeguard.yml:3: focus_areas: must be a list, not a single value`,
 				`.mergeguard.yml:5: path_instructions[0]: must be a mapping of keys to values, not a single value`,
 			},
+		},
+		{
+			name: "secrets.removed",
+			data: "enabled: true\nsecrets:\n  removed: ignore\n",
+			want: []string{`.mergeguard.yml:3: secrets.removed: "ignore" is not one of block, warn`},
 		},
 		{
 			name: "integer overflow",

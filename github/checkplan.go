@@ -66,19 +66,23 @@ func annotationLevel(s, blocking review.Severity) string {
 
 // CheckSummary renders the title and summary of a check run from the
 // pull request's ledger at the checked head: how many findings are open
-// (blocking at or above blocking), fixed and dismissed, and the open
-// ones, linked to their review comments on the pull request at pullURL.
+// (blocking at or above blocking), fixed, dismissed and exposed, and the
+// open and exposed ones, linked to their review comments on the pull
+// request at pullURL.
 func CheckSummary(entries []review.LedgerEntry, blocking review.Severity, pullURL string) (title, summary string) {
 	tp := newTextPolicy(pullURL)
 	counts := map[review.FindingState]int{}
 	openBy := map[review.Severity]int{}
 	blockers := 0
-	var open []review.LedgerEntry
+	var open, exposed []review.LedgerEntry
 	for _, e := range entries {
 		counts[e.State]++
-		if e.State == review.FindingOpen {
+		switch e.State {
+		case review.FindingOpen:
 			openBy[e.Finding.Severity]++
 			open = append(open, e)
+		case review.FindingExposed:
+			exposed = append(exposed, e)
 		}
 		if e.Blocking(blocking) {
 			blockers++
@@ -98,8 +102,13 @@ func CheckSummary(entries []review.LedgerEntry, blocking review.Severity, pullUR
 	for _, s := range review.Severities {
 		fmt.Fprintf(&b, "| %s | %d |\n", badge(s), openBy[s])
 	}
-	fmt.Fprintf(&b, "\nFixed: %d · dismissed: %d · outdated: %d\n", counts[review.FindingFixed], counts[review.FindingDismissed], counts[review.FindingOutdated])
+	fmt.Fprintf(&b, "\nFixed: %d · dismissed: %d · outdated: %d", counts[review.FindingFixed], counts[review.FindingDismissed], counts[review.FindingOutdated])
+	if n := counts[review.FindingExposed]; n > 0 {
+		fmt.Fprintf(&b, " · exposed secrets: %d", n)
+	}
+	b.WriteString("\n")
 	writeEntryList(&b, tp, "Open findings", open, pullURL, entryOpenLine)
+	writeEntryList(&b, tp, "Exposed secrets: pushed, so rotate them", exposed, pullURL, entryExposedLine)
 	return title, b.String()
 }
 

@@ -24,6 +24,34 @@ func convergeRepo(t *testing.T) (*githubtest.Server, githubtest.PR, *Repo) {
 	return fake, pr, repo
 }
 
+// TestCheckSummaryCountsExposed: an exposed secret blocks the check (under
+// secrets.removed: block) and its summary names it with the commit that
+// pushed it; under warn it is listed without blocking.
+func TestCheckSummaryCountsExposed(t *testing.T) {
+	key := finding("fp-key", "deploy/cfg.py", 2, 2, review.SeverityCritical)
+	key.Title, key.VerificationStatus = "Possible secret committed (aws-access-token)", review.Verified
+	tests := map[string]struct {
+		how, wantTitle string
+	}{
+		"block": {review.ExposedBlocking, "1 blocking finding open"},
+		"warn":  {review.ExposedWarning, "No open findings"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			entries := []review.LedgerEntry{{Finding: key, State: review.FindingExposed, StateHow: tt.how, FirstSeenSHA: "0123456789abcdef", CommentID: 79}}
+			title, summary := CheckSummary(entries, review.SeverityCritical, testPullURL)
+			if title != tt.wantTitle {
+				t.Errorf("title %q, want %q", title, tt.wantTitle)
+			}
+			for _, s := range []string{"exposed secrets: 1", "**Exposed secrets: pushed, so rotate them**", "pushed in `0123456`", "#discussion_r79"} {
+				if !strings.Contains(summary, s) {
+					t.Errorf("summary lacks %q:\n%s", s, summary)
+				}
+			}
+		})
+	}
+}
+
 func TestAnnotationsGolden(t *testing.T) {
 	fs := append(goldenFindings(), forgedFindings()...)
 	fs = append(fs, fs[0]) // a repeated fingerprint is annotated once

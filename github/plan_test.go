@@ -92,6 +92,7 @@ func TestPlanReviewGolden(t *testing.T) {
 		{"walkthrough", walk, nil, 30},
 		{"follow-up-incremental", followUpPost(idx, review.DecisionRequestChanges, false), map[string]int64{"fp-old": 4242}, 30},
 		{"follow-up-full-cleared", followUpPost(idx, review.DecisionComment, true), nil, 30},
+		{"follow-up-exposed", exposedPost(idx), nil, 30},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,6 +137,17 @@ func followUpPost(idx LineIndex, decision review.Decision, cleared bool) Post {
 		post.FollowUp.StillOpen[0].Finding.Severity = review.SeverityInfo
 		post.FollowUp.BlockingCleared = true
 	}
+	return post
+}
+
+// exposedPost is a follow-up review after a push removed a pushed secret:
+// it is exposed, counted and listed with the commit that pushed it.
+func exposedPost(idx LineIndex) Post {
+	post := followUpPost(idx, review.DecisionRequestChanges, false)
+	key := finding("fp-key", "deploy/cfg.py", 2, 2, review.SeverityCritical)
+	key.Title, key.Category = "Possible secret committed (aws-access-token)", review.CategorySecurity
+	post.FollowUp.Exposed = []review.LedgerEntry{{Finding: key, State: review.FindingExposed, StateHow: review.ExposedBlocking,
+		FirstSeenSHA: "0123456789abcdef", CommentID: 503}}
 	return post
 }
 

@@ -192,7 +192,31 @@ func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post Post) (
 	if posted.Event == EventRequestChanges {
 		return posted, nil
 	}
-	return posted, p.dismissEarlier(ctx, client, post, reviews, &posted)
+	msg := fmt.Sprintf("MergeGuard no longer requests changes: a later review of %s found nothing blocking.", shortSHA(post.HeadSHA))
+	return posted, p.dismissEarlier(ctx, client, post, reviews, msg, &posted)
+}
+
+// DismissChangeRequests dismisses the bot's REQUEST_CHANGES reviews on
+// pull request post.Number (post.Owner, post.Repo and post.HeadSHA are
+// read) once nothing blocks it any more without a new review: a person
+// dismissed its last blocking finding. It returns the dismissed reviews;
+// an error wraps ErrDismiss for each one GitHub refused.
+//
+// GitHub API docs: https://docs.github.com/rest/pulls/reviews#dismiss-a-review-for-a-pull-request
+func (p *Publisher) DismissChangeRequests(ctx context.Context, client *gh.Client, post Post) ([]int64, error) {
+	if p.botLogin == "" {
+		return nil, errors.New("dismiss reviews: the App's bot login is required (PublisherOptions.BotLogin)")
+	}
+	reviews, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
+		return client.PullRequests.ListReviews(ctx, post.Owner, post.Repo, post.Number, opts)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dismiss reviews on %s/%s#%d: list reviews: %w", post.Owner, post.Repo, post.Number, apiError(err))
+	}
+	var posted Posted
+	msg := fmt.Sprintf("MergeGuard no longer requests changes: at %s the last blocking finding was dismissed.", shortSHA(post.HeadSHA))
+	err = p.dismissEarlier(ctx, client, post, reviews, msg, &posted)
+	return posted.Dismissed, err
 }
 
 // earlierComment is an inline comment of the bot that carries a
@@ -288,14 +312,13 @@ func (p *Publisher) deletePending(ctx context.Context, client *gh.Client, post P
 
 // dismissEarlier dismisses the bot's earlier REQUEST_CHANGES reviews (those
 // with a run marker) and records them in posted.Dismissed.
-func (p *Publisher) dismissEarlier(ctx context.Context, client *gh.Client, post Post, reviews []*gh.PullRequestReview, posted *Posted) error {
+func (p *Publisher) dismissEarlier(ctx context.Context, client *gh.Client, post Post, reviews []*gh.PullRequestReview, msg string, posted *Posted) error {
 	where := fmt.Sprintf("%s/%s#%d", post.Owner, post.Repo, post.Number)
 	var errs []error
 	for _, rv := range reviews {
 		if rv.GetID() == posted.ReviewID || rv.GetState() != "CHANGES_REQUESTED" || p.marker(rv.GetUser(), rv.GetBody(), markerRun) == "" {
 			continue
 		}
-		msg := fmt.Sprintf("MergeGuard no longer requests changes: a later review of %s found nothing blocking.", shortSHA(post.HeadSHA))
 		if _, _, err := client.PullRequests.DismissReview(ctx, post.Owner, post.Repo, post.Number, rv.GetID(), &gh.PullRequestReviewDismissalRequest{Message: &msg}); err != nil {
 			errs = append(errs, fmt.Errorf("%w %d on %s: %w", ErrDismiss, rv.GetID(), where, err))
 			continue

@@ -357,6 +357,38 @@ func TestPublishDismissesEarlierRequestChanges(t *testing.T) {
 	}
 }
 
+// TestDismissChangeRequests: once a person dismissed the last blocking
+// finding, the bot's REQUEST_CHANGES reviews are dismissed without a new
+// review; people's and other bots' reviews are left alone.
+func TestDismissChangeRequests(t *testing.T) {
+	fx := newPublishFixture(t)
+	bot := githubtest.User{Login: "mergeguard[bot]", ID: 9001, Type: "Bot"}
+	ours := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "CHANGES_REQUESTED", Body: "key\n" + runMarker("run-0")})
+	human := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "alice", ID: 5}, State: "CHANGES_REQUESTED", Body: "please fix"})
+	forged := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "mallory", ID: 7}, State: "CHANGES_REQUESTED", Body: "x\n" + runMarker("run-9")})
+	commented := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "COMMENTED", Body: "note\n" + runMarker("run-1")})
+	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
+
+	got, err := pub.DismissChangeRequests(t.Context(), fx.fake.Client(), Post{Owner: "acme", Repo: "widgets", Number: 7, HeadSHA: "0123456789abcdef"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]int64{ours}, got); d != "" {
+		t.Errorf("dismissed (-want +got):\n%s", d)
+	}
+	states := map[int64]string{}
+	for _, rv := range fx.fake.Reviews("acme", "widgets", 7) {
+		states[rv.ID] = rv.State
+	}
+	want := map[int64]string{ours: "DISMISSED", human: "CHANGES_REQUESTED", forged: "CHANGES_REQUESTED", commented: "COMMENTED"}
+	if d := cmp.Diff(want, states); d != "" {
+		t.Errorf("review states (-want +got):\n%s", d)
+	}
+	if n := fx.fake.CallCount(githubtest.RouteDismissReview); n != 1 {
+		t.Errorf("%d dismissal calls, want 1", n)
+	}
+}
+
 func TestReviewBodyStaysUnderGitHubsLimit(t *testing.T) {
 	fx := newPublishFixture(t)
 	var findings []review.Finding

@@ -485,6 +485,10 @@ type FollowUp struct {
 	// ever posted again, even when Post.Findings repeats them.
 	StillOpen []review.LedgerEntry
 	Dismissed []review.LedgerEntry
+	// Exposed are the secrets that left the pull request's diff after they
+	// were pushed (review.FindingExposed): listed with the commit that
+	// pushed them, never posted again.
+	Exposed []review.LedgerEntry
 	// BlockingCleared says the last blocking finding was fixed or
 	// dismissed by the time of this review.
 	BlockingCleared bool
@@ -497,7 +501,7 @@ func (fu *FollowUp) suppressed() map[string]int64 {
 		return nil
 	}
 	out := map[string]int64{}
-	for _, list := range [][]review.LedgerEntry{fu.StillOpen, fu.Dismissed} {
+	for _, list := range [][]review.LedgerEntry{fu.StillOpen, fu.Dismissed, fu.Exposed} {
 		for _, e := range list {
 			if e.Finding.Fingerprint != "" {
 				out[e.Finding.Fingerprint] = e.CommentID
@@ -532,12 +536,17 @@ func writeFollowUp(b *strings.Builder, post Post, pl *reviewPlan) {
 			fresh++
 		}
 	}
-	fmt.Fprintf(b, "\nNew findings: %d · fixed since last time: %d · still open: %d\n", fresh, len(fu.Fixed), len(fu.StillOpen))
+	fmt.Fprintf(b, "\nNew findings: %d · fixed since last time: %d · still open: %d", fresh, len(fu.Fixed), len(fu.StillOpen))
+	if len(fu.Exposed) > 0 {
+		fmt.Fprintf(b, " · exposed secrets: %d", len(fu.Exposed))
+	}
+	b.WriteString("\n")
 	if fu.BlockingCleared && pl.event != EventRequestChanges {
 		b.WriteString("\n✅ The last blocking finding is gone: MergeGuard no longer requests changes on this pull request.\n")
 	}
 	writeEntryList(b, pl.text, "Fixed since last time", fu.Fixed, post.PullURL, entryFixedLine)
 	writeEntryList(b, pl.text, "Still open", fu.StillOpen, post.PullURL, entryOpenLine)
+	writeEntryList(b, pl.text, "Exposed secrets: pushed, so rotate them", fu.Exposed, post.PullURL, entryExposedLine)
 }
 
 // writeEntryList writes a titled list of ledger entries, at most
@@ -582,6 +591,17 @@ func commentLink(pullURL string, id int64) string {
 
 func entryOpenLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
 	s := entryHead(tp, e)
+	if link := commentLink(pullURL, e.CommentID); link != "" {
+		s += " · [thread](" + link + ")"
+	}
+	return s
+}
+
+func entryExposedLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
+	s := entryHead(tp, e) + " — pushed in " + codeText(shortSHA(e.FirstSeenSHA))
+	if e.StateHow == review.ExposedWarning {
+		s += ", not blocking (`secrets.removed: warn`)"
+	}
 	if link := commentLink(pullURL, e.CommentID); link != "" {
 		s += " · [thread](" + link + ")"
 	}

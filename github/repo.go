@@ -145,6 +145,13 @@ func (r *Repo) Publish(ctx context.Context, post Post) (Posted, error) {
 	return r.publisher.Publish(ctx, r.client, post)
 }
 
+// DismissChangeRequests dismisses the bot's REQUEST_CHANGES reviews on
+// pull request number, whose head is head, when nothing blocks it any more
+// (see Publisher.DismissChangeRequests).
+func (r *Repo) DismissChangeRequests(ctx context.Context, number int, head string) ([]int64, error) {
+	return r.publisher.DismissChangeRequests(ctx, r.client, Post{Owner: r.owner, Repo: r.name, Number: number, HeadSHA: head})
+}
+
 // Comment posts a comment on pull request number's conversation (failure
 // notices, command replies) and returns its id. A body above GitHub's limit
 // is cut.

@@ -17,6 +17,18 @@ const (
 	FindingDismissed FindingState = "dismissed"
 	// FindingOutdated: its file left the pull request.
 	FindingOutdated FindingState = "outdated"
+	// FindingExposed: a secret that was pushed and is no longer in the
+	// pull request's diff. Removing it does not un-leak it (it stays in the
+	// branch's history), so it keeps blocking until a person dismisses it
+	// (StateHow ExposedBlocking) or, with secrets.removed: warn, it is
+	// reported without blocking (ExposedWarning).
+	FindingExposed FindingState = "exposed"
+)
+
+// How a secret became exposed: the repository's secrets.removed.
+const (
+	ExposedBlocking = "secret_removed"      // secrets.removed: block
+	ExposedWarning  = "secret_removed_warn" // secrets.removed: warn
 )
 
 // How a finding was dismissed.
@@ -53,11 +65,17 @@ type LedgerEntry struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// Blocking reports whether an open entry blocks the pull request at the
-// given severity threshold: a verified finding at or above it, as the
-// verdict counts them.
+// Blocking reports whether an entry blocks the pull request at the given
+// severity threshold: an open (or exposed under secrets.removed: block)
+// verified finding at or above it, as the verdict counts them.
 func (e LedgerEntry) Blocking(threshold Severity) bool {
-	return e.State == FindingOpen && e.Finding.Severity.AtLeast(threshold) && e.Finding.VerificationStatus == Verified
+	return e.Counts() && e.Finding.Severity.AtLeast(threshold) && e.Finding.VerificationStatus == Verified
+}
+
+// Counts reports whether the entry counts towards the verdict: it is open,
+// or an exposed secret under secrets.removed: block.
+func (e LedgerEntry) Counts() bool {
+	return e.State == FindingOpen || (e.State == FindingExposed && e.StateHow != ExposedWarning)
 }
 
 // Kinds of review of a pull request, for Scope.Kind.

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/diff"
 )
 
@@ -28,6 +30,9 @@ type Ledger struct {
 	Changed []review.LedgerEntry
 	// Fixed are the entries found fixed at the new head.
 	Fixed []review.LedgerEntry
+	// Exposed are the secrets this review found gone from the pull
+	// request's diff: pushed, so still leaked (review.FindingExposed).
+	Exposed []review.LedgerEntry
 	// StillOpen are the earlier findings still open at the new head;
 	// Dismissed the entries people dismissed. Neither is posted again.
 	StillOpen []review.LedgerEntry
@@ -71,7 +76,7 @@ func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff
 	for _, f := range out.reported {
 		seen[f.Fingerprint] = true
 		e, ok := byFP[f.Fingerprint]
-		earlier := ok && e.State == review.FindingOpen
+		earlier := ok && (e.State == review.FindingOpen || e.State == review.FindingExposed)
 		if !earlier {
 			e = review.LedgerEntry{FirstSeenSHA: head, CommentID: e.CommentID, ThreadID: e.ThreadID}
 		}
@@ -81,24 +86,56 @@ func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff
 		}
 		out.ledger.Changed = append(out.ledger.Changed, e)
 	}
+	r.carryEarlier(ctx, h, head, d, since, touched, seen, &out)
+	out.ledger.All = merged(h.Ledger, out.ledger.Changed)
+	blockedAfter := false
+	for _, e := range out.ledger.All {
+		blockedAfter = blockedAfter || e.Blocking(blocking)
+	}
+	out.ledger.BlockingCleared = blockedBefore && !blockedAfter
+	return out
+}
+
+// carryEarlier moves the earlier entries this review did not report to
+// head: an analyzer's finding is fixed only when the analyzer reports it
+// nowhere in the pull request's diff d, and a secret it stopped reporting
+// is exposed, not fixed (it was pushed); a model's finding is fixed when
+// its cited code is gone from the lines the review looked at again.
+func (r *run) carryEarlier(ctx context.Context, h *History, head string, d, since *diff.Diff, touched, seen map[string]bool, out *carried) {
 	inPR := make(map[string]bool, len(d.Files))
 	for _, f := range d.Files {
 		inPR[f.Path()] = true
 	}
 	files := newFileReader(r.req.Source)
+	var still *stillReported
 	for _, e := range h.Ledger {
 		switch {
 		case e.State == review.FindingDismissed:
 			out.ledger.Dismissed = append(out.ledger.Dismissed, e)
 			continue
+		case e.State == review.FindingExposed && !seen[e.Finding.Fingerprint]:
+			if e.Counts() {
+				out.counted = append(out.counted, e.Finding)
+			}
+			continue
 		case e.State != review.FindingOpen || seen[e.Finding.Fingerprint]:
 			continue
 		}
 		e.LastSeenSHA = head
+		looked := touched[e.Finding.FilePath] || !inPR[e.Finding.FilePath]
+		if analyzer.IsAnalyzer(e.Finding) && looked && still == nil {
+			still = r.analyzersOver(ctx, d)
+		}
 		switch {
+		case isSecret(e.Finding) && looked && !still.reports(e.Finding):
+			e.State, e.StateBy, e.StateHow = review.FindingExposed, StateByMergeGuard, exposedHow(r.req.Repo)
+			out.ledger.Exposed = append(out.ledger.Exposed, e)
+			if e.Counts() {
+				out.counted = append(out.counted, e.Finding)
+			}
 		case !inPR[e.Finding.FilePath]:
 			e.State, e.StateBy = review.FindingOutdated, StateByMergeGuard
-		case touched[e.Finding.FilePath] && r.gone(ctx, files, e.Finding, since):
+		case touched[e.Finding.FilePath] && r.fixed(ctx, files, e.Finding, since, still):
 			e.State, e.FixedSHA, e.StateBy = review.FindingFixed, head, StateByMergeGuard
 			out.ledger.Fixed = append(out.ledger.Fixed, e)
 		default:
@@ -107,13 +144,51 @@ func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff
 		}
 		out.ledger.Changed = append(out.ledger.Changed, e)
 	}
-	out.ledger.All = merged(h.Ledger, out.ledger.Changed)
-	blockedAfter := false
-	for _, e := range out.ledger.All {
-		blockedAfter = blockedAfter || e.Blocking(blocking)
+}
+
+// fixed reports whether an earlier finding in a file the review looked at
+// is fixed: for an analyzer's, when the analyzer reports it nowhere in the
+// pull request's diff; for a model's, when its cited code is gone.
+func (r *run) fixed(ctx context.Context, files *fileReader, f review.Finding, since *diff.Diff, still *stillReported) bool {
+	if analyzer.IsAnalyzer(f) {
+		return !still.reports(f)
 	}
-	out.ledger.BlockingCleared = blockedBefore && !blockedAfter
-	return out
+	return r.gone(ctx, files, f, since)
+}
+
+// exposedHow is the StateHow of a secret found exposed under repo.
+func exposedHow(repo config.Repo) string {
+	if repo.Secrets.Removed == config.SecretsRemovedWarn {
+		return review.ExposedWarning
+	}
+	return review.ExposedBlocking
+}
+
+// stillReported is what the built-in analyzers report over the whole
+// pull request's diff, by analyzer and title (a finding's problem, wherever
+// it now stands).
+type stillReported struct{ problems map[string]bool }
+
+// analyzersOver runs the built-in analyzers over every file of d. An
+// analyzer that fails reports everything: its findings stay open.
+func (r *run) analyzersOver(ctx context.Context, d *diff.Diff) *stillReported {
+	s := &stillReported{problems: map[string]bool{}}
+	analyzers := r.p.d.Analyzers
+	for i, got := range analyzer.Run(ctx, analyzers, d.Files) {
+		name := analyzers[i].Name()
+		if got.Err != nil {
+			s.problems[name+"\x00*"] = true
+		}
+		for _, f := range got.Findings {
+			s.problems[name+"\x00"+f.Title] = true
+		}
+	}
+	return s
+}
+
+// reports says whether the analyzers still report f's problem.
+func (s *stillReported) reports(f review.Finding) bool {
+	return s.problems[f.Agent+"\x00"+f.Title] || s.problems[f.Agent+"\x00*"]
 }
 
 // Open are the ledger's open entries after the review, new ones included.

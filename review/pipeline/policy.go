@@ -40,6 +40,12 @@ func (e *RepoConfigError) Unwrap() error { return e.Err }
 // from the Source's base revision over req.Repo when req.ReadRepoFile is
 // set (a missing file keeps req.Repo), else req.Repo itself. A file that
 // does not parse is a *RepoConfigError: never silently replaced by defaults.
+// RepoConfig is the repository configuration a review of req uses:
+// req.Repo, or .mergeguard.yml of the Source's base read over it
+// (ReadRepoFile). A worker refreshing a pull request's gate without a
+// review reads it so.
+func RepoConfig(ctx context.Context, req Request) (config.Repo, error) { return repoConfig(ctx, req) }
+
 func repoConfig(ctx context.Context, req Request) (config.Repo, error) {
 	if !req.ReadRepoFile {
 		return req.Repo, nil

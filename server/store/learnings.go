@@ -158,10 +158,15 @@ func (s *Store) FindingOfThread(ctx context.Context, repo string, number int, co
 
 // DismissFinding dismisses the open ledger entry fingerprint of pull
 // request number: by whom and how (review.DismissedCommand,
-// review.DismissedFeedback). It reports whether an open entry was
-// dismissed.
+// review.DismissedFeedback). It reports whether an open (or exposed) entry
+// was dismissed; a dismissal queues a refresh of the pull request's gate in
+// the same transaction.
 func (s *Store) DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error) {
-	dismissed, err := dismissFinding(ctx, s.pool, repo, number, fingerprint, by, how)
+	var dismissed bool
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) (err error) {
+		dismissed, err = dismissFinding(ctx, tx, repo, number, fingerprint, by, how)
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("dismiss finding %s of %s#%d: %w", fingerprint, repo, number, err)
 	}
@@ -174,12 +179,21 @@ func dismissFinding(ctx context.Context, q querier, repo string, number int, fin
 	if how != review.DismissedCommand && how != review.DismissedFeedback && how != review.DismissedThreadResolved {
 		return false, errors.New("unknown way " + how)
 	}
+	// An exposed secret is dismissed only by an explicit act (a command, a
+	// reaction, the UI or the API), never by resolving its thread.
 	tag, err := q.Exec(ctx, `UPDATE pr_findings SET state = 'dismissed', state_by = $4, state_how = $5, updated_at = now()
-		WHERE repository = $1 AND pr_number = $2 AND fingerprint = $3 AND state = 'open'`, repo, number, fingerprint, by, how)
+		WHERE repository = $1 AND pr_number = $2 AND fingerprint = $3
+		  AND (state = 'open' OR (state = 'exposed' AND $5 <> 'thread_resolved'))`, repo, number, fingerprint, by, how)
 	if err != nil {
 		return false, err
 	}
-	return tag.RowsAffected() == 1, nil
+	if tag.RowsAffected() != 1 {
+		return false, nil
+	}
+	if _, err := q.Exec(ctx, enqueueGate, repo, number); err != nil {
+		return false, fmt.Errorf("queue a gate refresh: %w", err)
+	}
+	return true, nil
 }
 
 // AnswersInThread counts the answers MergeGuard posted in the review

@@ -289,7 +289,9 @@ func TestDismissFinding(t *testing.T) {
 	fixed := entry("fp-fixed", "a.go", 5, review.SeverityWarning, review.FindingFixed, "h1")
 	fixed.FixedSHA = "h1"
 	outdated := entry("fp-outdated", "b.go", 2, review.SeverityWarning, review.FindingOutdated, "h1")
-	finishWithLedger(t, s, "h1", []review.LedgerEntry{open, fixed, outdated})
+	exposed := entry("fp-exposed", "c.go", 3, review.SeverityCritical, review.FindingExposed, "h1")
+	exposed.StateBy, exposed.StateHow = "mergeguard", review.ExposedBlocking
+	finishWithLedger(t, s, "h1", []review.LedgerEntry{open, fixed, outdated, exposed})
 
 	tests := []struct {
 		name    string
@@ -298,6 +300,8 @@ func TestDismissFinding(t *testing.T) {
 		wantErr bool
 	}{
 		{name: "an unknown way", fp: "fp-open", how: "vibes", wantErr: true},
+		{name: "an exposed secret by a resolved thread", fp: "fp-exposed", how: review.DismissedThreadResolved},
+		{name: "an exposed secret by a command", fp: "fp-exposed", how: review.DismissedCommand, want: true},
 		{name: "open by feedback", fp: "fp-open", how: review.DismissedFeedback, want: true},
 		{name: "already dismissed", fp: "fp-open", how: review.DismissedCommand},
 		{name: "fixed", fp: "fp-fixed", how: review.DismissedCommand},
@@ -318,6 +322,7 @@ func TestDismissFinding(t *testing.T) {
 		"fp-open":     "dismissed alice feedback",
 		"fp-fixed":    "fixed  ",
 		"fp-outdated": "outdated  ",
+		"fp-exposed":  "dismissed alice command",
 	}
 	if diff := cmp.Diff(want, states); diff != "" {
 		t.Errorf("ledger states (-want +got):\n%s", diff)

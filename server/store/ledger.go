@@ -199,6 +199,10 @@ func (s *Store) ApplyThread(ctx context.Context, repo string, number int, t Thre
 			    updated_at = now()
 			WHERE repository = $1 AND pr_number = $2 AND fingerprint = $3`,
 			repo, number, fp, t.ThreadID, state, how, changed, by)
+		if err != nil || !changed {
+			return err
+		}
+		_, err = tx.Exec(ctx, enqueueGate, repo, number)
 		return err
 	})
 	if err != nil {

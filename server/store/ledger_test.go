@@ -116,7 +116,9 @@ func TestApplyThread(t *testing.T) {
 	open.CommentID = 11
 	fixed := entry("fp-fixed", "a.go", 5, review.SeverityWarning, review.FindingFixed, "h1")
 	fixed.FixedSHA, fixed.CommentID, fixed.ThreadID = "h1", 12, "T_fixed"
-	finishWithLedger(t, s, "h1", []review.LedgerEntry{open, fixed})
+	exposed := entry("fp-exposed", "b.go", 2, review.SeverityCritical, review.FindingExposed, "h1")
+	exposed.StateBy, exposed.StateHow, exposed.CommentID, exposed.ThreadID = "mergeguard", review.ExposedBlocking, 13, "T_exposed"
+	finishWithLedger(t, s, "h1", []review.LedgerEntry{open, fixed, exposed})
 
 	steps := []struct {
 		name        string
@@ -131,6 +133,8 @@ func TestApplyThread(t *testing.T) {
 		{"resolved again", store.ThreadChange{ThreadID: "T_open", Resolved: true, By: "carol"}, false, review.FindingDismissed, "fp-open"},
 		{"unresolved", store.ThreadChange{ThreadID: "T_open", By: "bob"}, true, review.FindingOpen, "fp-open"},
 		{"a fixed entry's thread unresolved", store.ThreadChange{ThreadID: "T_fixed", By: "bob"}, false, review.FindingFixed, "fp-fixed"},
+		// An exposed secret needs an explicit dismissal: resolving is not one.
+		{"an exposed secret's thread resolved", store.ThreadChange{ThreadID: "T_exposed", Resolved: true, By: "bob"}, false, review.FindingExposed, "fp-exposed"},
 	}
 	for _, st := range steps {
 		changed, err := s.ApplyThread(t.Context(), "o/r", 1, st.change)
@@ -165,6 +169,12 @@ func TestLedgerRejectsBadEntries(t *testing.T) {
 	}
 	if got := ledger(t, s); len(got) != 0 {
 		t.Errorf("ledger = %v, want empty", got)
+	}
+	// An exposed secret must say whether it blocks (secrets.removed).
+	exposed := entry("fp", "a.go", 1, review.SeverityCritical, review.FindingExposed, "h1")
+	if err := s.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Ledger: []review.LedgerEntry{exposed}}); err == nil ||
+		!strings.Contains(err.Error(), "pr_findings_exposed_how") {
+		t.Errorf("FinishRun with an exposed entry without its state_how = %v, want the schema's refusal", err)
 	}
 	// A run of a diff has no ledger.
 	dr := enqueue(t, s, diffRun())

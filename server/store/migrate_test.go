@@ -50,8 +50,10 @@ func migrationVersion(t *testing.T, url string) version {
 func TestMigrateUpDownUp(t *testing.T) {
 	t.Parallel()
 	url := storetest.Empty(t)
-	all := []string{"access_secrets", "agent_results", "findings", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
+	all := []string{"access_secrets", "agent_results", "findings", "gate_refreshes", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
 		"pr_findings", "pull_requests", "repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "web_sessions", "webhook_deliveries"}
+	all8 := []string{"agent_results", "findings", "gate_refreshes", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
+		"pr_findings", "pull_requests", "repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "webhook_deliveries"}
 	all7 := []string{"agent_results", "findings", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
 		"pr_findings", "pull_requests", "repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "webhook_deliveries"}
 	all5 := []string{"agent_results", "findings", "github_app", "installations", "learnings", "pr_finding_history", "pr_findings", "pull_requests",
@@ -77,7 +79,8 @@ func TestMigrateUpDownUp(t *testing.T) {
 		{"down all", func() error { return store.MigrateDown(t.Context(), url, math.MaxInt32) }, version{0, false}, []string{"schema_migrations"}},
 		{"down with nothing applied", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{0, false}, []string{"schema_migrations"}},
 		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{9, false}, all},
-		{"down the ninth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{7, false}, all7},
+		{"down the ninth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{8, false}, all8},
+		{"down the eighth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{7, false}, all7},
 		{"down the seventh", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{6, false}, all7},
 		{"down the sixth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{5, false}, all5},
 		{"down the fifth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{4, false}, all4},

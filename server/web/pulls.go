@@ -87,6 +87,6 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 		"Answers":       answers,
 		"Findings":      findings,
 		"Counts":        counts,
-		"States":        []review.FindingState{review.FindingOpen, review.FindingFixed, review.FindingDismissed, review.FindingOutdated},
+		"States":        []review.FindingState{review.FindingOpen, review.FindingExposed, review.FindingFixed, review.FindingDismissed, review.FindingOutdated},
 	})
 }

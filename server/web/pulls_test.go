@@ -72,6 +72,7 @@ func TestPullPage(t *testing.T) {
 		`<code>b&lt;i&gt;.go:3</code>`,
 		`<span class="state state-fixed">fixed</span>`,
 		`<span class="state state-dismissed">dismissed</span>`,
+		`<span class="state state-exposed">exposed</span> 0`, // the counts name every state
 		`<td><code>cccc2222</code></td>`,
 		`alice <span class="muted">(thread_resolved)</span>`,
 		`<summary>2 changes</summary>`,

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -41,17 +43,7 @@ func (p *Pool) startCheck(ctx context.Context, j *job, repo Repo) {
 // whose model was skipped (a title keyword, a skip label, max_files) and
 // found nothing blocking is neutral, not success.
 func reviewedCheck(res *pipeline.Result, pullURL string) *github.Check {
-	blocking := pipeline.BlockingSeverity(res.Config)
-	c := &github.Check{Conclusion: github.ConclusionSuccess}
-	open := res.Ledger.Open()
-	for _, e := range open {
-		if e.Blocking(blocking) {
-			c.Conclusion = res.Config.Check.BlockingConclusion
-			break
-		}
-	}
-	c.Title, c.Summary = github.CheckSummary(res.Ledger.All, blocking, pullURL)
-	c.Annotations = github.LedgerAnnotations(open, blocking, pullURL)
+	c, _ := ledgerCheck(res.Ledger.All, res.Config, pullURL)
 	if res.ModelSkipped != "" && c.Conclusion == github.ConclusionSuccess {
 		// Nothing blocks, but the model did not review: not a pass.
 		c.Conclusion, c.Title = github.ConclusionNeutral, "Model review skipped"
@@ -59,6 +51,27 @@ func reviewedCheck(res *pipeline.Result, pullURL string) *github.Check {
 			"The built-in analyzers and linters reviewed every changed file and found nothing blocking.\n\n" + c.Summary
 	}
 	return c
+}
+
+// ledgerCheck is the completed check of a pull request's whole ledger
+// under repo: success, or the repository's blocking conclusion while a
+// blocking entry (open, or exposed under secrets.removed: block) remains;
+// blocked says which.
+func ledgerCheck(ledger []review.LedgerEntry, repo config.Repo, pullURL string) (c *github.Check, blocked bool) {
+	blocking := pipeline.BlockingSeverity(repo)
+	c = &github.Check{Conclusion: github.ConclusionSuccess}
+	var open []review.LedgerEntry
+	for _, e := range ledger {
+		if e.State == review.FindingOpen {
+			open = append(open, e)
+		}
+		if e.Blocking(blocking) && !blocked {
+			c.Conclusion, blocked = repo.Check.BlockingConclusion, true
+		}
+	}
+	c.Title, c.Summary = github.CheckSummary(ledger, blocking, pullURL)
+	c.Annotations = github.LedgerAnnotations(open, blocking, pullURL)
+	return c, blocked
 }
 
 // endedCheck is the completed check of a run that posted no review.

@@ -138,7 +138,8 @@ const maxReactionReads = 30
 func (p *Pool) healReactions(ctx context.Context, j *job, repo Repo, ledger []review.LedgerEntry, w *writers) bool {
 	run, read, dismissed := j.run, 0, false
 	for _, e := range ledger {
-		if e.State != review.FindingOpen || e.CommentID == 0 || read >= maxReactionReads {
+		// An exposed secret too: a writer's 👎 is an explicit dismissal.
+		if (e.State != review.FindingOpen && e.State != review.FindingExposed) || e.CommentID == 0 || read >= maxReactionReads {
 			continue
 		}
 		read++
@@ -244,8 +245,14 @@ func (p *Pool) since(ctx context.Context, j *job, repo Repo, last store.Run, opt
 // followUp is the follow-up part of the review body.
 func followUp(res *pipeline.Result) *github.FollowUp {
 	l := res.Ledger
+	var exposed []review.LedgerEntry
+	for _, e := range l.All {
+		if e.State == review.FindingExposed {
+			exposed = append(exposed, e)
+		}
+	}
 	return &github.FollowUp{Scope: res.Scope, Fixed: l.Fixed, StillOpen: l.StillOpen, Dismissed: l.Dismissed,
-		BlockingCleared: l.BlockingCleared}
+		Exposed: exposed, BlockingCleared: l.BlockingCleared}
 }
 
 // withPlacements records on the ledger entries where their findings were
@@ -280,6 +287,53 @@ func (p *Pool) resolveFixed(ctx context.Context, j *job, repo Repo, fixed []revi
 			j.log.Warn().Err(err).Str("fingerprint", e.Finding.Fingerprint).Msg("resolve a fixed finding's thread")
 		}
 	}
+}
+
+// replyExposed answers once in the thread of each secret the review found
+// exposed: it was pushed, so removing it does not un-leak it. Best effort,
+// as resolveFixed; the thread stays open.
+func (p *Pool) replyExposed(ctx context.Context, j *job, repo Repo, exposed []review.LedgerEntry) {
+	for _, e := range exposed {
+		if e.CommentID == 0 {
+			continue
+		}
+		if p.repliedExposed(ctx, j, repo, e) {
+			continue // an earlier attempt of the run replied
+		}
+		if _, err := repo.Reply(ctx, j.run.PRNumber, e.CommentID, exposedReply(e)); err != nil {
+			j.log.Warn().Err(err).Str("fingerprint", e.Finding.Fingerprint).Msg("reply in an exposed secret's thread")
+		}
+	}
+}
+
+// exposedReplyStart begins the reply in an exposed secret's thread.
+const exposedReplyStart = "This secret is no longer in the pull request's diff"
+
+// repliedExposed reports whether MergeGuard's bot already answered in the
+// thread of the exposed entry e; a thread that cannot be read counts as
+// not answered.
+func (p *Pool) repliedExposed(ctx context.Context, j *job, repo Repo, e review.LedgerEntry) bool {
+	msgs, err := repo.ThreadMessages(ctx, j.run.PRNumber, e.CommentID)
+	if err != nil {
+		j.log.Warn().Err(err).Str("fingerprint", e.Finding.Fingerprint).Msg("read an exposed secret's thread")
+		return false
+	}
+	for _, m := range msgs {
+		if m.Bot && strings.HasPrefix(m.Body, exposedReplyStart) {
+			return true
+		}
+	}
+	return false
+}
+
+// exposedReply is the one reply in an exposed secret's thread.
+func exposedReply(e review.LedgerEntry) string {
+	s := fmt.Sprintf(exposedReplyStart+", but commit %s pushed it: it stays in the branch's history on GitHub. "+
+		"Treat it as leaked and rotate the credential.", short(e.FirstSeenSHA))
+	if e.StateHow == review.ExposedWarning {
+		return s + " It no longer blocks this pull request (`secrets.removed: warn`)."
+	}
+	return s + " It keeps blocking this pull request until someone with write access dismisses it with `/mergeguard ignore` in this thread."
 }
 
 // detailsURL is the run's page in the web UI, "" without a public URL.

@@ -40,6 +40,8 @@ type Store interface {
 	AddLearning(ctx context.Context, l review.Learning) (review.Learning, error)
 	RecordAgreement(ctx context.Context, repo string, number int, fingerprint, login string) error
 	Learnings(ctx context.Context, repo string, status review.LearningStatus) ([]review.Learning, error)
+	ClaimGateRefresh(ctx context.Context, lease time.Duration) (*store.GateRefresh, error)
+	FinishGateRefresh(ctx context.Context, g store.GateRefresh) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -77,6 +79,9 @@ type Repo interface {
 	Answer(ctx context.Context, number int, body string) (int64, error)
 	CreateCheck(ctx context.Context, c github.Check) (int64, error)
 	UpdateCheck(ctx context.Context, id int64, c github.Check) error
+	// DismissChangeRequests dismisses the bot's REQUEST_CHANGES reviews
+	// once nothing blocks the pull request.
+	DismissChangeRequests(ctx context.Context, number int, head string) ([]int64, error)
 	// Describe writes a walkthrough into the pull request's description.
 	Describe(ctx context.Context, number int, d github.Description) (bool, error)
 }

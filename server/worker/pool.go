@@ -136,6 +136,9 @@ func (p *Pool) loop(ctx, jobs context.Context, workerID string) {
 			continue
 		}
 		if run == nil {
+			if p.refreshGate(ctx, workerID) {
+				continue
+			}
 			select {
 			case <-ctx.Done():
 			case <-woken:

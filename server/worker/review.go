@@ -250,6 +250,7 @@ func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Res
 	out.result.Posted = &store.Posting{ReviewID: posted.ReviewID, Placements: placements(j, post.Findings, posted)}
 	out.result.Ledger = withPlacements(res.Ledger.Changed, posted.Placements)
 	p.resolveFixed(pctx, j, repo, res.Ledger.Fixed, h.resolved)
+	p.replyExposed(pctx, j, repo, res.Ledger.Exposed)
 	out.check = reviewedCheck(res, repo.PullURL(run.PRNumber))
 	if describeAsked(run) {
 		p.describeAfterReview(pctx, j, repo, res.Verdict.Walkthrough, &out)
