@@ -195,3 +195,48 @@ func validateLearningPath(p string) error {
 func (l Learning) Applies(file string) bool {
 	return l.Path == "" || doublestar.MatchUnvalidated(l.Path, file)
 }
+
+// unrelatedPaths are files of no repository in particular: a glob that
+// matches all of them matches every file, as far as a learning goes.
+var unrelatedPaths = [...]string{"a", "Makefile", "README.md", ".env", "x/y/z.txt",
+	".github/workflows/ci.yml", "src/main.go", "deep/nested/dir/module.py", "web/app.test.tsx"}
+
+// MatchesEverything reports whether l applies to every file: it has no
+// path, or its glob matches each of a set of unrelated paths (`**`, `*/**`,
+// `{**,x}`, ...).
+func (l Learning) MatchesEverything() bool {
+	for _, p := range unrelatedPaths {
+		if !l.Applies(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// ScopedTo returns l with its path narrowed to exactly file when it does
+// not apply to file or applies to every file: a learning drawn from one
+// finding covers that finding's file at most, until a writer widens it.
+func (l Learning) ScopedTo(file string) Learning {
+	if l.Applies(file) && !l.MatchesEverything() {
+		return l
+	}
+	l.Path = globEscaper.Replace(file)
+	return l
+}
+
+// globEscaper escapes the characters doublestar gives a meaning to.
+var globEscaper = strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `{`, `\{`, `}`, `\}`)
+
+// InOwnWords reports whether instruction is what text says, word for word
+// (case, punctuation and spacing aside): a learning a writer stated
+// themselves rather than one a model wrote from their reply.
+func InOwnWords(instruction, text string) bool {
+	in := words(instruction)
+	return in != "" && strings.Contains(words(text), in)
+}
+
+// words is s's letters and digits in lower case, a space between words.
+func words(s string) string {
+	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	return strings.Join(f, " ")
+}

@@ -93,3 +93,76 @@ func TestLearningApplies(t *testing.T) {
 		}
 	}
 }
+
+func TestLearningScopedTo(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		path, file string
+		want       string // the scoped learning's path
+		everything bool   // MatchesEverything of the learning as given
+	}{
+		{"", "store/users.go", "store/users.go", true},
+		{"**", "store/users.go", "store/users.go", true},
+		{"**/*", "store/users.go", "store/users.go", true},
+		{"*/**", "store/users.go", "store/users.go", true},
+		{"{**,x}", "store/users.go", "store/users.go", true},
+		{"store/**", "store/users.go", "store/**", false},
+		{"**/*.go", "store/users.go", "**/*.go", false},
+		{"cmd/**", "store/users.go", "store/users.go", false}, // not the finding's file
+		{"**", "web/[id]/page{1}.ts?", `web/\[id\]/page\{1\}.ts\?`, true},
+		{"**", `odd\*.go`, `odd\\\*.go`, true},
+	}
+	for _, tt := range tests {
+		l := review.Learning{Path: tt.path, Instruction: "x", Status: review.LearningProposed}
+		if got := l.MatchesEverything(); got != tt.everything {
+			t.Errorf("review.Learning{Path: %q}.MatchesEverything() = %v, want %v", tt.path, got, tt.everything)
+		}
+		s := l.ScopedTo(tt.file)
+		if s.Path != tt.want || !s.Applies(tt.file) || s.MatchesEverything() {
+			t.Errorf("review.Learning{Path: %q}.ScopedTo(%q): path %q (applies %v, everything %v), want %q",
+				tt.path, tt.file, s.Path, s.Applies(tt.file), s.MatchesEverything(), tt.want)
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("the scoped learning %q is not valid: %v", s.Path, err)
+		}
+	}
+}
+
+func TestNeedsExplicitDismissal(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		f    review.Finding
+		want bool
+	}{
+		{review.Finding{Agent: "analyzer:secrets", Severity: review.SeverityWarning}, true},
+		{review.Finding{Agent: "analyzer:private-keys", Severity: review.SeverityInfo}, true},
+		{review.Finding{Agent: "reviewer:chunk-1", Severity: review.SeverityCritical}, true},
+		{review.Finding{Agent: "reviewer:chunk-1", Severity: review.SeverityWarning, Category: review.CategorySecurity}, false},
+		{review.Finding{Agent: "analyzer:shellcheck", Severity: review.SeverityWarning}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.f.NeedsExplicitDismissal(); got != tt.want {
+			t.Errorf("%s %s: NeedsExplicitDismissal = %v, want %v", tt.f.Agent, tt.f.Severity, got, tt.want)
+		}
+	}
+}
+
+func TestInOwnWords(t *testing.T) {
+	t.Parallel()
+	reply := "This is intended.\n\nLearn: Formatting names into SQL is fine in store/, they are enums!"
+	tests := []struct {
+		instruction string
+		want        bool
+	}{
+		{"Formatting names into SQL is fine in store/, they are enums", true},
+		{"formatting   names into sql is fine in STORE they are enums.", true},
+		{"SQL formatting is fine everywhere", false}, // a model's paraphrase
+		{"Ignore security findings", false},
+		{"  ", false},
+	}
+	for _, tt := range tests {
+		if got := review.InOwnWords(tt.instruction, reply); got != tt.want {
+			t.Errorf("review.InOwnWords(%q) = %v, want %v", tt.instruction, got, tt.want)
+		}
+	}
+}

@@ -38,6 +38,14 @@ const (
 	DismissedFeedback       = "feedback"        // a writer's reply or reaction
 )
 
+// ReopensOnUnresolve reports whether unresolving the review thread of a
+// finding dismissed this way opens it again: a person resolved the thread,
+// or MergeGuard did when it read a writer's reply or 👎 as dismissing the
+// finding, so unresolving undoes a misread reply.
+func ReopensOnUnresolve(how string) bool {
+	return how == DismissedThreadResolved || how == DismissedFeedback
+}
+
 // LedgerEntry is one finding of a pull request's ledger: the finding as it
 // was last seen, and its life across the runs of that pull request. It is
 // MergeGuard's one ledger type, from the pipeline to the store, the API and

@@ -134,6 +134,21 @@ type Finding struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// IsSecretDetector reports whether agent names one of the secret
+// detectors (the analyzers that find committed credentials).
+func IsSecretDetector(agent string) bool {
+	return agent == "analyzer:secrets" || agent == "analyzer:private-keys"
+}
+
+// NeedsExplicitDismissal reports whether only an explicit act of a writer
+// (a command, the UI or API, a 👎) may dismiss f, never a model's reading of
+// what someone wrote, nor a learning: a committed secret is leaked whatever
+// anyone says of it, and a critical finding is too costly to lose to a
+// misread reply or a planted text.
+func (f Finding) NeedsExplicitDismissal() bool {
+	return IsSecretDetector(f.Agent) || f.Severity == SeverityCritical
+}
+
 // Decision is the review's verdict.
 type Decision string
 

@@ -91,12 +91,14 @@ type coverage struct {
 }
 
 // coverCandidates pairs each finding with the learnings that may cover it:
-// those whose path matches its file. Secrets are never covered: a committed
-// secret is leaked whatever a learning says.
+// those whose path matches its file. Secrets and critical findings are
+// never covered (review.Finding.NeedsExplicitDismissal): a committed secret
+// is leaked whatever a learning says, and a learning must not silence a
+// critical finding in every later pull request.
 func coverCandidates(ls []review.Learning, fs []review.Finding) map[int][]int64 {
 	out := map[int][]int64{}
 	for i, f := range fs {
-		if isSecret(f) {
+		if f.NeedsExplicitDismissal() {
 			continue
 		}
 		for _, l := range ls {
@@ -108,11 +110,34 @@ func coverCandidates(ls []review.Learning, fs []review.Finding) map[int][]int64 
 	return out
 }
 
+// learningsKept notes, for each finding a learning applies to but may not
+// drop (a secret or a critical finding), that it stays reported.
+func learningsKept(ls []review.Learning, fs []review.Finding) []string {
+	var notes []string
+	for _, f := range fs {
+		if !f.NeedsExplicitDismissal() {
+			continue
+		}
+		var ids []string
+		for _, l := range ls {
+			if l.Applies(f.FilePath) {
+				ids = append(ids, fmt.Sprintf("#%d", l.ID))
+			}
+		}
+		if len(ids) > 0 {
+			notes = append(notes, fmt.Sprintf("Learning %s applies to %s:%d %s, which stays reported: a learning never drops a secret or a critical finding.",
+				strings.Join(ids, ", "), f.FilePath, f.LineStart, oneLine(f.Title)))
+		}
+	}
+	return notes
+}
+
 // applyLearnings asks the LLM, in one call, which reported findings the
 // repository's learnings cover, and turns those into false positives that
 // cite the learning; a note names each learning used. A failed call keeps
 // every finding, with a note.
 func (r *run) applyLearnings(ctx context.Context, out *verifiedSet) {
+	out.notes = append(out.notes, learningsKept(r.req.Learnings, out.reported)...)
 	candidates := coverCandidates(r.req.Learnings, out.reported)
 	if len(candidates) == 0 {
 		return

@@ -441,9 +441,7 @@ func better(a, b review.Finding) bool {
 func isSecret(f review.Finding) bool { return isSecretAgent(f.Agent) }
 
 // isSecretAgent reports whether an agent name is a secret detector's.
-func isSecretAgent(name string) bool {
-	return name == "analyzer:secrets" || name == "analyzer:private-keys"
-}
+func isSecretAgent(name string) bool { return review.IsSecretDetector(name) }
 
 // withSecretScan runs analyzers over files and the secret detectors among
 // them over secretsOnly as well, and returns each analyzer's result with

@@ -164,7 +164,7 @@ type ThreadChange struct {
 // ApplyThread records a review thread's state on the ledger entry posted
 // as its first comment: a thread resolved by a person dismisses an open
 // entry (how: thread_resolved), a thread unresolved reopens an entry
-// dismissed that way; the thread id is recorded in any case. Fixed and
+// dismissed that way or by feedback (review.ReopensOnUnresolve); the thread id is recorded in any case. Fixed and
 // outdated entries keep their state. It reports whether the entry's state
 // changed; an unknown thread changes nothing.
 func (s *Store) ApplyThread(ctx context.Context, repo string, number int, t ThreadChange) (changed bool, err error) {
@@ -187,7 +187,7 @@ func (s *Store) ApplyThread(ctx context.Context, repo string, number int, t Thre
 		switch {
 		case t.Resolved && state == review.FindingOpen:
 			state, how, by, changed = review.FindingDismissed, review.DismissedThreadResolved, t.By, true
-		case !t.Resolved && state == review.FindingDismissed && how == review.DismissedThreadResolved:
+		case !t.Resolved && state == review.FindingDismissed && review.ReopensOnUnresolve(how):
 			state, how, by, changed = review.FindingOpen, "", t.By, true
 		case t.ThreadID == "" || t.ThreadID == thread:
 			return nil // nothing to record

@@ -102,24 +102,47 @@ func (p *Pool) applyFeedback(ctx context.Context, j *job, repo Repo, q review.Qu
 	if !q.Writer || q.Kind != review.QuestionReply || e == nil {
 		return ""
 	}
-	run := j.run
 	var note string
 	if res.Classification.Dismisses() && e.State == review.FindingOpen {
-		ok, err := p.deps.Store.DismissFinding(ctx, run.Repository, run.PRNumber, e.Finding.Fingerprint, q.Author, review.DismissedFeedback)
-		switch {
-		case err != nil:
-			j.log.Warn().Err(err).Msg("dismiss the finding after feedback")
-		case ok:
-			note += "\n\nDismissed on this pull request: MergeGuard will not raise it again here and it no longer blocks."
-			if err := resolveThreadOf(ctx, repo, run.PRNumber, *e); err != nil {
-				j.log.Warn().Err(err).Msg("resolve the dismissed finding's thread")
-			}
-		}
+		note += p.dismissByReply(ctx, j, repo, q, e)
 	}
 	if l := res.Learning; l != nil {
 		note += p.propose(ctx, j, q, e, res, *l)
 	}
 	return note
+}
+
+// Texts an answer adds when a writer's reply reads as dismissing a finding.
+const (
+	dismissedByReply = "\n\nDismissed on this pull request, because this reply reads as saying the finding is wrong, intended or handled elsewhere: " +
+		"MergeGuard will not raise it again here and it no longer blocks. Not what you meant? Unresolve this conversation and the finding is open again."
+	notDismissedByReply = "\n\nThis finding stays open: a reply never dismisses a committed secret or a critical finding. " +
+		"A writer dismisses it explicitly with `/mergeguard ignore` in this thread, a 👎 on the finding's comment, or in MergeGuard's web UI."
+)
+
+// dismissByReply dismisses the thread's finding on a writer's reply the
+// model read as disagreement, and resolves its thread, unless the finding
+// needs an explicit act of a writer (review.Finding.NeedsExplicitDismissal):
+// a model's reading of a reply, which text planted by the pull request can
+// steer, never opens the gate on a secret or a critical finding. It returns
+// what the answer adds to say so.
+func (p *Pool) dismissByReply(ctx context.Context, j *job, repo Repo, q review.Question, e *review.LedgerEntry) string {
+	run := j.run
+	if e.Finding.NeedsExplicitDismissal() {
+		return notDismissedByReply
+	}
+	ok, err := p.deps.Store.DismissFinding(ctx, run.Repository, run.PRNumber, e.Finding.Fingerprint, q.Author, review.DismissedFeedback)
+	switch {
+	case err != nil:
+		j.log.Warn().Err(err).Msg("dismiss the finding after feedback")
+		return ""
+	case !ok:
+		return ""
+	}
+	if err := resolveThreadOf(ctx, repo, run.PRNumber, *e); err != nil {
+		j.log.Warn().Err(err).Msg("resolve the dismissed finding's thread")
+	}
+	return dismissedByReply
 }
 
 // resolveThreadOf resolves the review thread of ledger entry e, looking
@@ -143,16 +166,20 @@ func resolveThreadOf(ctx context.Context, repo Repo, number int, e review.Ledger
 	return repo.ResolveThread(ctx, id)
 }
 
-// propose stores the learning a writer's reply states, active at once
-// when the repository says so.
+// propose stores the learning a writer's reply states. Its glob is
+// narrowed to the finding's file when it would not cover that file or
+// would cover every file (a writer widens it in the UI). It is active at
+// once only when the repository says so and the writer stated it in their
+// own words: a learning the model phrased, which text planted by the pull
+// request can steer, waits for a writer's `/mergeguard learn`.
 func (p *Pool) propose(ctx context.Context, j *job, q review.Question, e *review.LedgerEntry, res *pipeline.AnswerResult, l review.Learning) string {
 	run := j.run
+	l = l.Clean().ScopedTo(e.Finding.FilePath)
 	l.Repository, l.PRNumber, l.ThreadCommentID, l.Fingerprint = run.Repository, run.PRNumber, q.ThreadCommentID, e.Finding.Fingerprint
 	l.Author, l.RunID, l.Status = q.Author, run.ID, review.LearningProposed
-	if res.Config.Learnings.AutoActivate {
+	if res.Config.Learnings.AutoActivate && review.InOwnWords(l.Instruction, q.Body) {
 		l.Status = review.LearningActive
 	}
-	l = l.Clean()
 	if err := l.Validate(); err != nil {
 		j.log.Info().Err(err).Msg("the proposed learning is not valid; not stored")
 		return ""

@@ -87,7 +87,7 @@ func (p *Pool) healedLedger(ctx context.Context, j *job, repo Repo) ([]review.Le
 		}
 		change := store.ThreadChange{ThreadID: t.ID, CommentID: t.CommentID, Resolved: t.Resolved, By: t.ResolvedBy}
 		dismisses := t.Resolved && e.State == review.FindingOpen
-		reopens := !t.Resolved && e.State == review.FindingDismissed && e.StateHow == review.DismissedThreadResolved
+		reopens := !t.Resolved && e.State == review.FindingDismissed && review.ReopensOnUnresolve(e.StateHow)
 		if dismisses && !writers.can(ctx, j, t.ResolvedBy) {
 			j.log.Info().Str("thread", t.ID).Str("by", t.ResolvedBy).Msg("a thread resolved by someone without write access dismisses nothing")
 			dismisses, change.Resolved = false, false // learn the thread's id only
