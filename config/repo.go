@@ -91,7 +91,8 @@ type Chat struct {
 // Learnings configures learnings.
 type Learnings struct {
 	// AutoActivate makes a learning proposed from a writer's feedback
-	// active at once, without /mergeguard learn.
+	// active at once, without /mergeguard learn, when the writer stated it
+	// word for word (review.InOwnWords).
 	AutoActivate bool `yaml:"auto_activate" json:"auto_activate"`
 }
 
