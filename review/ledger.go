@@ -36,6 +36,7 @@ const (
 	DismissedThreadResolved = "thread_resolved" // a person resolved its review thread
 	DismissedCommand        = "command"         // /mergeguard ignore
 	DismissedFeedback       = "feedback"        // a writer's reply or reaction
+	DismissedAPI            = "api"             // the API token's holder, through the API or the web UI
 )
 
 // ReopensOnUnresolve reports whether unresolving the review thread of a

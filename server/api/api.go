@@ -39,6 +39,7 @@ type Store interface {
 	Events(ctx context.Context, runID string, afterSeq, limit int) ([]store.StoredEvent, error)
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
+	DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error)
 	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
 	LearningStore
 }
@@ -122,6 +123,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("GET /api/review/{id}", a.guard(a.get))
 	mux.Handle("GET /api/review/{id}/stream", a.guard(a.stream))
 	mux.Handle("GET /api/pulls/{owner}/{name}/{number}", a.guard(a.pull))
+	mux.Handle("POST /api/pulls/{owner}/{name}/{number}/findings/{fingerprint}/dismiss", a.guard(a.dismiss))
 	mux.Handle("GET /api/repos/{owner}/{name}/learnings", a.guard(a.listLearnings))
 	mux.Handle("POST /api/repos/{owner}/{name}/learnings", a.guard(a.createLearning))
 	mux.Handle("GET /api/repos/{owner}/{name}/learnings/{id}", a.guard(a.getLearning))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,8 +73,46 @@ func (a *API) pull(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// dismiss dismisses one finding of a pull request's ledger for the token's
+// holder: an open finding, or an exposed secret, which only an explicit
+// act dismisses. The store queues a refresh of the pull request's gate in
+// the same transaction, so its check completes again at once. It answers
+// the entry: 200 once dismissed, 409 when it is neither open nor exposed,
+// 404 when the ledger has no such finding.
+func (a *API) dismiss(w http.ResponseWriter, r *http.Request) {
+	repo, number, err := ParsePullPath(r.PathValue("owner"), r.PathValue("name"), r.PathValue("number"))
+	fp := r.PathValue("fingerprint")
+	if err == nil && (fp == "" || len(fp) > 64 || strings.TrimLeft(fp, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") != "") {
+		err = fmt.Errorf("%q is not a finding's fingerprint", fp)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ctx := r.Context()
+	dismissed, err := a.d.Store.DismissFinding(ctx, repo, number, fp, "api", review.DismissedAPI)
+	if err != nil {
+		a.failPull(w, err, repo, number)
+		return
+	}
+	entries, err := a.d.Store.Ledger(ctx, repo, number)
+	if err != nil {
+		a.failPull(w, err, repo, number)
+		return
+	}
+	i := slices.IndexFunc(entries, func(e review.LedgerEntry) bool { return e.Finding.Fingerprint == fp })
+	switch {
+	case i < 0:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("%s#%d has no finding %s", repo, number, fp))
+	case !dismissed:
+		writeError(w, http.StatusConflict, fmt.Sprintf("finding %s of %s#%d is %s: only an open or exposed finding is dismissed", fp, repo, number, entries[i].State))
+	default:
+		writeJSON(w, http.StatusOK, entries[i])
+	}
+}
+
 func (a *API) failPull(w http.ResponseWriter, err error, repo string, number int) {
-	a.d.Logger.Error().Err(err).Str("repository", repo).Int("pr_number", number).Msg("read pull request")
+	a.d.Logger.Error().Err(err).Str("repository", repo).Int("pr_number", number).Msg("read or change a pull request's findings")
 	writeError(w, http.StatusInternalServerError, "could not read the pull request's runs and findings")
 }
 

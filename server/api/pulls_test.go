@@ -220,3 +220,51 @@ func TestGetPullRefusals(t *testing.T) {
 		t.Errorf("with the token, on an empty store: %d, want 404", code)
 	}
 }
+
+// TestDismissFinding: the token's holder dismisses an open finding and an
+// exposed secret through the API (each queues a refresh of the gate); a
+// finding neither open nor exposed is 409, an unknown one 404, a bad
+// fingerprint or pull request 400.
+func TestDismissFinding(t *testing.T) {
+	f := newFixture(t, "")
+	open := ledgerEntry("fp-open", "a.go", 1, review.SeverityCritical, "open", "h1")
+	exposed := ledgerEntry("fp-exposed", "b.env", 2, review.SeverityCritical, "secret", "h1")
+	exposed.Finding.Agent, exposed.State, exposed.StateHow = "analyzer:secrets", review.FindingExposed, "secret_removed"
+	fixed := ledgerEntry("fp-fixed", "c.go", 3, review.SeverityWarning, "fixed", "h1")
+	fixed.State, fixed.FixedSHA = review.FindingFixed, "h1"
+	finishPRRun(t, f.store, 7, "h1", store.Result{Status: store.StatusSucceeded,
+		Verdict: &review.Verdict{Verdict: review.DecisionRequestChanges}, Ledger: []review.LedgerEntry{open, exposed, fixed}})
+
+	tests := []struct {
+		path  string
+		code  int
+		state review.FindingState // of the answered entry
+	}{
+		{"/api/pulls/o/r/7/findings/fp-open/dismiss", http.StatusOK, review.FindingDismissed},
+		{"/api/pulls/o/r/7/findings/fp-exposed/dismiss", http.StatusOK, review.FindingDismissed},
+		{"/api/pulls/o/r/7/findings/fp-open/dismiss", http.StatusConflict, ""},
+		{"/api/pulls/o/r/7/findings/fp-fixed/dismiss", http.StatusConflict, ""},
+		{"/api/pulls/o/r/7/findings/fp-none/dismiss", http.StatusNotFound, ""},
+		{"/api/pulls/o/r/8/findings/fp-open/dismiss", http.StatusNotFound, ""},
+		{"/api/pulls/o/r/7/findings/fp%2F..%2Fx/dismiss", http.StatusBadRequest, ""},
+		{"/api/pulls/o/r/0/findings/fp-open/dismiss", http.StatusBadRequest, ""},
+	}
+	for _, tt := range tests {
+		code, out := f.do(t, http.MethodPost, tt.path, "", nil)
+		if code != tt.code || (tt.state != "" && out["state"] != string(tt.state)) || (tt.state == "" && out["error"] == nil) {
+			t.Errorf("POST %s = %d %v; want %d (state %q)", tt.path, code, out, tt.code, tt.state)
+		}
+	}
+	entries, err := f.store.Ledger(t.Context(), "o/r", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range entries {
+		got[e.Finding.Fingerprint] = string(e.State) + " " + e.StateBy + " " + e.StateHow
+	}
+	want := map[string]string{"fp-open": "dismissed api api", "fp-exposed": "dismissed api api", "fp-fixed": "fixed  "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ledger after the dismissals (-want +got):\n%s", diff)
+	}
+}

@@ -158,7 +158,7 @@ func (s *Store) FindingOfThread(ctx context.Context, repo string, number int, co
 
 // DismissFinding dismisses the open ledger entry fingerprint of pull
 // request number: by whom and how (review.DismissedCommand,
-// review.DismissedFeedback). It reports whether an open (or exposed) entry
+// review.DismissedFeedback, review.DismissedAPI). It reports whether an open (or exposed) entry
 // was dismissed; a dismissal queues a refresh of the pull request's gate in
 // the same transaction.
 func (s *Store) DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error) {
@@ -176,7 +176,7 @@ func (s *Store) DismissFinding(ctx context.Context, repo string, number int, fin
 // dismissFinding is DismissFinding through q (the pool or a transaction),
 // its error not wrapped.
 func dismissFinding(ctx context.Context, q querier, repo string, number int, fingerprint, by, how string) (bool, error) {
-	if how != review.DismissedCommand && how != review.DismissedFeedback && how != review.DismissedThreadResolved {
+	if how != review.DismissedCommand && how != review.DismissedFeedback && how != review.DismissedThreadResolved && how != review.DismissedAPI {
 		return false, errors.New("unknown way " + how)
 	}
 	// An exposed secret is dismissed only by an explicit act (a command, a

@@ -74,11 +74,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 		wantVersion version
 		wantTables  []string
 	}{
-		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{9, false}, all},
-		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{9, false}, all},
+		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{11, false}, all},
+		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{11, false}, all},
 		{"down all", func() error { return store.MigrateDown(t.Context(), url, math.MaxInt32) }, version{0, false}, []string{"schema_migrations"}},
 		{"down with nothing applied", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{0, false}, []string{"schema_migrations"}},
-		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{9, false}, all},
+		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{11, false}, all},
+		{"down the eleventh", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{9, false}, all},
 		{"down the ninth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{8, false}, all8},
 		{"down the eighth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{7, false}, all7},
 		{"down the seventh", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{6, false}, all7},
@@ -117,7 +118,7 @@ func TestMigrateUpConcurrently(t *testing.T) {
 			t.Errorf("replica %d: %v", i, err)
 		}
 	}
-	if diff := cmp.Diff(version{9, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{11, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 }
@@ -152,7 +153,7 @@ func TestMigrateAcceptsPoolOptions(t *testing.T) {
 	if err := store.MigrateUp(t.Context(), url); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(version{9, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{11, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 	s, err := store.Open(t.Context(), url)
