@@ -70,11 +70,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 		wantVersion version
 		wantTables  []string
 	}{
-		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{7, false}, all},
-		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{7, false}, all},
+		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{10, false}, all},
+		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{10, false}, all},
 		{"down all", func() error { return store.MigrateDown(t.Context(), url, math.MaxInt32) }, version{0, false}, []string{"schema_migrations"}},
 		{"down with nothing applied", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{0, false}, []string{"schema_migrations"}},
-		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{7, false}, all},
+		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{10, false}, all},
+		{"down the tenth (repository ids)", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{7, false}, all},
 		{"down the seventh", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{6, false}, all},
 		{"down the sixth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{5, false}, all5},
 		{"down the fifth", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{4, false}, all4},
@@ -111,7 +112,7 @@ func TestMigrateUpConcurrently(t *testing.T) {
 			t.Errorf("replica %d: %v", i, err)
 		}
 	}
-	if diff := cmp.Diff(version{7, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{10, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 }
@@ -146,7 +147,7 @@ func TestMigrateAcceptsPoolOptions(t *testing.T) {
 	if err := store.MigrateUp(t.Context(), url); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(version{7, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{10, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 	s, err := store.Open(t.Context(), url)
