@@ -117,12 +117,26 @@ func TestTokenCorrectionsMigration(t *testing.T) {
 		}
 		return got
 	}
+	// downTo6 undoes 000007 and every later migration.
+	downTo6 := func() {
+		t.Helper()
+		for {
+			v, _, err := store.MigrateVersion(t.Context(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v <= 6 {
+				return
+			}
+			if err := store.MigrateDown(t.Context(), url, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	if err := store.MigrateUp(t.Context(), url); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.MigrateDown(t.Context(), url, 1); err != nil {
-		t.Fatal(err)
-	}
+	downTo6()
 	exec(`INSERT INTO model_token_corrections (model, ratio, samples) VALUES ('old', 1.3, 4)`)
 	if err := store.MigrateUp(t.Context(), url); err != nil {
 		t.Fatal(err)
@@ -132,9 +146,7 @@ func TestTokenCorrectionsMigration(t *testing.T) {
 	if d := cmp.Diff([]string{"new 0 0 2.5 3", "old 1.3 4 0 0"}, read(all)); d != "" {
 		t.Errorf("after 000007 up (-want +got):\n%s", d)
 	}
-	if err := store.MigrateDown(t.Context(), url, 1); err != nil {
-		t.Fatal(err)
-	}
+	downTo6()
 	if d := cmp.Diff([]string{"old 1.3 4"}, read(`SELECT model || ' ' || ratio || ' ' || samples FROM model_token_corrections`)); d != "" {
 		t.Errorf("after 000007 down (-want +got):\n%s", d)
 	}
