@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	gh "github.com/google/go-github/v60/github"
@@ -141,6 +142,22 @@ func (o *OAuth) CanRead(ctx context.Context, token, owner, name string) (bool, e
 	}
 	_, resp, err := c.Repositories.Get(ctx, owner, name)
 	return answered(resp, err, "GET /repos/"+owner+"/"+name)
+}
+
+// CanReadID reports whether the person of token can read the repository
+// of GitHub id id, whatever its name now (GET /repositories/{id}: 200
+// yes; 404 or 403 no). Unlike CanRead it cannot be fooled by a name that
+// passed from one repository to another (renamed, transferred, deleted).
+func (o *OAuth) CanReadID(ctx context.Context, token string, id int64) (bool, error) {
+	if id <= 0 {
+		return false, nil
+	}
+	c, err := o.client(token)
+	if err != nil {
+		return false, err
+	}
+	_, resp, err := c.Repositories.GetByID(ctx, id)
+	return answered(resp, err, "GET /repositories/"+strconv.FormatInt(id, 10))
 }
 
 // OrgAdmin reports whether the person of token is an owner of organisation

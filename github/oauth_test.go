@@ -82,6 +82,23 @@ func TestOAuthFlow(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CanRead (-want +got):\n%s", diff)
 	}
+	// By id: the repository of that id whatever its name, 404 (no) for a
+	// private one the person cannot read and for an id that does not exist.
+	gotID := map[string]bool{}
+	for _, r := range [][2]string{{"acme", "widgets"}, {"acme", "secret"}, {"other", "open"}, {"owned", "repo"}} {
+		ok, err := o.CanReadID(ctx, token, gh.RepoID(r[0], r[1]))
+		if err != nil {
+			t.Fatalf("CanReadID %v: %v", r, err)
+		}
+		gotID[r[0]+"/"+r[1]] = ok
+	}
+	if ok, err := o.CanReadID(ctx, token, 987654321); err != nil || ok {
+		t.Errorf("CanReadID of an unknown id = %v, %v; want false", ok, err)
+	}
+	delete(want, "acme/missing")
+	if diff := cmp.Diff(want, gotID); diff != "" {
+		t.Errorf("CanReadID (-want +got):\n%s", diff)
+	}
 	for org, want := range map[string]bool{"owned": true, "acme": false, "nobody": false} {
 		if got, err := o.OrgAdmin(ctx, token, org); err != nil || got != want {
 			t.Errorf("OrgAdmin(%s) = %v, %v; want %v", org, got, err, want)

@@ -368,8 +368,9 @@ func TestServeWithoutMigrations(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 			err := run(ctx, []string{"serve"}, env(map[string]string{"DATABASE_URL": dbURL, "MERGEGUARD_MIGRATE": "false", "MERGEGUARD_ADDR": "127.0.0.1:0"}), io.Discard, io.Discard)
-			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Fatalf("serve = %v, want an error starting %q", err, tt.want)
+			want := strings.ReplaceAll(tt.want, "{before}", strconv.FormatUint(uint64(before), 10))
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("serve = %v, want an error starting %q", err, want)
 			}
 			if v, dirty, err := store.MigrateVersion(t.Context(), dbURL); err != nil || v != before || dirty != dirtyBefore {
 				t.Errorf("after serve, schema version = %d dirty=%v err=%v; want it untouched at %d dirty=%v", v, dirty, err, before, dirtyBefore)

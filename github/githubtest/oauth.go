@@ -6,6 +6,7 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -16,12 +17,14 @@ const (
 	RouteOAuthAuthorize   = "GET /login/oauth/authorize"
 	RouteOAuthAccessToken = "POST /login/oauth/access_token"
 	RouteRepo             = "GET /repos/{owner}/{repo}"
+	RouteRepoByID         = "GET /repositories/{id}"
 	RouteOrgMembership    = "GET /user/memberships/orgs/{org}"
 )
 
 const (
 	docOAuthErrors   = "https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors/"
 	docRepo          = "https://docs.github.com/rest/repos/repos#get-a-repository"
+	docRepoByID      = "https://docs.github.com/rest"
 	docOrgMembership = "https://docs.github.com/rest/orgs/members#get-an-organization-membership-for-the-authenticated-user"
 	// oauthCodeTTL is how long GitHub honours an authorization code.
 	oauthCodeTTL = 10 * time.Minute
@@ -262,6 +265,40 @@ func (s *Server) getRepo(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	s.answerRepoLocked(w, r, rp, docRepo)
+}
+
+// getRepoByID answers GET /repositories/{id} (undocumented by name in
+// GitHub's REST reference but served, and what go-github's GetByID asks):
+// the repository of that id whatever its name now, with the same 404 as
+// getRepo for an unknown id or a private repository the user cannot read.
+func (s *Server) getRepoByID(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	var rp *repo
+	for _, x := range s.repos {
+		if err == nil && x.id == id {
+			rp = x
+		}
+	}
+	if rp == nil {
+		writeNotFound(w, docRepoByID)
+		return
+	}
+	s.answerRepoLocked(w, r, rp, docRepoByID)
+}
+
+// RepoID is the id the fake gave repository owner/name (creating it).
+func (s *Server) RepoID(owner, name string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.repoLocked(owner, name).id
+}
+
+// answerRepoLocked writes rp as GitHub's repository JSON, or 404 (with
+// doc) when r's user token cannot read it. s.mu must be held.
+func (s *Server) answerRepoLocked(w http.ResponseWriter, r *http.Request, rp *repo, doc string) {
 	public := s.oauth != nil && s.oauth.public[repoKey(rp.owner, rp.name)]
 	m := s.repoJSON(rp)
 	m["private"] = !public
@@ -269,7 +306,7 @@ func (s *Server) getRepo(w http.ResponseWriter, r *http.Request) {
 	if u, isUser := s.userOfLocked(r); isUser {
 		role := s.roleLocked(rp, u.Login)
 		if role == "" && !public {
-			writeNotFound(w, docRepo)
+			writeNotFound(w, doc)
 			return
 		}
 		m["permissions"] = permissions(role)

@@ -216,6 +216,7 @@ func (s *Server) routes() map[string]http.HandlerFunc {
 		RouteOAuthAuthorize:             s.oauthAuthorize,
 		RouteOAuthAccessToken:           s.oauthAccessToken,
 		RouteRepo:                       s.getRepo,
+		RouteRepoByID:                   s.getRepoByID,
 		RouteOrgMembership:              s.orgMembership,
 	}
 }

@@ -68,10 +68,13 @@ type NewRun struct {
 	// request of a pr run; Repository and PRNumber are required for it.
 	InstallationID int64
 	Repository     string
-	PRNumber       int
-	HeadSHA        string
-	BaseSHA        string
-	Branch         string
+	// RepositoryID is GitHub's id of Repository (0 when unknown: diff runs,
+	// runs recorded before 000010); visibility is decided on it.
+	RepositoryID int64
+	PRNumber     int
+	HeadSHA      string
+	BaseSHA      string
+	Branch       string
 	// DeliveryID is the webhook delivery that asked for the run, if any
 	// (RecordDelivery sets it).
 	DeliveryID  string
@@ -93,6 +96,7 @@ type Run struct {
 	StatusReason    string          `db:"status_reason"`
 	InstallationID  int64           `db:"installation_id"`
 	Repository      string          `db:"repository"`
+	RepositoryID    int64           `db:"repo_id"` // 0: unknown (token holders only)
 	PRNumber        int             `db:"pr_number"`
 	HeadSHA         string          `db:"head_sha"`
 	BaseSHA         string          `db:"base_sha"`
@@ -151,7 +155,8 @@ const runColumns = `
 	post_started_at, COALESCE(posted_review_id, 0) AS posted_review_id, posted_at,
 	created_at, started_at, finished_at, COALESCE(duration_ms, 0) AS duration_ms,
 	review_kind, kind_reason, since_sha, config_digest, COALESCE(check_run_id, 0) AS check_run_id,
-	answer, COALESCE(answer_comment_id, 0) AS answer_comment_id, classification`
+	answer, COALESCE(answer_comment_id, 0) AS answer_comment_id, classification,
+	COALESCE(repo_id, 0) AS repo_id`
 
 // insertArgs are the values of insertRun's parameters, with defaults
 // applied.
@@ -165,7 +170,7 @@ func (r NewRun) insertArgs() []any {
 	return []any{
 		r.Mode, r.Trigger, nullIfZero(r.InstallationID), nullIfEmpty(r.Repository), nullIfZero(r.PRNumber),
 		r.HeadSHA, r.BaseSHA, r.Branch, nullIfEmpty(r.DeliveryID), r.RequestedBy, r.Options, r.DiffText,
-		r.MaxAttempts,
+		r.MaxAttempts, nullIfZero(r.RepositoryID),
 	}
 }
 
@@ -216,8 +221,8 @@ const (
 
 	insertRun = `INSERT INTO review_runs
 		(mode, trigger, installation_id, repository, pr_number, head_sha, base_sha, branch,
-		 delivery_id, requested_by, options, diff_text, max_attempts)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		 delivery_id, requested_by, options, diff_text, max_attempts, repo_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		RETURNING ` + runColumns
 
 	supersedeQueued = `UPDATE review_runs

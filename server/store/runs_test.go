@@ -33,12 +33,12 @@ func TestEnqueueRunStoresTheRequest(t *testing.T) {
 			name: "pull request",
 			in: store.NewRun{
 				Mode: store.ModePR, Trigger: store.TriggerCommand, InstallationID: 42, Repository: "octo/app",
-				PRNumber: 12, HeadSHA: "h1", BaseSHA: "b1", Branch: "topic", RequestedBy: "alice",
+				RepositoryID: 4242, PRNumber: 12, HeadSHA: "h1", BaseSHA: "b1", Branch: "topic", RequestedBy: "alice",
 				Options: json.RawMessage(`{"focus_areas": ["security"]}`), MaxAttempts: 5,
 			},
 			want: store.Run{
 				Mode: store.ModePR, Trigger: store.TriggerCommand, Status: store.StatusQueued,
-				InstallationID: 42, Repository: "octo/app", PRNumber: 12, HeadSHA: "h1", BaseSHA: "b1",
+				InstallationID: 42, Repository: "octo/app", RepositoryID: 4242, PRNumber: 12, HeadSHA: "h1", BaseSHA: "b1",
 				Branch: "topic", RequestedBy: "alice", Options: json.RawMessage(`{"focus_areas": ["security"]}`),
 				MaxAttempts: 5,
 			},

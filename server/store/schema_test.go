@@ -111,6 +111,20 @@ func TestSchemaInvariants(t *testing.T) {
 		{"a removed repository frees its name", `UPDATE repositories SET removed_at = now() WHERE id = 70;
 			INSERT INTO repositories (id, installation_id, full_name) VALUES (71, 7, 'octo/app')`, ""},
 		{"pull request number 0", `INSERT INTO pull_requests (repository, number) VALUES ('o/r', 0)`, "pull_requests_number_check"},
+
+		// GitHub's repository ids (000010): optional, positive when known.
+		{"run with repository id 0", `UPDATE review_runs SET repo_id = 0 WHERE id = ` + run2, "review_runs_repo_id_check"},
+		{"run with a repository id", `UPDATE review_runs SET repo_id = 70 WHERE id = ` + run2, ""},
+		{"ledger entry with repository id -1", `INSERT INTO pr_findings (repository, pr_number, fingerprint, state, finding, file_path,
+			severity, category, first_seen_sha, last_seen_sha, repo_id)
+			VALUES ('o/r', 1, 'fp1', 'open', '{}', 'a.go', 'warning', 'bug', 'a', 'a', -1)`, "pr_findings_repo_id_check"},
+		{"ledger entry with a repository id", `INSERT INTO pr_findings (repository, pr_number, fingerprint, state, finding, file_path,
+			severity, category, first_seen_sha, last_seen_sha, repo_id)
+			VALUES ('o/r', 1, 'fp1', 'open', '{}', 'a.go', 'warning', 'bug', 'a', 'a', 70)`, ""},
+		{"learning with repository id 0", `INSERT INTO learnings (repository, instruction, status, author, repo_id)
+			VALUES ('o/r', 'x', 'proposed', 'me', 0)`, "learnings_repo_id_check"},
+		{"learning with a repository id", `INSERT INTO learnings (repository, instruction, status, author, repo_id)
+			VALUES ('o/r', 'x', 'proposed', 'me', 70)`, ""},
 	}
 	// errRollback makes pgx.BeginFunc roll back a statement that succeeded.
 	errRollback := errors.New("rollback")
