@@ -71,8 +71,18 @@ func (b *browser) signIn(t *testing.T, base, token, next string) {
 	b.do(t, "open the sign-in link",
 		chromedp.Navigate(base+"/signin?token="+url.QueryEscape(token)+"&next="+url.QueryEscape(next)),
 		chromedp.WaitVisible(chromedp.ID("signin-link-submit")),
-		chromedp.Click(chromedp.ID("signin-link-submit")),
-		chromedp.WaitVisible(chromedp.ID("signout-btn")))
+		chromedp.Click(chromedp.ID("signin-link-submit")))
+	// Signed in, the browser is sent to next (a page that may have no
+	// header, such as /setup).
+	var loc string
+	for deadline := time.Now().Add(30 * time.Second); loc != base+next; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("signing in did not lead to %s (at %s; page errors %q)", next, loc, b.pageErrors())
+		}
+		if l, err := chromedp.Run(b.ctx, chromedp.Location()); err == nil {
+			loc = l
+		}
+	}
 }
 
 // browser is a headless Chromium tab whose JavaScript errors are recorded.

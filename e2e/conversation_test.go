@@ -129,9 +129,10 @@ func (c *conversation) query(sql string, args ...any) string {
 // TestConversation follows issue 14's conversation with the real binary:
 // a writer's question answered once (redelivered too), a reader's and an
 // injected reply answered without dismissing anything, a bot ignored, a
-// writer's "intended" dismissing the finding and proposing a learning,
-// /mergeguard learn activating it, and the next pull request with the same
-// code getting no finding, its verdict naming the learning.
+// writer's "intended" proposing a learning but leaving the critical
+// finding open, /mergeguard learn activating the learning, the next pull
+// request with the same code still getting the critical finding (the
+// verdict naming the learning), and /mergeguard ignore dismissing it.
 func TestConversation(t *testing.T) {
 	bin := buildBinary(t)
 	app := newFakeApp(t)
@@ -170,32 +171,41 @@ func TestConversation(t *testing.T) {
 		t.Errorf("after a reader's injected reply the finding is %s, want open", s)
 	}
 
+	// The SQL injection is critical: a writer's reply the model reads as
+	// disagreement leaves it open (the answer says how to dismiss it) and
+	// proposes a learning.
 	c.reply(alice, "This is intended: the caller checks for nil and validates the name.")
-	c.waitAnswers(3)
+	if got := c.waitAnswers(3); !strings.Contains(got[2], "a reply never dismisses a committed secret or a critical finding") {
+		t.Errorf("answer %q does not say the critical finding stays open", got[2])
+	}
 	c.finished()
-	if s := c.query(open); s != "dismissed" {
-		t.Errorf("after a writer's disagreement the finding is %s, want dismissed", s)
+	if s := c.query(open); s != "open" {
+		t.Errorf("after a writer's disagreement the critical finding is %s, want open", s)
 	}
-	if !threadOf(app, "SQL injection").Resolved {
-		t.Error("the dismissed finding's thread is not resolved")
+	if threadOf(app, "SQL injection").Resolved {
+		t.Error("the critical finding's thread was resolved by a reply")
 	}
-	learning := `SELECT status FROM learnings WHERE repository = 'acme/shop' ORDER BY id DESC LIMIT 1`
-	if s := c.query(learning); s != "proposed" {
+	learning := `SELECT status || ' ' || path_glob FROM learnings WHERE repository = 'acme/shop' ORDER BY id DESC LIMIT 1`
+	if s := c.query(learning); !strings.HasPrefix(s, "proposed ") {
 		t.Errorf("learning %s, want proposed", s)
 	}
 	c.reply(alice, "/mergeguard learn")
-	waitFor(t, 30*time.Second, "the learning active", func() bool { return c.query(learning) == "active" })
+	waitFor(t, 30*time.Second, "the learning active", func() bool { return strings.HasPrefix(c.query(learning), "active ") })
 
-	// The next pull request with the same code: no finding, the verdict
-	// names the learning.
+	// The next pull request with the same code: the learning applies, yet
+	// never drops a critical finding; the verdict's notes name it.
 	next := app.gh.AddPR(newPR("acme", "shop", 2, 1, "Look users up again", sha("conversation", 2)))
 	app.mustDeliver(t, r.url, githubtest.Delivery{Event: "pull_request", ID: "open-2", Payload: payload(t, next, "opened")})
 	run := waitRun(t, c.db, next, next.HeadSHA, 60*time.Second, "succeeded")
 	findings := c.query(`SELECT count(*)::text FROM findings WHERE run_id = $1 AND verification_status <> 'false_positive'`, run.ID)
 	notes := c.query(`SELECT result->>'notes' FROM review_runs WHERE id = $1`, run.ID)
-	if findings != "0" || !strings.Contains(notes, "learning #") {
-		t.Errorf("next pull request: %s findings reported, notes %s; want none, the learning named", findings, notes)
+	if findings != "1" || !strings.Contains(notes, "which stays reported") {
+		t.Errorf("next pull request: %s findings reported, notes %s; want the SQL injection, the learning named", findings, notes)
 	}
+
+	// An explicit act of a writer dismisses it.
+	c.reply(alice, "/mergeguard ignore")
+	waitFor(t, 30*time.Second, "the finding dismissed", func() bool { return c.query(open) == "dismissed" })
 }
 
 // TestAnswerLatency measures the time from a reply's delivery to its
