@@ -82,7 +82,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		MaxBodies: cfg.API.MaxConcurrentSubmissions, MaxStreams: cfg.API.MaxStreams, MaxStreamsPerClient: cfg.API.MaxStreamsPerClient,
 		StreamBatch: cfg.API.StreamBatch, StreamWriteTimeout: cfg.API.StreamWriteTimeout,
 		Heartbeat: cfg.API.StreamHeartbeat, Poll: cfg.API.StreamPoll})
-	gh, oauthApp := signInWithGitHub(cfg, policy, st, v.version, log)
+	gh, oauthApp := signInWithGitHub(cfg, st, v.version, log)
 	ui, err := web.New(web.Deps{Runs: st, Access: policy, Logger: *log, GitHubURL: cfg.GitHub.WebURL, Reviews: reviewAPI,
 		GitHub: gh, OAuthApp: oauthApp, PublicURL: cfg.Server.PublicURL})
 	if err != nil {

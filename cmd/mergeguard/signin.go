@@ -82,7 +82,7 @@ func signInLink(srv config.Server, token string) string {
 // signInWithGitHub returns what the web UI's "Sign in with GitHub" needs:
 // GitHub's OAuth flow and the App's OAuth client: from configuration, else
 // the App /setup stored. It logs whether sign-in with GitHub is on.
-func signInWithGitHub(cfg config.Config, policy access.Policy, st *store.Store, version string, log *zerolog.Logger) (web.GitHub, web.OAuthApp) {
+func signInWithGitHub(cfg config.Config, st *store.Store, version string, log *zerolog.Logger) (web.GitHub, web.OAuthApp) {
 	oauth := github.NewOAuth(cfg.GitHub.WebURL, cfg.GitHub.V3APIURL, github.ClientOptions{Version: version, Timeout: cfg.GitHub.Timeout})
 	app := oauthApp{static: web.StaticOAuthApp{ClientID: cfg.GitHub.OAuth.ClientID, ClientSecret: cfg.GitHub.OAuth.ClientSecret.Value()}, store: st}
 	switch {

@@ -36,7 +36,7 @@ func (e *RepoConfigError) Error() string {
 
 func (e *RepoConfigError) Unwrap() error { return e.Err }
 
-// repoConfig is the repository configuration of req: .mergeguard.yml read
+// RepoConfig is the repository configuration of req: .mergeguard.yml read
 // from the Source's base revision over req.Repo when req.ReadRepoFile is
 // set (a missing file keeps req.Repo), else req.Repo itself. A file that
 // does not parse is a *RepoConfigError: never silently replaced by defaults.
