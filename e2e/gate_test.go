@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/server/store/storetest"
@@ -20,15 +22,7 @@ const gateKey = "AWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n"
 // long script, the key in a lock file's name, a title holding "wip" inside
 // a word, and a title keyword.
 func TestTheGateHolds(t *testing.T) {
-	bin := buildBinary(t)
-	app := newFakeApp(t)
-	model := llmtest.New(t, func(llmtest.Request) llmtest.Response {
-		return llmtest.JSON(map[string]any{"findings": []any{}, "positive_notes": []any{}})
-	})
-	dbURL := storetest.Empty(t)
-	r := startReplica(t, bin, "replica", dbURL, serveOptions{env: app.serveEnv(model.URL(), 2), config: workerConfig(5 * time.Second)})
-	r.waitReady(t)
-	db := openDB(t, dbURL)
+	app, r, db := blindReplica(t)
 
 	script := "#!/bin/sh\n" + gateKey + strings.Repeat("echo padding line\n", 2000) + "# \x00\n"
 	tests := []struct {
@@ -78,4 +72,21 @@ func checkOf(t *testing.T, app *fakeApp, head string) githubtest.CheckRun {
 		return false
 	})
 	return c
+}
+
+// blindReplica starts one replica of the real binary against a new
+// database, the fake GitHub App and a model that finds nothing (as one
+// that obeys whatever the pull request tells it would), and opens the
+// database: what stands between a pull request and a passing check is the
+// deterministic half alone.
+func blindReplica(t *testing.T) (*fakeApp, *replica, *pgxpool.Pool) {
+	t.Helper()
+	app := newFakeApp(t)
+	model := llmtest.New(t, func(llmtest.Request) llmtest.Response {
+		return llmtest.JSON(map[string]any{"findings": []any{}, "positive_notes": []any{}})
+	})
+	dbURL := storetest.Empty(t)
+	r := startReplica(t, buildBinary(t), "replica", dbURL, serveOptions{env: app.serveEnv(model.URL(), 2), config: workerConfig(5 * time.Second)})
+	r.waitReady(t)
+	return app, r, openDB(t, dbURL)
 }

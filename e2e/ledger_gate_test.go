@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
-	"github.com/mergeguard/mergeguard/review/llm/llmtest"
-	"github.com/mergeguard/mergeguard/server/store/storetest"
 )
 
 // TestSecretKeepsTheGateShut follows a pull request that pushes a key with
@@ -21,15 +19,7 @@ import (
 // then a writer's /mergeguard ignore in its thread completes the head's
 // check as success at once and dismisses the REQUEST_CHANGES review.
 func TestSecretKeepsTheGateShut(t *testing.T) {
-	bin := buildBinary(t)
-	app := newFakeApp(t)
-	model := llmtest.New(t, func(llmtest.Request) llmtest.Response {
-		return llmtest.JSON(map[string]any{"findings": []any{}, "positive_notes": []any{}})
-	})
-	dbURL := storetest.Empty(t)
-	r := startReplica(t, bin, "replica", dbURL, serveOptions{env: app.serveEnv(model.URL(), 2), config: workerConfig(5 * time.Second)})
-	r.waitReady(t)
-	db := openDB(t, dbURL)
+	app, r, db := blindReplica(t)
 	alice := githubtest.User{Login: "alice", ID: 5, Type: "User"}
 	app.gh.SetPermission("acme", "shop", alice.Login, "write")
 
