@@ -276,6 +276,10 @@ type Delivery struct {
 	Action         string
 	InstallationID int64
 	Repository     string
+	// RepositoryID is GitHub's id of Repository (0 when unknown). It is not
+	// kept with the delivery: the webhook handlers copy it into the runs
+	// they ask for (NewRun.RepositoryID).
+	RepositoryID int64
 	// Outcome and Detail say what intake did with the delivery (for example
 	// "ignored", "draft pull request"). RecordDelivery sets them when it
 	// enqueues a run. An empty Outcome is stored as "received".
