@@ -478,6 +478,28 @@ func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
 	return run, nil
 }
 
+// repositoryIDs: the distinct ids of a name's runs, newest first.
+const repositoryIDs = `SELECT repo_id FROM review_runs
+	WHERE repository = $1 AND ($2 = 0 OR pr_number = $2) AND repo_id IS NOT NULL
+	GROUP BY repo_id ORDER BY max(created_at) DESC LIMIT 2`
+
+// RepositoryIDs returns GitHub's ids of the repositories the runs stored
+// under name repo (of pull request number; 0 for all) were of, newest
+// first, at most two: none when no run has an id (runs stored before
+// MergeGuard kept ids), two when the name passed from one repository to
+// another (renamed, transferred or deleted, and another took the name).
+func (s *Store) RepositoryIDs(ctx context.Context, repo string, number int) ([]int64, error) {
+	rows, err := s.pool.Query(ctx, repositoryIDs, repo, number)
+	if err != nil {
+		return nil, fmt.Errorf("repository ids of %s: %w", repo, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("repository ids of %s: %w", repo, err)
+	}
+	return ids, nil
+}
+
 // RunFilter selects runs for ListRuns; zero fields match everything.
 type RunFilter struct {
 	Repository string
