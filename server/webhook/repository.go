@@ -1,0 +1,63 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// repositoryHandler follows a repository renamed or transferred on GitHub:
+// its runs, found by GitHub's repository id, take the new name, and so do
+// the learnings kept under the old name (store.RenameRepository), so that
+// its pages are found under the name it has now. Visibility never depends
+// on the name (it is asked by id), so a delivery that is missed, late or
+// forged by someone holding the webhook secret changes only where a page
+// is found, not who may see it. The change is applied before the delivery
+// is recorded; it is idempotent, so a redelivery changes nothing.
+type repositoryHandler struct {
+	decode github.Decoder[github.RepositoryEvent]
+	store  Store
+}
+
+func (h *repositoryHandler) Handles() []string { return []string{"repository"} }
+
+func (h *repositoryHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	var event github.RepositoryEvent
+	if err := h.decode.Decode(payload, &event); err != nil {
+		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
+	}
+	repo := event.Repository
+	ctx, log := prContext(ctx, event.Installation.ID, repo, 0)
+	d := store.Delivery{ID: deliveryID, Event: eventType, Action: event.Action, InstallationID: event.Installation.ID,
+		Repository: repo.FullName, RepositoryID: repo.ID}
+	switch {
+	case event.Action != "renamed" && event.Action != "transferred":
+		return ignore(ctx, h.store, &log, d, "action "+event.Action+" changes nothing MergeGuard keeps")
+	case repo.ID <= 0 || !validFullName(repo.FullName):
+		return ignore(ctx, h.store, &log, d, "the repository has no id or no owner/name")
+	}
+	if seen, err := redelivered(ctx, h.store, &log, deliveryID); err != nil || seen {
+		return err
+	}
+	runs, learnings, err := h.store.RenameRepository(ctx, repo.ID, repo.FullName)
+	if err != nil {
+		return err
+	}
+	d.Outcome, d.Detail = outcomeApplied, fmt.Sprintf("%d runs and %d learnings now under %s", runs, learnings, repo.FullName)
+	res, err := h.store.RecordDelivery(ctx, d, nil)
+	if err != nil {
+		return err
+	}
+	logRecorded(ctx, &log, d, res, "repository "+event.Action)
+	return nil
+}
+
+// validFullName reports whether name is owner/name, each part non-empty,
+// bounded as GitHub bounds them (39 and 100 characters).
+func validFullName(name string) bool {
+	owner, repo, ok := strings.Cut(name, "/")
+	return ok && owner != "" && repo != "" && len(owner) <= 39 && len(repo) <= 100 && !strings.Contains(repo, "/")
+}
