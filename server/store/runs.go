@@ -500,36 +500,34 @@ func (s *Store) RepositoryIDs(ctx context.Context, repo string, number int) ([]i
 	return ids, nil
 }
 
-// renameRepository moves the runs of repository id $1 to its name $2,
-// and the learnings kept under its old names when no other repository's
-// runs, nor runs without an id, were kept under that name (the statement
-// reads the tables as they were before it).
+// renameRepository moves the learnings kept under the old names of
+// repository id $1 (the names its runs were stored under) to its name $2,
+// when no other repository's runs, nor runs without an id, were kept under
+// that name.
 const renameRepository = `WITH old AS (
-	    SELECT DISTINCT repository FROM review_runs WHERE repo_id = $1 AND repository <> $2),
-	runs AS (
-	    UPDATE review_runs SET repository = $2 WHERE repo_id = $1 AND repository <> $2 RETURNING 1),
-	moved AS (
-	    UPDATE learnings l SET repository = $2, updated_at = now()
-	    WHERE l.repository IN (SELECT repository FROM old)
-	      AND NOT EXISTS (SELECT 1 FROM review_runs r
-	                      WHERE r.repository = l.repository AND r.repo_id IS DISTINCT FROM $1)
-	    RETURNING 1)
-	SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM moved)`
+	    SELECT DISTINCT repository FROM review_runs WHERE repo_id = $1 AND repository <> $2)
+	UPDATE learnings l SET repository = $2, updated_at = now()
+	WHERE l.repository IN (SELECT repository FROM old)
+	  AND NOT EXISTS (SELECT 1 FROM review_runs r
+	                  WHERE r.repository = l.repository AND r.repo_id IS DISTINCT FROM $1)`
 
-// RenameRepository follows a repository renamed or transferred on GitHub:
-// the runs of GitHub's repository id id take its new name (owner/name),
-// and so do the learnings kept under an old name that only this
-// repository's runs used. The pull requests' finding ledgers keep the
-// name they were made under (docs/operator-guide.md). It returns how many
-// runs and learnings it moved.
-func (s *Store) RenameRepository(ctx context.Context, id int64, name string) (runs, learnings int64, err error) {
+// RenameRepository follows a repository renamed or transferred on GitHub
+// (GitHub's repository id id, new name owner/name): the learnings kept
+// under an old name that only this repository's runs used take the new
+// name, so that its next reviews apply them. Runs and the pull requests'
+// finding ledgers keep the name they were made under, together: moving
+// the runs alone would make the next review of a pull request incremental
+// on an empty ledger, dropping its open findings from the gate. It
+// returns how many learnings it moved.
+func (s *Store) RenameRepository(ctx context.Context, id int64, name string) (int64, error) {
 	if id <= 0 || name == "" {
-		return 0, 0, fmt.Errorf("rename repository %d to %q: id and name required", id, name)
+		return 0, fmt.Errorf("rename repository %d to %q: id and name required", id, name)
 	}
-	if err := s.pool.QueryRow(ctx, renameRepository, id, name).Scan(&runs, &learnings); err != nil {
-		return 0, 0, fmt.Errorf("rename repository %d to %s: %w", id, name, err)
+	tag, err := s.pool.Exec(ctx, renameRepository, id, name)
+	if err != nil {
+		return 0, fmt.Errorf("rename repository %d to %s: %w", id, name, err)
 	}
-	return runs, learnings, nil
+	return tag.RowsAffected(), nil
 }
 
 // RunFilter selects runs for ListRuns; zero fields match everything.

@@ -10,13 +10,14 @@ import (
 )
 
 // repositoryHandler follows a repository renamed or transferred on GitHub:
-// its runs, found by GitHub's repository id, take the new name, and so do
-// the learnings kept under the old name (store.RenameRepository), so that
-// its pages are found under the name it has now. Visibility never depends
-// on the name (it is asked by id), so a delivery that is missed, late or
-// forged by someone holding the webhook secret changes only where a page
-// is found, not who may see it. The change is applied before the delivery
-// is recorded; it is idempotent, so a redelivery changes nothing.
+// the learnings kept under its old name take the new one
+// (store.RenameRepository), so that its next reviews apply them. Its runs
+// and finding ledgers keep the name they were made under. Visibility never
+// depends on the name (it is asked by repository id), so a delivery that
+// is missed, late or forged by someone holding the webhook secret changes
+// only which learnings a review applies, not who may see what. The change
+// is applied before the delivery is recorded; it is idempotent, so a
+// redelivery changes nothing.
 type repositoryHandler struct {
 	decode github.Decoder[github.RepositoryEvent]
 	store  Store
@@ -42,11 +43,11 @@ func (h *repositoryHandler) Handle(ctx context.Context, eventType, deliveryID st
 	if seen, err := redelivered(ctx, h.store, &log, deliveryID); err != nil || seen {
 		return err
 	}
-	runs, learnings, err := h.store.RenameRepository(ctx, repo.ID, repo.FullName)
+	learnings, err := h.store.RenameRepository(ctx, repo.ID, repo.FullName)
 	if err != nil {
 		return err
 	}
-	d.Outcome, d.Detail = outcomeApplied, fmt.Sprintf("%d runs and %d learnings now under %s", runs, learnings, repo.FullName)
+	d.Outcome, d.Detail = outcomeApplied, fmt.Sprintf("%d learnings now under %s", learnings, repo.FullName)
 	res, err := h.store.RecordDelivery(ctx, d, nil)
 	if err != nil {
 		return err

@@ -11,12 +11,12 @@ import (
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
-// TestRepositoryRenamedMovesRuns: a repository renamed or transferred on
-// GitHub keeps its id; its runs take the new name, and so do the
-// learnings kept under its old name unless another repository's runs (or
-// runs without an id) were kept under that name too. Other actions change
-// nothing.
-func TestRepositoryRenamedMovesRuns(t *testing.T) {
+// TestRepositoryRenamedMovesLearnings: a repository renamed or
+// transferred on GitHub keeps its id; the learnings kept under its old
+// name take the new one unless another repository's runs (or runs without
+// an id) were kept under that name too. Runs keep their name (with their
+// pull requests' ledgers). Other actions change nothing.
+func TestRepositoryRenamedMovesLearnings(t *testing.T) {
 	t.Parallel()
 	const (
 		id   = 186853002 // the payloads' repository.id
@@ -26,15 +26,15 @@ func TestRepositoryRenamedMovesRuns(t *testing.T) {
 		file        string
 		shared      bool // another repository's run is kept under the old name
 		outcome     string
-		runs        []string // names of the runs, id's first
+		runs        []string // names of the runs, id's first: unchanged
 		learnedName string
 	}{
 		{file: "renamed.payload.json", outcome: "applied",
-			runs: []string{"Codertocat/Hello-World-old", "Codertocat/Hello-World-old"}, learnedName: "Codertocat/Hello-World-old"},
+			runs: []string{name, name}, learnedName: "Codertocat/Hello-World-old"},
 		{file: "transferred.payload.json", outcome: "applied",
-			runs: []string{"octo-org/Hello-World", "octo-org/Hello-World"}, learnedName: "octo-org/Hello-World"},
+			runs: []string{name, name}, learnedName: "octo-org/Hello-World"},
 		{file: "renamed.payload.json", shared: true, outcome: "applied",
-			runs: []string{"Codertocat/Hello-World-old", "Codertocat/Hello-World-old", name}, learnedName: name},
+			runs: []string{name, name, name}, learnedName: name},
 		{file: "edited.payload.json", outcome: "ignored", runs: []string{name, name}, learnedName: name},
 	}
 	for _, tt := range tests {
