@@ -115,7 +115,7 @@ func TestGitHubSignInInBrowser(t *testing.T) {
 	gh.SetPermission("owned", "tools", "hubot", "admin")
 
 	dbURL := storetest.URL(t)
-	runs := addRuns(t, dbURL, "acme/widgets", "acme/secret", "owned/tools", "")
+	runs := addRuns(t, dbURL, gh, "acme/widgets", "acme/secret", "owned/tools", "")
 	srv := startReplica(t, buildBinary(t), "serve", dbURL, serveOptions{addr: addr, env: map[string]string{
 		"MERGEGUARD_API_TOKEN": "e2e-token-0123456789", "MERGEGUARD_SECRET_KEY": "ZTJlLXNlY3JldC1rZXktMDEyMzQ1Njc4OS1hYmNkZWY=", // 32 bytes, base64
 		"MERGEGUARD_PUBLIC_URL": public, "MERGEGUARD_WORKERS": "0",
@@ -148,9 +148,10 @@ func TestGitHubSignInInBrowser(t *testing.T) {
 	}
 }
 
-// addRuns queues a pull-request run of each repository ("" queues a diff
-// run) and returns their ids by repository.
-func addRuns(t *testing.T, dbURL string, repos ...string) map[string]string {
+// addRuns queues a pull-request run of each repository, with gh's id of
+// it as the webhook gives it ("" queues a diff run), and returns their ids
+// by repository.
+func addRuns(t *testing.T, dbURL string, gh *githubtest.Server, repos ...string) map[string]string {
 	t.Helper()
 	st, err := store.Open(t.Context(), dbURL)
 	if err != nil {
@@ -160,6 +161,9 @@ func addRuns(t *testing.T, dbURL string, repos ...string) map[string]string {
 	ids := map[string]string{}
 	for _, repo := range repos {
 		nr := store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook, InstallationID: 1, Repository: repo, PRNumber: 3, HeadSHA: "abc"}
+		if owner, name, ok := strings.Cut(repo, "/"); ok {
+			nr.RepositoryID = gh.RepoID(owner, name)
+		}
 		if repo == "" {
 			text := "diff --git a/x b/x\n"
 			nr = store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text}

@@ -178,3 +178,13 @@ type PullRequestReviewCommentEvent struct {
 	Installation Installation `json:"installation"`
 	Sender       Account      `json:"sender"`
 }
+
+// RepositoryEvent is a repository delivery: a repository the App is
+// installed on was renamed, transferred, deleted (and more, which
+// MergeGuard ignores). Repository is the repository as it is now, with
+// its new name; its id does not change.
+type RepositoryEvent struct {
+	Action       string       `json:"action"`
+	Repository   Repository   `json:"repository"`
+	Installation Installation `json:"installation"`
+}

@@ -57,7 +57,7 @@ func checkManifest(m appManifest) error {
 		errs = append(errs, fmt.Errorf("default_permissions (-want +got):\n%s", diff))
 	}
 	// installation and installation_repositories are always sent to Apps.
-	wantEvents := []string{"pull_request", "issue_comment", "pull_request_review_comment", "pull_request_review_thread", "check_run"}
+	wantEvents := []string{"pull_request", "issue_comment", "pull_request_review_comment", "pull_request_review_thread", "check_run", "repository"}
 	if diff := cmp.Diff(wantEvents, m.DefaultEvents); diff != "" {
 		errs = append(errs, fmt.Errorf("default_events (-want +got):\n%s", diff))
 	}

@@ -358,3 +358,21 @@ func (s *Server) orgMembership(w http.ResponseWriter, r *http.Request) {
 		"user":             s.userJSON(u),
 	})
 }
+
+// RenameRepo renames (or transfers) repository owner/name to
+// newOwner/newName, keeping its id, roles and visibility, as GitHub does;
+// the old name is then free for another repository (GitHub redirects it
+// only until one takes it).
+func (s *Server) RenameRepo(owner, name, newOwner, newName string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, name)
+	delete(s.repos, repoKey(owner, name))
+	rp.owner, rp.name = newOwner, newName
+	s.repos[repoKey(newOwner, newName)] = rp
+	if s.oauth != nil {
+		o := s.oauth
+		o.public[repoKey(newOwner, newName)] = o.public[repoKey(owner, name)]
+		delete(o.public, repoKey(owner, name))
+	}
+}

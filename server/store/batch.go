@@ -233,7 +233,7 @@ const (
 		    SELECT * FROM jsonb_to_recordset($1::jsonb) AS n(id text, event text, action text, inst bigint, repo text,
 		        outcome text, detail text, pr int, head text, sender text, command text,
 		        wants bool, run_id uuid, mode text, trig text, run_inst bigint, run_repo text, run_pr int, run_head text,
-		        base text, branch text, requested_by text, options jsonb, diff text, max_attempts int,
+		        base text, branch text, requested_by text, options jsonb, diff text, max_attempts int, run_repo_id bigint,
 		        replay_before text, replay_after text, twin_before text, twin_after text, fresh_detail text)),
 		replays AS (
 		    SELECT n.id, f.delivery_id AS first FROM n CROSS JOIN LATERAL (
@@ -271,9 +271,9 @@ const (
 		runs AS (
 		    INSERT INTO review_runs
 		        (mode, trigger, installation_id, repository, pr_number, head_sha, base_sha, branch,
-		         delivery_id, requested_by, options, diff_text, max_attempts, id)
+		         delivery_id, requested_by, options, diff_text, max_attempts, repo_id, id)
 		    SELECT mode, trig, run_inst, run_repo, run_pr, run_head, base, branch,
-		           d.id, requested_by, options, diff, max_attempts, run_id
+		           d.id, requested_by, options, diff, max_attempts, run_repo_id, run_id
 		    FROM d JOIN ins ON ins.delivery_id = d.id
 		    WHERE d.kind = 'fresh'
 		    RETURNING id, repository, pr_number, head_sha),
@@ -401,6 +401,7 @@ type bulkRow struct {
 	Options      json.RawMessage `json:"options"`
 	Diff         *string         `json:"diff"`
 	MaxAttempts  int             `json:"max_attempts"`
+	RunRepoID    *int64          `json:"run_repo_id"`
 	ReplayBefore string          `json:"replay_before"`
 	ReplayAfter  string          `json:"replay_after"`
 	TwinBefore   string          `json:"twin_before"`
@@ -428,7 +429,7 @@ func newBulkRow(d Delivery, run *NewRun) bulkRow {
 	row.Wants, row.RunID, row.Mode, row.Trigger = true, uuid.NewString(), r.Mode, r.Trigger
 	row.RunInst, row.RunRepo, row.RunPR, row.RunHead = nullIfZero(r.InstallationID), nullIfEmpty(r.Repository), nullIfZero(r.PRNumber), r.HeadSHA
 	row.Base, row.Branch, row.RequestedBy, row.Options, row.Diff = r.BaseSHA, r.Branch, r.RequestedBy, r.Options, r.DiffText
-	row.MaxAttempts = r.MaxAttempts
+	row.MaxAttempts, row.RunRepoID = r.MaxAttempts, nullIfZero(r.RepositoryID)
 	row.ReplayBefore, row.ReplayAfter = replayDetailAround(d)
 	row.TwinBefore, row.TwinAfter = reusedDetailAround(r.HeadSHA)
 	_, row.FreshDetail = queuedOutcome(Run{ID: row.RunID}, false)

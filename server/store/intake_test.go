@@ -26,6 +26,7 @@ type recording struct {
 // review.
 func opened(id string, n int, action, head string) recording {
 	r := prRun("o/r", n, head)
+	r.RepositoryID = 4242
 	return recording{
 		d:   store.Delivery{ID: id, Event: "pull_request", Action: action, InstallationID: 7, Repository: "o/r", PRNumber: n},
 		run: &r,
@@ -148,7 +149,7 @@ func snapshot(t *testing.T, raw *pgxpool.Pool) []string {
 	t.Helper()
 	names := map[string]string{}
 	var lines []string
-	rows, err := raw.Query(t.Context(), `SELECT id::text, trigger || '/' || repository || '#' || pr_number || '@' || head_sha,
+	rows, err := raw.Query(t.Context(), `SELECT id::text, trigger || '/' || repository || '(' || COALESCE(repo_id, 0) || ')#' || pr_number || '@' || head_sha,
 		    status, status_reason, cancel_requested, COALESCE(delivery_id, '') FROM review_runs`)
 	if err != nil {
 		t.Fatal(err)

@@ -276,6 +276,10 @@ type Delivery struct {
 	Action         string
 	InstallationID int64
 	Repository     string
+	// RepositoryID is GitHub's id of Repository (0 when unknown). It is not
+	// kept with the delivery: the webhook handlers copy it into the runs
+	// they ask for (NewRun.RepositoryID).
+	RepositoryID int64
 	// Outcome and Detail say what intake did with the delivery (for example
 	// "ignored", "draft pull request"). RecordDelivery sets them when it
 	// enqueues a run. An empty Outcome is stored as "received".
@@ -472,6 +476,58 @@ func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
 		return Run{}, fmt.Errorf("get run %s: %w", id, err)
 	}
 	return run, nil
+}
+
+// repositoryIDs: the distinct ids of a name's runs, newest first.
+const repositoryIDs = `SELECT repo_id FROM review_runs
+	WHERE repository = $1 AND ($2 = 0 OR pr_number = $2) AND repo_id IS NOT NULL
+	GROUP BY repo_id ORDER BY max(created_at) DESC LIMIT 2`
+
+// RepositoryIDs returns GitHub's ids of the repositories the runs stored
+// under name repo (of pull request number; 0 for all) were of, newest
+// first, at most two: none when no run has an id (runs stored before
+// MergeGuard kept ids), two when the name passed from one repository to
+// another (renamed, transferred or deleted, and another took the name).
+func (s *Store) RepositoryIDs(ctx context.Context, repo string, number int) ([]int64, error) {
+	rows, err := s.pool.Query(ctx, repositoryIDs, repo, number)
+	if err != nil {
+		return nil, fmt.Errorf("repository ids of %s: %w", repo, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("repository ids of %s: %w", repo, err)
+	}
+	return ids, nil
+}
+
+// renameRepository moves the learnings kept under the old names of
+// repository id $1 (the names its runs were stored under) to its name $2,
+// when no other repository's runs, nor runs without an id, were kept under
+// that name.
+const renameRepository = `WITH old AS (
+	    SELECT DISTINCT repository FROM review_runs WHERE repo_id = $1 AND repository <> $2)
+	UPDATE learnings l SET repository = $2, updated_at = now()
+	WHERE l.repository IN (SELECT repository FROM old)
+	  AND NOT EXISTS (SELECT 1 FROM review_runs r
+	                  WHERE r.repository = l.repository AND r.repo_id IS DISTINCT FROM $1)`
+
+// RenameRepository follows a repository renamed or transferred on GitHub
+// (GitHub's repository id id, new name owner/name): the learnings kept
+// under an old name that only this repository's runs used take the new
+// name, so that its next reviews apply them. Runs and the pull requests'
+// finding ledgers keep the name they were made under, together: moving
+// the runs alone would make the next review of a pull request incremental
+// on an empty ledger, dropping its open findings from the gate. It
+// returns how many learnings it moved.
+func (s *Store) RenameRepository(ctx context.Context, id int64, name string) (int64, error) {
+	if id <= 0 || name == "" {
+		return 0, fmt.Errorf("rename repository %d to %q: id and name required", id, name)
+	}
+	tag, err := s.pool.Exec(ctx, renameRepository, id, name)
+	if err != nil {
+		return 0, fmt.Errorf("rename repository %d to %s: %w", id, name, err)
+	}
+	return tag.RowsAffected(), nil
 }
 
 // RunFilter selects runs for ListRuns; zero fields match everything.

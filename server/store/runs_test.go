@@ -483,3 +483,40 @@ func TestListRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestRepositoryIDs: the ids of the repositories a name's runs were of,
+// newest first; a run without an id (from before ids were kept) adds none.
+func TestRepositoryIDs(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	for _, r := range []struct {
+		repo   string
+		id     int64
+		number int
+	}{{"acme/app", 0, 1}, {"acme/app", 11, 1}, {"acme/app", 11, 2}, {"acme/app", 22, 3}, {"acme/other", 33, 1}} {
+		nr := prRun(r.repo, r.number, fmt.Sprintf("h%d-%d", r.id, r.number))
+		nr.RepositoryID = r.id
+		enqueue(t, s, nr)
+	}
+	tests := []struct {
+		repo   string
+		number int
+		want   []int64
+	}{
+		{"acme/app", 0, []int64{22, 11}},
+		{"acme/app", 1, []int64{11}},
+		{"acme/app", 3, []int64{22}},
+		{"acme/app", 4, nil},
+		{"acme/other", 0, []int64{33}},
+		{"nobody/none", 0, nil},
+	}
+	for _, tt := range tests {
+		got, err := s.RepositoryIDs(t.Context(), tt.repo, tt.number)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("RepositoryIDs(%s, %d) (-want +got):\n%s", tt.repo, tt.number, diff)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func (u *UI) learnings(w http.ResponseWriter, r *http.Request) {
 		u.notFound(w, r, "That is not a repository: "+err.Error()+".")
 		return
 	}
-	if yes, ok := u.canSee(w, r, repo); !ok {
+	if _, yes, ok := u.canSeeName(w, r, repo, 0); !ok {
 		return
 	} else if !yes {
 		u.notFound(w, r, "MergeGuard has no learnings of "+repo+".")

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,7 +37,8 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	missing := fmt.Sprintf("MergeGuard has no runs and no findings for %s#%d.", repo, number)
-	if yes, ok := u.canSee(w, r, repo); !ok {
+	id, yes, ok := u.canSeeName(w, r, repo, number)
+	if !ok {
 		return
 	} else if !yes {
 		u.notFound(w, r, missing)
@@ -47,6 +49,10 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		u.fail(w, err, "list runs of a pull request")
 		return
+	}
+	if !viewerOf(r).Admin {
+		// Runs without the repository's id are for admins only.
+		runs = slices.DeleteFunc(runs, func(run store.Run) bool { return run.RepositoryID != id })
 	}
 	entries, err := u.d.Runs.Ledger(ctx, repo, number)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/store/storetest"
@@ -248,6 +249,14 @@ func (reviewData) Stream(w http.ResponseWriter, r *http.Request) {
 // and runs of several repositories.
 func gitHubUI(t *testing.T) (*httptest.Server, *githubtest.Server, map[string]string) {
 	t.Helper()
+	srv, gh, _, runs := gitHubUIStore(t)
+	return srv, gh, runs
+}
+
+// gitHubUIStore is gitHubUI with its store. Each run of a repository
+// carries the fake's id of that repository, as the webhook stores it.
+func gitHubUIStore(t *testing.T) (*httptest.Server, *githubtest.Server, *store.Store, map[string]string) {
+	t.Helper()
 	gh := githubtest.New(t)
 	gh.RequireAuth()
 	st := storetest.New(t)
@@ -267,6 +276,9 @@ func gitHubUI(t *testing.T) (*httptest.Server, *githubtest.Server, map[string]st
 	runs := map[string]string{}
 	for _, repo := range []string{"acme/widgets", "acme/secret", "owned/tools", "other/open", ""} {
 		nr := store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook, InstallationID: 1, Repository: repo, PRNumber: 3, HeadSHA: "abc"}
+		if owner, name, ok := strings.Cut(repo, "/"); ok {
+			nr.RepositoryID = gh.RepoID(owner, name)
+		}
 		if repo == "" {
 			text := "diff --git a/x b/x\n"
 			nr = store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text}
@@ -285,7 +297,7 @@ func gitHubUI(t *testing.T) (*httptest.Server, *githubtest.Server, map[string]st
 	gh.SetOrgMember("owned", "mona", "admin")
 	gh.SetOrgMember("acme", "mona", "member")
 	gh.SetPublic("other", "open", true)
-	return srv, gh, runs
+	return srv, gh, st, runs
 }
 
 // signInWithGitHub goes through the OAuth flow as a browser and returns
@@ -347,12 +359,73 @@ func TestGitHubSignInSeesOnlyReadableRepositories(t *testing.T) {
 	if _, body := b.do("GET", "/repos/acme/widgets/learnings", nil, nil); !strings.Contains(body, "you read them") {
 		t.Errorf("the learnings page should be read-only for a GitHub user:\n%s", body)
 	}
-	// GitHub was asked once per repository and organisation: answers are
-	// kept a minute.
-	before := gh.CallCount(githubtest.RouteRepo) + gh.CallCount(githubtest.RouteOrgMembership)
+	// GitHub was asked once per repository, by its id (never by a name):
+	// answers are kept a minute.
+	if n := gh.CallCount(githubtest.RouteRepo) + gh.CallCount(githubtest.RouteOrgMembership); n != 0 {
+		t.Errorf("GitHub was asked %d times by repository or organisation name, want 0", n)
+	}
+	before := gh.CallCount(githubtest.RouteRepoByID)
 	b.do("GET", "/", nil, nil)
-	if after := gh.CallCount(githubtest.RouteRepo) + gh.CallCount(githubtest.RouteOrgMembership); after != before {
+	if after := gh.CallCount(githubtest.RouteRepoByID); after != before {
 		t.Errorf("a second page load asked GitHub %d more times, want 0", after-before)
+	}
+}
+
+// TestGitHubSignInVisibilityFollowsTheRepositoryID: a private repository
+// with a run, a finding and a learning is renamed and a public repository
+// takes its old name. A person who can read only the public one sees
+// nothing of the private one: visibility is decided by GitHub's id of the
+// run's repository, never by the name the run was stored under. The
+// learnings kept under a name that served two repositories are for admins
+// only.
+func TestGitHubSignInVisibilityFollowsTheRepositoryID(t *testing.T) {
+	srv, gh, st, runs := gitHubUIStore(t)
+	// Private acme/app (hubot's), reviewed while it had that name.
+	gh.SetPermission("acme", "app", "hubot", "write")
+	private, err := st.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook, InstallationID: 1,
+		Repository: "acme/app", RepositoryID: gh.RepoID("acme", "app"), PRNumber: 9, HeadSHA: "def"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AddLearning(t.Context(), review.Learning{Repository: "acme/app", Instruction: "the vault key lives in cmd/keys.go",
+		Path: "cmd/**", Status: review.LearningActive, Author: "hubot", RunID: private.ID}); err != nil {
+		t.Fatal(err)
+	}
+	// Renamed; a public repository takes the old name.
+	gh.RenameRepo("acme", "app", "acme", "app-old")
+	gh.SetPublic("acme", "app", true)
+	if gh.RepoID("acme", "app") == private.RepositoryID {
+		t.Fatal("the fake kept the id with the name")
+	}
+	// The public one is reviewed under the name too (pull request 10).
+	public, err := st.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook, InstallationID: 1,
+		Repository: "acme/app", RepositoryID: gh.RepoID("acme", "app"), PRNumber: 10, HeadSHA: "fed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, srv)
+	b.signInWithGitHub("/")
+	pages := map[string]int{
+		"/reviews/" + public.ID:                200,
+		"/repos/acme/app/pulls/10":             200,
+		"/reviews/" + private.ID:               404,
+		"/reviews/" + private.ID + "/findings": 404,
+		"/repos/acme/app/pulls/9":              404,
+		"/repos/acme/app/learnings":            404,
+		"/reviews/" + runs["acme/widgets"]:     200,
+		"/repos/acme/widgets/pulls/3":          200,
+	}
+	for path, want := range pages {
+		if res, body := b.do("GET", path, nil, nil); res.StatusCode != want || (want == 404 && strings.Contains(body, "vault key")) {
+			t.Errorf("GET %s: %d, want %d", path, res.StatusCode, want)
+		}
+	}
+	_, index := b.do("GET", "/", nil, nil)
+	if strings.Contains(index, "/reviews/"+private.ID) {
+		t.Error("the index lists the private repository's run under the name a public repository now has")
+	}
+	if !strings.Contains(index, "/reviews/"+public.ID) {
+		t.Error("the index does not list the public repository's run")
 	}
 }
 

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,10 +11,9 @@ import (
 // Readers answers, with a person's GitHub user token, what they may read
 // (github.OAuth).
 type Readers interface {
-	// CanRead reports whether the person can read repository owner/name.
-	CanRead(ctx context.Context, token, owner, name string) (bool, error)
-	// OrgAdmin reports whether the person owns organisation org.
-	OrgAdmin(ctx context.Context, token, org string) (bool, error)
+	// CanReadID reports whether the person can read the repository of
+	// GitHub id id, whatever its name now.
+	CanReadID(ctx context.Context, token string, id int64) (bool, error)
 }
 
 // Visibility bounds: answers are kept VisibilityTTL, at most
@@ -28,8 +26,11 @@ const (
 )
 
 // visibility decides which repositories a viewer sees: an admin all, a
-// person signed in with GitHub those GitHub lets them read (every
-// repository of an organisation they own), nobody a run without one.
+// person signed in with GitHub those GitHub lets them read, asked by
+// GitHub's repository id (an organisation's owners read all of its
+// repositories), nobody a run without one. A name is never asked about:
+// it passes from one repository to another when one is renamed,
+// transferred or deleted and another takes it (docs/security.md).
 // GitHub's answers are cached briefly per person.
 type visibility struct {
 	gh      Readers
@@ -40,8 +41,7 @@ type visibility struct {
 
 type visKey struct {
 	user int64
-	// what is "org:" + org or "repo:" + owner/name, in lower case.
-	what string
+	repo int64 // GitHub's repository id
 }
 
 type visEntry struct {
@@ -54,24 +54,18 @@ func newVisibility(gh Readers) *visibility {
 }
 
 // canSee reports whether v may see the runs, pull requests and learnings
-// of repo (owner/name; "" for a diff run).
-func (c *visibility) canSee(ctx context.Context, v access.Viewer, repo string) (bool, error) {
+// of the repository of GitHub id repoID (0 when unknown: a diff run, or a
+// run stored before MergeGuard kept ids, which only admins see).
+func (c *visibility) canSee(ctx context.Context, v access.Viewer, repoID int64) (bool, error) {
 	if v.Admin {
 		return true, nil
 	}
-	owner, name, ok := strings.Cut(repo, "/")
-	if !ok || owner == "" || name == "" || c == nil || !v.GitHubToken.IsSet() || v.UserID <= 0 {
+	if repoID <= 0 || c == nil || !v.GitHubToken.IsSet() || v.UserID <= 0 {
 		return false, nil
 	}
 	tok := v.GitHubToken.Value()
-	admin, err := c.ask(visKey{v.UserID, "org:" + strings.ToLower(owner)}, func() (bool, error) {
-		return c.gh.OrgAdmin(ctx, tok, owner)
-	})
-	if err != nil || admin {
-		return admin, err
-	}
-	return c.ask(visKey{v.UserID, "repo:" + strings.ToLower(repo)}, func() (bool, error) {
-		return c.gh.CanRead(ctx, tok, owner, name)
+	return c.ask(visKey{v.UserID, repoID}, func() (bool, error) {
+		return c.gh.CanReadID(ctx, tok, repoID)
 	})
 }
 
@@ -114,11 +108,12 @@ func (c *visibility) evictLocked(now time.Time) {
 	}
 }
 
-// visibleRepos returns which of repos v may see, asking about at most
-// visibilityParallel at once. A repository GitHub could not be asked
-// about is left out (its error is returned with the answer).
-func (c *visibility) visibleRepos(ctx context.Context, v access.Viewer, repos []string) (map[string]bool, error) {
-	out := make(map[string]bool, len(repos))
+// visibleRepos returns which of the repositories of ids repos v may see,
+// asking about at most visibilityParallel at once. A repository GitHub
+// could not be asked about is left out (its error is returned with the
+// answer).
+func (c *visibility) visibleRepos(ctx context.Context, v access.Viewer, repos []int64) (map[int64]bool, error) {
+	out := make(map[int64]bool, len(repos))
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup

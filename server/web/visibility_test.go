@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -13,33 +12,23 @@ import (
 	"github.com/mergeguard/mergeguard/server/access"
 )
 
-// fakeReaders answers from tables and counts the questions.
+// fakeReaders answers from a table of repository ids and counts the
+// questions.
 type fakeReaders struct {
 	mu       sync.Mutex
-	readable map[string]bool // owner/name
-	owns     map[string]bool // org
+	readable map[int64]bool
 	fail     bool
 	asked    int
 }
 
-func (f *fakeReaders) CanRead(_ context.Context, _, owner, name string) (bool, error) {
+func (f *fakeReaders) CanReadID(_ context.Context, _ string, id int64) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked++
 	if f.fail {
 		return false, errors.New("GitHub is down")
 	}
-	return f.readable[owner+"/"+name], nil
-}
-
-func (f *fakeReaders) OrgAdmin(_ context.Context, _, org string) (bool, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.asked++
-	if f.fail {
-		return false, errors.New("GitHub is down")
-	}
-	return f.owns[org], nil
+	return f.readable[id], nil
 }
 
 func TestVisibility(t *testing.T) {
@@ -47,23 +36,22 @@ func TestVisibility(t *testing.T) {
 	tests := []struct {
 		name   string
 		viewer access.Viewer
-		repo   string
+		repoID int64
 		want   bool
 		asked  int
 	}{
-		{"admin sees all", access.Viewer{Admin: true}, "acme/secret", true, 0},
-		{"admin sees diff runs", access.Viewer{Admin: true}, "", true, 0},
-		{"nobody else sees diff runs", mona, "", false, 0},
-		{"readable", mona, "acme/widgets", true, 2},
-		{"not readable", mona, "acme/secret", false, 2},
-		{"organisation owner", mona, "owned/anything", true, 1},
-		{"a session without a token", access.Viewer{Login: "mona", UserID: 7}, "acme/widgets", false, 0},
+		{"admin sees all", access.Viewer{Admin: true}, 2, true, 0},
+		{"admin sees diff runs and runs without an id", access.Viewer{Admin: true}, 0, true, 0},
+		{"nobody else sees diff runs or runs without an id", mona, 0, false, 0},
+		{"readable", mona, 1, true, 1},
+		{"not readable", mona, 2, false, 1},
+		{"a session without a token", access.Viewer{Login: "mona", UserID: 7}, 1, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &fakeReaders{readable: map[string]bool{"acme/widgets": true}, owns: map[string]bool{"owned": true}}
+			f := &fakeReaders{readable: map[int64]bool{1: true}}
 			c := newVisibility(f)
-			got, err := c.canSee(t.Context(), tt.viewer, tt.repo)
+			got, err := c.canSee(t.Context(), tt.viewer, tt.repoID)
 			if err != nil || got != tt.want || f.asked != tt.asked {
 				t.Errorf("canSee = %v, %v after %d questions; want %v after %d", got, err, f.asked, tt.want, tt.asked)
 			}
@@ -73,12 +61,12 @@ func TestVisibility(t *testing.T) {
 
 func TestVisibilityCache(t *testing.T) {
 	mona := access.Viewer{Login: "mona", UserID: 7, GitHubToken: "ghu_x"}
-	f := &fakeReaders{readable: map[string]bool{"acme/widgets": true}}
+	f := &fakeReaders{readable: map[int64]bool{1: true}}
 	c := newVisibility(f)
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	c.now = func() time.Time { return now }
 	ask := func() bool {
-		yes, err := c.canSee(t.Context(), mona, "acme/widgets")
+		yes, err := c.canSee(t.Context(), mona, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,10 +74,10 @@ func TestVisibilityCache(t *testing.T) {
 	}
 	ask()
 	ask()
-	if f.asked != 2 {
-		t.Errorf("asked GitHub %d times for the same question within the TTL, want 2 (organisation, repository)", f.asked)
+	if f.asked != 1 {
+		t.Errorf("asked GitHub %d times for the same question within the TTL, want 1", f.asked)
 	}
-	f.readable["acme/widgets"] = false
+	f.readable[1] = false
 	now = now.Add(VisibilityTTL)
 	if ask() {
 		t.Error("after the TTL the old answer was kept")
@@ -97,17 +85,17 @@ func TestVisibilityCache(t *testing.T) {
 	// Errors are not kept.
 	f.fail = true
 	now = now.Add(VisibilityTTL)
-	if _, err := c.canSee(t.Context(), mona, "acme/widgets"); err == nil {
+	if _, err := c.canSee(t.Context(), mona, 1); err == nil {
 		t.Error("GitHub down: want an error")
 	}
 	f.fail = false
-	f.readable["acme/widgets"] = true
+	f.readable[1] = true
 	if !ask() {
 		t.Error("after GitHub came back, the error was remembered")
 	}
 	// The cache stays bounded.
-	for i := range visibilityEntries + 50 {
-		if _, err := c.canSee(t.Context(), mona, fmt.Sprintf("org%d/repo", i)); err != nil {
+	for i := range int64(visibilityEntries + 50) {
+		if _, err := c.canSee(t.Context(), mona, 100+i); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -117,12 +105,12 @@ func TestVisibilityCache(t *testing.T) {
 }
 
 func TestVisibleRepos(t *testing.T) {
-	f := &fakeReaders{readable: map[string]bool{"a/1": true, "b/2": true}}
-	got, err := newVisibility(f).visibleRepos(t.Context(), access.Viewer{UserID: 1, GitHubToken: "t"}, []string{"a/1", "a/2", "b/2", "c/3"})
+	f := &fakeReaders{readable: map[int64]bool{1: true, 3: true}}
+	got, err := newVisibility(f).visibleRepos(t.Context(), access.Viewer{UserID: 1, GitHubToken: "t"}, []int64{1, 2, 3, 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"a/1": true, "a/2": false, "b/2": true, "c/3": false}
+	want := map[int64]bool{1: true, 2: false, 3: true, 4: false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("visible (-want +got):\n%s", diff)
 	}

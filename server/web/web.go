@@ -36,6 +36,7 @@ type Runs interface {
 	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
 	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
 	Learnings(ctx context.Context, repo string, status review.LearningStatus) ([]review.Learning, error)
+	RepositoryIDs(ctx context.Context, repo string, number int) ([]int64, error)
 }
 
 // ReviewData serves a run's status or verdict and its live events, as
@@ -147,13 +148,14 @@ func (u *UI) guard(h http.HandlerFunc) http.Handler {
 	})
 }
 
-// canSee reports whether the request's viewer may see repo's runs, pull
-// requests and learnings; when it cannot tell (GitHub failed) it answers
-// 503 itself and returns false with ok false.
-func (u *UI) canSee(w http.ResponseWriter, r *http.Request, repo string) (yes, ok bool) {
+// canSee reports whether the request's viewer may see the runs, pull
+// requests and learnings of the repository of GitHub id repoID (0: an
+// admin only); when it cannot tell (GitHub failed) it answers 503 itself
+// and returns false with ok false.
+func (u *UI) canSee(w http.ResponseWriter, r *http.Request, repoID int64) (yes, ok bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), githubTimeout)
 	defer cancel()
-	yes, err := u.vis.canSee(ctx, viewerOf(r), repo)
+	yes, err := u.vis.canSee(ctx, viewerOf(r), repoID)
 	if errors.Is(err, github.ErrUserTokenRefused) {
 		// The person's GitHub token expired or was revoked: their
 		// session ends.
@@ -162,11 +164,32 @@ func (u *UI) canSee(w http.ResponseWriter, r *http.Request, repo string) (yes, o
 		return false, false
 	}
 	if err != nil {
-		u.d.Logger.Warn().Err(err).Str("repository", repo).Msg("web: ask GitHub what a signed-in person may read")
+		u.d.Logger.Warn().Err(err).Int64("repository_id", repoID).Msg("web: ask GitHub what a signed-in person may read")
 		http.Error(w, "Could not ask GitHub whether you may read this repository; try again.", http.StatusServiceUnavailable)
 		return false, false
 	}
 	return yes, true
+}
+
+// canSeeName reports whether the request's viewer may see what MergeGuard
+// keeps under name repo: the pull request number's runs and ledger, or
+// (number 0) the repository's learnings. It is decided by GitHub's id of
+// the repository the runs stored under that name were of, never by the
+// name: with no id (runs from before MergeGuard kept ids) or two (the name
+// passed from one repository to another, and what is kept under it mixes
+// them) only admins see it. id is the repository's id when there is one.
+// Like canSee, it answers itself when ok is false.
+func (u *UI) canSeeName(w http.ResponseWriter, r *http.Request, repo string, number int) (id int64, yes, ok bool) {
+	ids, err := u.d.Runs.RepositoryIDs(r.Context(), repo, number)
+	if err != nil {
+		u.fail(w, err, "read a repository's id")
+		return 0, false, false
+	}
+	if len(ids) == 1 {
+		id = ids[0]
+	}
+	yes, ok = u.canSee(w, r, id)
+	return id, yes, ok
 }
 
 // reviewData serves a run's data after checking that the viewer may see
@@ -278,15 +301,16 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 }
 
 // visibleRuns keeps the first maxIndexRuns of runs that v may see: runs
-// of repositories GitHub lets them read, no diff runs. A repository
-// GitHub could not be asked about is left out (and logged).
+// of repositories GitHub lets them read (asked by repository id), no diff
+// runs, no runs without an id. A repository GitHub could not be asked
+// about is left out (and logged).
 func (u *UI) visibleRuns(r *http.Request, v access.Viewer, runs []store.Run) []store.Run {
-	var repos []string
-	seen := map[string]bool{"": true}
+	var repos []int64
+	seen := map[int64]bool{0: true}
 	for _, run := range runs {
-		if !seen[run.Repository] {
-			seen[run.Repository] = true
-			repos = append(repos, run.Repository)
+		if !seen[run.RepositoryID] {
+			seen[run.RepositoryID] = true
+			repos = append(repos, run.RepositoryID)
 		}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), githubTimeout)
@@ -297,7 +321,7 @@ func (u *UI) visibleRuns(r *http.Request, v access.Viewer, runs []store.Run) []s
 	}
 	out := runs[:0:0]
 	for _, run := range runs {
-		if visible[run.Repository] && len(out) < maxIndexRuns {
+		if visible[run.RepositoryID] && len(out) < maxIndexRuns {
 			out = append(out, run)
 		}
 	}
@@ -316,7 +340,7 @@ func (u *UI) run(w http.ResponseWriter, r *http.Request) (store.Run, bool) {
 		u.fail(w, err, "get review")
 		return store.Run{}, false
 	}
-	yes, ok := u.canSee(w, r, run.Repository)
+	yes, ok := u.canSee(w, r, run.RepositoryID)
 	if !ok {
 		return store.Run{}, false
 	}

@@ -54,6 +54,7 @@ func (h *checkRunHandler) Handle(ctx context.Context, eventType, deliveryID stri
 		Action:         event.Action,
 		InstallationID: event.Installation.ID,
 		Repository:     event.Repository.FullName,
+		RepositoryID:   event.Repository.ID,
 		HeadSHA:        event.CheckRun.HeadSHA,
 		Sender:         sender,
 	}

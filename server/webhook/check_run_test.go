@@ -153,6 +153,7 @@ func checkRerun(t *testing.T, r store.Run, pr githubtest.PR, user string) {
 		Status                       store.Status
 		InstallationID               int64
 		Repository                   string
+		RepositoryID                 int64
 		HeadSHA, BaseSHA, Branch, By string
 		Options                      map[string]any
 	}
@@ -160,8 +161,8 @@ func checkRerun(t *testing.T, r store.Run, pr githubtest.PR, user string) {
 	if err := json.Unmarshal(r.Options, &opts); err != nil {
 		t.Fatal(err)
 	}
-	got := run{r.Mode, r.Trigger, r.Status, r.InstallationID, r.Repository, r.HeadSHA, r.BaseSHA, r.Branch, r.RequestedBy, opts}
-	want := run{store.ModePR, store.TriggerCommand, store.StatusQueued, 1, "Codertocat/Hello-World", pr.HeadSHA, pr.BaseSHA, pr.HeadRef, user, map[string]any{}}
+	got := run{r.Mode, r.Trigger, r.Status, r.InstallationID, r.Repository, r.RepositoryID, r.HeadSHA, r.BaseSHA, r.Branch, r.RequestedBy, opts}
+	want := run{store.ModePR, store.TriggerCommand, store.StatusQueued, 1, "Codertocat/Hello-World", 526, pr.HeadSHA, pr.BaseSHA, pr.HeadRef, user, map[string]any{}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("run of pull request %d (-want +got):\n%s", r.PRNumber, diff)
 	}

@@ -70,6 +70,7 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 		Action:         event.Action,
 		InstallationID: installationID,
 		Repository:     event.Repository.FullName,
+		RepositoryID:   event.Repository.ID,
 		PRNumber:       number,
 	}
 	cmd, why := command(&event)
@@ -222,6 +223,7 @@ func requestedRun(d *store.Delivery, number int, head review.PullHead, user stri
 		Trigger:        store.TriggerCommand,
 		InstallationID: d.InstallationID,
 		Repository:     d.Repository,
+		RepositoryID:   d.RepositoryID,
 		PRNumber:       number,
 		HeadSHA:        head.SHA,
 		BaseSHA:        head.BaseSHA,

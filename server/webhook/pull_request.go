@@ -35,6 +35,7 @@ func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		Action:         event.Action,
 		InstallationID: installationID,
 		Repository:     event.Repository.FullName,
+		RepositoryID:   event.Repository.ID,
 		PRNumber:       event.Number,
 	}
 	action := event.Action
@@ -51,6 +52,7 @@ func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 			Trigger:        store.TriggerWebhook,
 			InstallationID: installationID,
 			Repository:     d.Repository,
+			RepositoryID:   d.RepositoryID,
 			PRNumber:       event.Number,
 			HeadSHA:        pr.Head.SHA,
 			BaseSHA:        pr.Base.SHA,

@@ -79,6 +79,7 @@ func (h *reviewCommentHandler) Handle(ctx context.Context, eventType, deliveryID
 		Action:         event.Action,
 		InstallationID: event.Installation.ID,
 		Repository:     event.Repository.FullName,
+		RepositoryID:   event.Repository.ID,
 		PRNumber:       number,
 		Sender:         user,
 	}
@@ -280,6 +281,7 @@ func answerRun(d *store.Delivery, number int, head string, trigger store.Trigger
 		Trigger:        trigger,
 		InstallationID: d.InstallationID,
 		Repository:     d.Repository,
+		RepositoryID:   d.RepositoryID,
 		PRNumber:       number,
 		HeadSHA:        head,
 		RequestedBy:    q.Author,

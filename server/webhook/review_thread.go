@@ -45,6 +45,7 @@ func (h *reviewThreadHandler) Handle(ctx context.Context, eventType, deliveryID 
 		Action:         event.Action,
 		InstallationID: event.Installation.ID,
 		Repository:     event.Repository.FullName,
+		RepositoryID:   event.Repository.ID,
 		PRNumber:       number,
 		Sender:         sender,
 	}

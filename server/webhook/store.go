@@ -38,6 +38,9 @@ type Store interface {
 	DeleteInstallation(ctx context.Context, id int64) error
 	UpsertRepositories(ctx context.Context, installationID int64, repos []store.Repository) error
 	RemoveRepositories(ctx context.Context, installationID int64, ids []int64) error
+	// RenameRepository gives the learnings of the old names of GitHub's
+	// repository id id its new name.
+	RenameRepository(ctx context.Context, id int64, name string) (learnings int64, err error)
 }
 
 var _ Store = (*store.Store)(nil)

@@ -158,6 +158,7 @@ func New(deps Deps) (*Handler, error) {
 			app: me, maxAttempts: deps.MaxAttempts},
 		&reviewCommentHandler{decode: github.NewDecoder[github.PullRequestReviewCommentEvent](), store: deps.Store,
 			github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
+		&repositoryHandler{decode: github.NewDecoder[github.RepositoryEvent](), store: deps.Store},
 	} {
 		for _, event := range eh.Handles() {
 			h.handlers[event] = eh
@@ -254,7 +255,7 @@ func (h *Handler) handle(ctx context.Context, w http.ResponseWriter, d github.De
 func eventLabel(event string) string {
 	switch event {
 	case "pull_request", "issue_comment", "installation", "installation_repositories", "ping",
-		"pull_request_review_thread", "check_run", "pull_request_review_comment":
+		"pull_request_review_thread", "check_run", "pull_request_review_comment", "repository":
 		return event
 	}
 	return "other"

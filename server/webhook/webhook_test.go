@@ -338,13 +338,16 @@ func TestPullRequestEvents(t *testing.T) {
 				Status         store.Status
 				InstallationID int64
 				Repository     string
+				RepositoryID   int64
 				PRNumber       int
 				HeadSHA        string
 				DeliveryID     string
 			}
 			r := runs[0]
-			got := queued{r.Mode, r.Trigger, r.Status, r.InstallationID, r.Repository, r.PRNumber, r.HeadSHA, r.DeliveryID}
-			want := queued{store.ModePR, store.TriggerWebhook, store.StatusQueued, 1, "Codertocat/Hello-World", 2, head, "d-1"}
+			got := queued{r.Mode, r.Trigger, r.Status, r.InstallationID, r.Repository, r.RepositoryID, r.PRNumber, r.HeadSHA, r.DeliveryID}
+			// The run keeps the payload's repository.id: visibility is
+			// decided by it, never by the name (docs/security.md).
+			want := queued{store.ModePR, store.TriggerWebhook, store.StatusQueued, 1, "Codertocat/Hello-World", 186853002, 2, head, "d-1"}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("run (-want +got):\n%s", diff)
 			}
