@@ -47,15 +47,16 @@ func (s *Store) queryLearning(ctx context.Context, what, sql string, args ...any
 }
 
 // AddLearning stores a learning (proposed or active) and returns it with
-// its id and times. Run is the answer run it came from, "" for none.
+// its id and times. Run is the answer run it came from, "" for none; the
+// learning keeps that run's GitHub repository id.
 func (s *Store) AddLearning(ctx context.Context, l review.Learning) (review.Learning, error) {
 	var runID *string
 	if validID(l.RunID) {
 		runID = &l.RunID
 	}
 	return s.queryLearning(ctx, "add learning", `INSERT INTO learnings
-		(repository, instruction, path_glob, status, pr_number, thread_comment_id, fingerprint, author, run_id, updated_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $8)
+		(repository, instruction, path_glob, status, pr_number, thread_comment_id, fingerprint, author, run_id, updated_by, repo_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $8, (SELECT repo_id FROM review_runs WHERE id = $9::uuid))
 		RETURNING `+learningColumns,
 		l.Repository, l.Instruction, l.Path, l.Status, nullIfZero(l.PRNumber), nullIfZero(l.ThreadCommentID),
 		l.Fingerprint, l.Author, runID)

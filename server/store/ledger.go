@@ -87,10 +87,11 @@ func (s *Store) LedgerHistory(ctx context.Context, repo string, number int) ([]L
 // the run was working.
 const upsertLedger = `INSERT INTO pr_findings AS p (repository, pr_number, fingerprint, state, finding,
 	    file_path, severity, category, first_seen_sha, last_seen_sha, fixed_sha, state_by, state_how,
-	    first_run_id, last_run_id, comment_id, thread_id)
+	    first_run_id, last_run_id, comment_id, thread_id, repo_id)
 	SELECT $1, $2, e.fingerprint, e.state, e.finding, e.finding->>'file_path', e.finding->>'severity',
 	       e.finding->>'category', e.first_seen_sha, e.last_seen_sha, e.fixed_sha, e.state_by, e.state_how,
-	       $3::uuid, $3::uuid, NULLIF(e.comment_id, 0), e.thread_id
+	       $3::uuid, $3::uuid, NULLIF(e.comment_id, 0), e.thread_id,
+	       (SELECT repo_id FROM review_runs WHERE id = $3::uuid)
 	FROM jsonb_to_recordset($4::jsonb) AS e(fingerprint text, state text, finding jsonb, first_seen_sha text,
 	       last_seen_sha text, fixed_sha text, state_by text, state_how text, comment_id bigint, thread_id text)
 	ON CONFLICT (repository, pr_number, fingerprint) DO UPDATE SET
@@ -100,6 +101,7 @@ const upsertLedger = `INSERT INTO pr_findings AS p (repository, pr_number, finge
 	    state_by = EXCLUDED.state_by, state_how = EXCLUDED.state_how, last_run_id = EXCLUDED.last_run_id,
 	    comment_id = COALESCE(EXCLUDED.comment_id, p.comment_id),
 	    thread_id = CASE WHEN EXCLUDED.thread_id <> '' THEN EXCLUDED.thread_id ELSE p.thread_id END,
+	    repo_id = COALESCE(EXCLUDED.repo_id, p.repo_id),
 	    updated_at = now()
 	WHERE p.state <> 'dismissed' OR EXCLUDED.state = 'dismissed'`
 

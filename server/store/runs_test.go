@@ -520,3 +520,44 @@ func TestRepositoryIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestLedgerAndLearningsKeepTheRepositoryID: a ledger entry and a learning
+// keep the GitHub repository id of the run that wrote them; a later run
+// without an id (queued before the upgrade) does not erase it, and a
+// learning of no run has none.
+func TestLedgerAndLearningsKeepTheRepositoryID(t *testing.T) {
+	t.Parallel()
+	s, pool := newStore(t)
+	finish := func(head string, id int64) string {
+		nr := prRun("o/r", 1, head)
+		nr.RepositoryID = id
+		run := enqueue(t, s, nr)
+		claim(t, s, "w")
+		e := review.LedgerEntry{Finding: review.Finding{FilePath: "a.go", LineStart: 1, LineEnd: 1, Side: review.SideRight,
+			Severity: review.SeverityWarning, Category: review.CategoryBug, Title: "t", VerificationStatus: review.Verified,
+			Confidence: 0.9, Fingerprint: "fp"}, State: review.FindingOpen, FirstSeenSHA: head, LastSeenSHA: head}
+		if err := s.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Ledger: []review.LedgerEntry{e}}); err != nil {
+			t.Fatal(err)
+		}
+		return run.ID
+	}
+	first := finish("h1", 77)
+	finish("h2", 0)
+	var got int64
+	if err := pool.QueryRow(t.Context(), `SELECT coalesce(repo_id, 0) FROM pr_findings WHERE fingerprint = 'fp'`).Scan(&got); err != nil || got != 77 {
+		t.Errorf("the ledger entry's repository id: %d, %v; want 77", got, err)
+	}
+	for _, tt := range []struct {
+		run  string
+		want int64
+	}{{first, 77}, {"", 0}} {
+		l, err := s.AddLearning(t.Context(), review.Learning{Repository: "o/r", Instruction: "x", Status: review.LearningProposed,
+			Author: "alice", RunID: tt.run})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pool.QueryRow(t.Context(), `SELECT coalesce(repo_id, 0) FROM learnings WHERE id = $1`, l.ID).Scan(&got); err != nil || got != tt.want {
+			t.Errorf("learning of run %q: repository id %d, %v; want %d", tt.run, got, err, tt.want)
+		}
+	}
+}
