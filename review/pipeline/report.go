@@ -11,6 +11,10 @@ import (
 	"github.com/mergeguard/mergeguard/review/lang"
 )
 
+// ModelSkippedNote starts the verdict's note of a review whose model was
+// skipped (a title keyword, a skip label, max_files); the reason follows.
+const ModelSkippedNote = "Model review skipped: "
+
 // report runs the reporter: the deterministic verdict policy, the per-file
 // view, stats, summary, recommendations and notes.
 //
@@ -70,7 +74,7 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 	llmReviewed := deps.LLM != nil && rv.llmAgents > 0
 	switch {
 	case r.modelSkipped != "":
-		notes = append(notes, "Model review skipped: "+r.modelSkipped+". The built-in analyzers and linters reviewed every changed file and decide the check.")
+		notes = append(notes, ModelSkippedNote+r.modelSkipped+". The built-in analyzers and linters reviewed every changed file and decide the check.")
 	case deps.LLM == nil:
 		notes = append(notes, "No LLM configured: built-in analyzers only.")
 	}

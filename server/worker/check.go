@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
@@ -44,13 +45,36 @@ func (p *Pool) startCheck(ctx context.Context, j *job, repo Repo) {
 // found nothing blocking is neutral, not success.
 func reviewedCheck(res *pipeline.Result, pullURL string) *github.Check {
 	c, _ := ledgerCheck(res.Ledger.All, res.Config, pullURL)
-	if res.ModelSkipped != "" && c.Conclusion == github.ConclusionSuccess {
-		// Nothing blocks, but the model did not review: not a pass.
-		c.Conclusion, c.Title = github.ConclusionNeutral, "Model review skipped"
-		c.Summary = "MergeGuard's model did not review this head: " + res.ModelSkipped + ". " +
-			"The built-in analyzers and linters reviewed every changed file and found nothing blocking.\n\n" + c.Summary
-	}
+	modelSkippedCheck(c, res.ModelSkipped)
 	return c
+}
+
+// modelSkippedCheck makes a passing check neutral when the model did not
+// review the head (why says why; "" when it did): the analyzers found
+// nothing blocking, but that is not a pass.
+func modelSkippedCheck(c *github.Check, why string) {
+	if why == "" || c.Conclusion != github.ConclusionSuccess {
+		return
+	}
+	c.Conclusion, c.Title = github.ConclusionNeutral, "Model review skipped"
+	c.Summary = "MergeGuard's model did not review this head: " + why + ". " +
+		"The built-in analyzers and linters reviewed every changed file and found nothing blocking.\n\n" + c.Summary
+}
+
+// modelSkippedOf returns why the model did not review a finished run's
+// head, as its verdict's notes say ("Model review skipped: WHY. …"); ""
+// when it did.
+func modelSkippedOf(v *review.Verdict) string {
+	if v == nil {
+		return ""
+	}
+	for _, n := range v.Notes {
+		if why, ok := strings.CutPrefix(n, pipeline.ModelSkippedNote); ok {
+			why, _, _ = strings.Cut(why, ". The built-in analyzers")
+			return why
+		}
+	}
+	return ""
 }
 
 // ledgerCheck is the completed check of a pull request's whole ledger

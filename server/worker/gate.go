@@ -76,6 +76,7 @@ func (p *Pool) applyGate(ctx context.Context, g store.GateRefresh) error {
 		return err
 	}
 	c, blocked := ledgerCheck(ledger, cfg, repo.PullURL(g.PRNumber))
+	modelSkippedCheck(c, modelSkippedOf(run.Result))
 	c.HeadSHA, c.Status, c.DetailsURL, c.ExternalID = head.SHA, github.CheckCompleted, p.detailsURL(run.ID), run.ID
 	if run.CheckRunID == 0 {
 		_, err = repo.CreateCheck(ctx, *c)
