@@ -185,6 +185,9 @@ func TestConversation(t *testing.T) {
 	if threadOf(app, "SQL injection").Resolved {
 		t.Error("the critical finding's thread was resolved by a reply")
 	}
+	if check := checkOf(t, app, c.pr.HeadSHA); check.Conclusion != "failure" {
+		t.Errorf("the check after a writer's reply: %s (%s), want failure", check.Conclusion, check.Title)
+	}
 	learning := `SELECT status || ' ' || path_glob FROM learnings WHERE repository = 'acme/shop' ORDER BY id DESC LIMIT 1`
 	if s := c.query(learning); !strings.HasPrefix(s, "proposed ") {
 		t.Errorf("learning %s, want proposed", s)
@@ -206,6 +209,9 @@ func TestConversation(t *testing.T) {
 	// An explicit act of a writer dismisses it.
 	c.reply(alice, "/mergeguard ignore")
 	waitFor(t, 30*time.Second, "the finding dismissed", func() bool { return c.query(open) == "dismissed" })
+	waitFor(t, 30*time.Second, "the first head's check passing", func() bool {
+		return checkOf(t, app, c.pr.HeadSHA).Conclusion == "success"
+	})
 }
 
 // TestAnswerLatency measures the time from a reply's delivery to its
