@@ -15,7 +15,7 @@ import (
 const RepoFileName = ".mergeguard.yml"
 
 // Repo is the per-repository configuration, the schema of .mergeguard.yml
-// (DESIGN.md section 6). The zero value is not meaningful: start from
+// (docs/architecture.md). The zero value is not meaningful: start from
 // DefaultRepo and decode over it with ParseRepo.
 type Repo struct {
 	// Enabled turns MergeGuard off for the repository when false.
@@ -51,7 +51,7 @@ type Repo struct {
 	// Language is the natural language of review comments, e.g. "en".
 	Language string `yaml:"language" json:"language"`
 	// Incremental reviews, on a push that adds commits to a reviewed head,
-	// only what those commits changed (DESIGN.md section 8).
+	// only what those commits changed (docs/architecture.md).
 	Incremental bool `yaml:"incremental" json:"incremental"`
 	// Check configures MergeGuard's check run.
 	Check Check `yaml:"check" json:"check"`

@@ -18,7 +18,7 @@ import (
 )
 
 // TestTwoReplicas runs two `mergeguard serve` processes on one database
-// (DESIGN.md section 2: replicas share Postgres and nothing else) with the
+// (docs/architecture.md: replicas share Postgres and nothing else) with the
 // GitHub App on a fake GitHub:
 //
 //  1. Both start at once on an empty database and migrate it.

@@ -15,7 +15,7 @@ const (
 	CommandResume  = "resume"  // restart automatic reviews
 	CommandUnknown = "unknown" // an unknown subcommand; answer with HelpText
 
-	// The commands of a pull request's life (DESIGN.md section 8).
+	// The commands of a pull request's life (docs/architecture.md).
 	CommandFullReview = "full-review" // full review of the current head, never incremental
 	CommandAsk        = "ask"         // answer the question in Text
 	CommandIgnore     = "ignore"      // in a MergeGuard thread: dismiss its finding

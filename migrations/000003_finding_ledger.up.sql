@@ -1,7 +1,7 @@
--- The finding ledger of each pull request (DESIGN.md section 8): every
--- finding by fingerprint with its state, where it was posted and the heads
--- it was seen at, so that reviews converge across pushes. Runs of the API
--- and the CLI have no ledger.
+-- The finding ledger of each pull request (docs/architecture.md): every
+-- finding by fingerprint with its state, where it was posted and the heads it
+-- was seen at, so that reviews converge across pushes. Runs of the API and
+-- the CLI have no ledger.
 CREATE TABLE pr_findings (
     repository     text        NOT NULL,               -- owner/name
     pr_number      int         NOT NULL CHECK (pr_number > 0),

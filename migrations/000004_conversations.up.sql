@@ -1,7 +1,7 @@
--- Conversations and learnings (DESIGN.md section 8). An answer to a
--- person's reply in a MergeGuard thread or to /mergeguard ask is a run of
--- mode 'answer': a durable job like a review (queue, leases, retries,
--- budgets, one per delivery), that never supersedes or waits for reviews.
+-- Conversations and learnings (docs/architecture.md). An answer to a person's
+-- reply in a MergeGuard thread or to /mergeguard ask is a run of mode
+-- 'answer': a durable job like a review (queue, leases, retries, budgets, one
+-- per delivery), that never supersedes or waits for reviews.
 ALTER TABLE review_runs
     DROP CONSTRAINT review_runs_mode_check,
     ADD CONSTRAINT review_runs_mode_check CHECK (mode IN ('pr', 'diff', 'local', 'answer')),

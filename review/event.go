@@ -9,7 +9,7 @@ import (
 // /api/review/{id}/stream endpoint.
 type EventType string
 
-// Event types (DESIGN.md section 6).
+// Event types (docs/architecture.md).
 const (
 	EventPipelineStarted   EventType = "pipeline.started"
 	EventAgentStarted      EventType = "agent.started"

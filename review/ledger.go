@@ -3,7 +3,7 @@ package review
 import "time"
 
 // FindingState is where a finding of a pull request stands in its ledger
-// (DESIGN.md section 8).
+// (docs/architecture.md).
 type FindingState string
 
 // Finding states.

@@ -2,10 +2,10 @@ package review
 
 import "fmt"
 
-// Options are the review settings a request may give (DESIGN.md section 6:
+// Options are the review settings a request may give (docs/architecture.md:
 // the options object of POST /api/review), over the repository's
-// configuration; empty values leave the repository's setting. Runs store
-// them as this JSON.
+// configuration; empty values leave the repository's setting. Runs store them
+// as this JSON.
 type Options struct {
 	FocusAreas        []Category `json:"focus_areas,omitempty"`
 	SeverityThreshold Severity   `json:"severity_threshold,omitempty"`

@@ -204,7 +204,7 @@ type Truncation struct {
 }
 
 // Verdict is the result of a review: the ReviewVerdict JSON contract of the
-// API (DESIGN.md section 5). Fields after ReviewDurationMS are additions.
+// API (docs/architecture.md). Fields after ReviewDurationMS are additions.
 type Verdict struct {
 	Verdict          Decision     `json:"verdict"`
 	Summary          string       `json:"summary"`

@@ -1,7 +1,7 @@
-// Package server is MergeGuard's HTTP server: the routes of DESIGN.md
-// section 6 on one http.ServeMux, served with timeouts and shut down
-// gracefully. It starts with the health endpoints; the webhook, API and UI
-// handlers are added to routes.
+// Package server is MergeGuard's HTTP server: the routes of
+// docs/architecture.md on one http.ServeMux, served with timeouts and shut
+// down gracefully. It starts with the health endpoints; the webhook, API and
+// UI handlers are added to routes.
 package server
 
 import (

@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// contractEnv lists the environment variables the binary reads (DESIGN.md
-// section 6).
+// contractEnv lists the environment variables the binary reads
+// (docs/architecture.md).
 func contractEnv() []string {
 	return []string{
 		"DATABASE_URL",

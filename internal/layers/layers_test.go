@@ -28,7 +28,8 @@ var githubLibraries = []string{
 	"github.com/shurcooL/githubv4",
 }
 
-// rules are DESIGN.md section 7's table, most specific folder first.
+// rules are the import table of docs/architecture.md (Packages), most
+// specific folder first.
 var rules = []rule{
 	{folder: "cmd", may: []string{""}},
 	{folder: "config", forbidden: githubLibraries},

@@ -1,7 +1,7 @@
-// Package budget fits a model's prompt into its token budget (DESIGN.md
-// section 4): it estimates tokens per section with the model's tokenizer,
-// shares the budget between sections by proportional allocation, truncates
-// files around their lines of interest and reports what was cut.
+// Package budget fits a model's prompt into its token budget
+// (docs/architecture.md): it estimates tokens per section with the model's
+// tokenizer, shares the budget between sections by proportional allocation,
+// truncates files around their lines of interest and reports what was cut.
 package budget
 
 import (

@@ -14,9 +14,10 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 )
 
-// This file answers people's questions on a pull request (DESIGN.md
-// section 8): a reply in a MergeGuard thread or /mergeguard ask, by an
-// agent with the reviewer's read-only tools, at the pull request's head.
+// This file answers people's questions on a pull request
+// (docs/architecture.md): a reply in a MergeGuard thread or /mergeguard ask,
+// by an agent with the reviewer's read-only tools, at the pull request's
+// head.
 
 // AnswerRequest is one question to answer.
 type AnswerRequest struct {

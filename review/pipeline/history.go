@@ -10,9 +10,9 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 )
 
-// This file decides what a review of a pull request reviewed before
-// covers (DESIGN.md section 8): the whole pull request, or only the hunks
-// of its diff that the commits since the last reviewed head touched.
+// This file decides what a review of a pull request reviewed before covers
+// (docs/architecture.md): the whole pull request, or only the hunks of its
+// diff that the commits since the last reviewed head touched.
 
 // History is what a pull request's earlier reviews left: its finding
 // ledger and, when the caller found that the new head only adds commits to

@@ -11,10 +11,11 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 )
 
-// Learnings are what the repository's people taught MergeGuard (DESIGN.md
-// section 8). Their text is written by people with write access but is
-// still data: it goes into the prompts between markers, below the system
-// rules, and the verifier asks the model which findings a learning covers.
+// Learnings are what the repository's people taught MergeGuard
+// (docs/architecture.md). Their text is written by people with write access
+// but is still data: it goes into the prompts between markers, below the
+// system rules, and the verifier asks the model which findings a learning
+// covers.
 
 const (
 	learningsShare     = 16   // learnings get at most 1/16 of the input budget...

@@ -1,5 +1,5 @@
 // Package pipeline runs a MergeGuard review: plan, review, verify, report
-// (DESIGN.md section 1). It is pure: it is handed a review.Source to read
+// (docs/architecture.md). It is pure: it is handed a review.Source to read
 // the change from, an LLM client (optional: without one, the built-in
 // analyzers still review) and a review.Sink for progress events, and it
 // returns the verdict with every finding.

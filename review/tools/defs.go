@@ -6,7 +6,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Tool names (DESIGN.md section 3).
+// Tool names (docs/architecture.md).
 const (
 	ChangedFiles   = "changed_files"
 	CommitMessages = "get_commit_messages"

@@ -1,5 +1,5 @@
-// Package tools answers the tool calls of a reviewing model (DESIGN.md
-// section 3): changed_files, get_commit_messages, diff_file,
+// Package tools answers the tool calls of a reviewing model
+// (docs/architecture.md): changed_files, get_commit_messages, diff_file,
 // read_file_part (alias get_file_context), get_blame, search_in_files and
 // list_files. Tools are read-only and answered by a review.Source.
 //

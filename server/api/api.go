@@ -1,7 +1,7 @@
-// Package api serves MergeGuard's review API (DESIGN.md sections 6 and 8):
+// Package api serves MergeGuard's review API (docs/architecture.md):
 // submitting a diff or a pull request for review, reading the verdict,
-// following the pipeline live as Server-Sent Events, reading a pull
-// request's runs and finding ledger, and managing a repository's learnings.
+// following the pipeline live as Server-Sent Events, reading a pull request's
+// runs and finding ledger, and managing a repository's learnings.
 package api
 
 import (

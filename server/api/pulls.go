@@ -15,8 +15,8 @@ import (
 // MaxPullRuns caps the runs GET /api/pulls/{owner}/{name}/{number} lists.
 const MaxPullRuns = 100
 
-// pullResponse is a pull request's runs, newest first, and its finding
-// ledger (DESIGN.md section 8).
+// pullResponse is a pull request's runs, newest first, and its finding ledger
+// (docs/architecture.md).
 type pullResponse struct {
 	Repository string           `json:"repository"`
 	Number     int              `json:"number"`

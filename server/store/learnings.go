@@ -10,8 +10,8 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 )
 
-// This file holds what people taught MergeGuard (learnings) and the
-// feedback that dismisses findings (DESIGN.md section 8).
+// This file holds what people taught MergeGuard (learnings) and the feedback
+// that dismisses findings (docs/architecture.md).
 
 const learningColumns = `id, repository, instruction, path_glob, status, COALESCE(pr_number, 0),
 	COALESCE(thread_comment_id, 0), fingerprint, author, COALESCE(run_id::text, ''), created_at, updated_at, updated_by`

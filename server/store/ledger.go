@@ -12,7 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 )
 
-// This file is the finding ledger of pull requests (DESIGN.md section 8):
+// This file is the finding ledger of pull requests (docs/architecture.md):
 // FinishRun writes a run's entries in the transaction that records the run;
 // webhooks and the workers record what people did to MergeGuard's threads.
 

@@ -11,9 +11,9 @@ import (
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
-// This file is the job of an answer run (DESIGN.md section 8): a reply in
-// a MergeGuard thread or /mergeguard ask, answered at the pull request's
-// head, with a writer's feedback applied to the ledger and learnings.
+// This file is the job of an answer run (docs/architecture.md): a reply in a
+// MergeGuard thread or /mergeguard ask, answered at the pull request's head,
+// with a writer's feedback applied to the ledger and learnings.
 
 // Answerer answers questions; *pipeline.Pipeline implements it.
 type Answerer interface {

@@ -12,10 +12,11 @@ import (
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
-// This file is what makes a pull request's reviews converge (DESIGN.md
-// section 8): the history a review starts from (the ledger, healed from
-// GitHub's thread states, and what changed since the last reviewed head),
-// and what follows a posted review (fixed findings' threads resolved).
+// This file is what makes a pull request's reviews converge
+// (docs/architecture.md): the history a review starts from (the ledger,
+// healed from GitHub's thread states, and what changed since the last
+// reviewed head), and what follows a posted review (fixed findings' threads
+// resolved).
 
 // Reasons for a full review.
 const (
