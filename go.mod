@@ -34,6 +34,7 @@ require (
 	golang.org/x/sync v0.23.0
 	golang.org/x/tools v0.49.0
 	gopkg.in/yaml.v3 v3.0.1
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
