@@ -112,11 +112,15 @@ func (b *browser) stopLogging() {
 }
 
 // stageWatch records the review page's stage list after every change the
-// page could paint: one line per change, "planner=done reviewer=active ...".
-// It is installed before the page's own script runs.
+// page could paint: one line per change, "planner=done reviewer=active ...",
+// and the run's status badge likewise (window.__status). It is installed
+// before the page's own script runs.
 const stageWatch = `(function () {
   window.__stages = [];
+  window.__status = [];
   function snap() {
+    var b = document.getElementById("run-status");
+    if (b && window.__status[window.__status.length - 1] !== b.textContent) window.__status.push(b.textContent);
     var s = Array.prototype.map.call(document.querySelectorAll(".stage"), function (e) {
       var st = ["active", "done", "failed"].filter(function (c) { return e.classList.contains(c); });
       return e.dataset.stage + "=" + (st.join("+") || "idle");
@@ -222,7 +226,7 @@ func eval[T any](t *testing.T, b *browser, js string) T {
 // docShot reports whether a screenshot is kept in docs/.
 func docShot(name string) bool {
 	return slices.Contains([]string{"new-review.png", "review-page-live.png", "review-page.png",
-		"review-page-mobile.png", "review-list.png"}, name)
+		"review-page-mobile.png", "review-list.png", "setup-form.png"}, name)
 }
 
 // screenshot saves a full-page PNG as name in the test's artifacts (go test
@@ -317,6 +321,14 @@ func TestReviewInBrowser(t *testing.T) {
 	b.do(t, "open the form",
 		chromedp.Navigate(srv.url+"/new"),
 		chromedp.WaitVisible(chromedp.ID("diff_text")))
+	checkNav(t, b)
+	wantOrder := []string{"Title (optional, names a diff review)", "title", "Unified diff", "diff_text"}
+	if diff := cmp.Diff(wantOrder, eval[[]string](t, b, formOrder)); diff != "" {
+		t.Errorf("the form's first labels and fields: the title's, then the diff's heading over its textarea (-want +got):\n%s", diff)
+	}
+	if got := eval[string](t, b, `document.querySelector("#focus-areas legend").textContent`); got != "Focus on" {
+		t.Errorf("the focus checkboxes are labelled %q, want \"Focus on\"", got)
+	}
 	b.screenshot(t, "new-review.png")
 	b.do(t, "submit the diff",
 		chromedp.SetValue(chromedp.ID("title"), "Add the user lookup"),
@@ -389,6 +401,7 @@ func TestReviewInBrowser(t *testing.T) {
 	if overflow := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
 		t.Errorf("at 390px the review page scrolls sideways by %dpx", overflow)
 	}
+	checkRenderedFinished(t, eval[[]string](t, b, `window.__status`), eval[[]string](t, b, `window.__stages`))
 	b.screenshot(t, "review-page-mobile.png")
 	b.do(t, "back to desktop width", chromedp.EmulateViewport(1280, 900))
 
@@ -427,6 +440,37 @@ func TestReviewInBrowser(t *testing.T) {
 	}
 	if llm.Calls() != 3 {
 		t.Errorf("model called %d times, want 3 (a tool call, the findings, the walkthrough)", llm.Calls())
+	}
+}
+
+// formOrder lists the new-review form's first four labels and fields in
+// page order: a label's text, a field's id.
+const formOrder = `Array.prototype.map.call(document.querySelectorAll("#new-review > label, #new-review > input, #new-review > textarea"),
+  function (e) { return e.tagName === "LABEL" ? e.textContent.replace(/\s+/g, " ").trim() : e.id; }).slice(0, 4)`
+
+// checkNav checks the header's navigation of an admin: the same links on
+// every page, Setup among them.
+func checkNav(t *testing.T, b *browser) {
+	t.Helper()
+	got := eval[[]string](t, b, `Array.prototype.map.call(document.querySelectorAll("header.top nav a"), function (a) { return a.textContent + " " + a.getAttribute("href"); })`)
+	want := []string{"Reviews /", "New review /new", "Setup /setup", "Operator /operator"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("navigation (-want +got):\n%s", diff)
+	}
+}
+
+// checkRenderedFinished checks a finished review's page as it was painted
+// from its load, while the stream replayed the run's events: the badge
+// never said anything but succeeded, and every stage was done throughout.
+func checkRenderedFinished(t *testing.T, status, stages []string) {
+	t.Helper()
+	if diff := cmp.Diff([]string{"succeeded"}, status); diff != "" {
+		t.Errorf("the finished run's status badge changed while the page loaded (-want +got):\n%s", diff)
+	}
+	for _, s := range stages {
+		if s != "planner=done reviewer=done verifier=done reporter=done" {
+			t.Errorf("the finished run's stages were painted %q, want every stage done throughout", s)
+		}
 	}
 }
 

@@ -13,6 +13,23 @@ import (
 	"github.com/mergeguard/mergeguard/server/store/storetest"
 )
 
+// setupLayout lists what runs together on the setup form: a box (the
+// fieldset, a label, the button) overlapping the next, or a label whose
+// field is beside its text rather than under it.
+const setupLayout = `(function () {
+  var bad = [];
+  var boxes = Array.prototype.filter.call(document.querySelectorAll("#setup-form > *"), function (e) { return e.type !== "hidden"; });
+  for (var i = 0; i + 1 < boxes.length; i++) {
+    var a = boxes[i].getBoundingClientRect(), b = boxes[i + 1].getBoundingClientRect();
+    if (a.bottom > b.top + 0.5) bad.push(boxes[i].textContent.trim().slice(0, 30) + " overlaps " + boxes[i + 1].textContent.trim().slice(0, 30));
+  }
+  document.querySelectorAll("#setup-form > label").forEach(function (l) {
+    var f = l.querySelector("input"), lr = l.getBoundingClientRect(), fr = f.getBoundingClientRect();
+    if (fr.top < lr.top + 10 || fr.width < 200) bad.push(l.textContent.trim().slice(0, 30) + ": its field is not under it at full width");
+  });
+  return bad;
+})()`
+
 // TestSetupInBrowser clicks through /setup in Chromium: the form, the page
 // that posts the manifest to (fake) GitHub by itself, GitHub's redirect to
 // the callback, and the App's installation page. The pages' Content
@@ -38,6 +55,10 @@ func TestSetupInBrowser(t *testing.T) {
 	}
 	if got := eval[string](t, b, `document.querySelector('input[name="web_url"]').value`); got != gh.WebURL() {
 		t.Errorf("GitHub's web URL is prefilled with %q, want %s", got, gh.WebURL())
+	}
+	checkNav(t, b)
+	if bad := eval[[]string](t, b, setupLayout); len(bad) > 0 {
+		t.Errorf("the setup form's boxes run together:\n%s", strings.Join(bad, "\n"))
 	}
 	b.screenshot(t, "setup-form.png")
 	b.do(t, "submit the form",

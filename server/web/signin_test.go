@@ -234,6 +234,43 @@ func TestSignOut(t *testing.T) {
 	}
 }
 
+// TestHeaderSaysWhoIsSignedIn: the header's sign-in link, name and
+// sign-out button follow who is signed in, on the sign-in page too; an
+// admin's navigation leads to Setup.
+func TestHeaderSaysWhoIsSignedIn(t *testing.T) {
+	srv, _ := newServer(t, "s3cret")
+	nobody, holder := newBrowser(t, srv), newBrowser(t, srv)
+	holder.do("POST", "/signin", url.Values{"token": {"s3cret"}, access.CSRFField: {holder.csrf()}}, nil)
+	tests := []struct {
+		name    string
+		b       *browserClient
+		path    string
+		want    []string
+		notWant []string
+	}{
+		{"nobody on /signin", nobody, "/signin", []string{`id="signin-link"`},
+			[]string{`id="signout-btn"`, `id="who"`, "signed in as", `id="setup-link"`}},
+		{"nobody refused", nobody, "/", []string{`id="signin-link"`}, []string{`id="signout-btn"`, `id="who"`}},
+		{"token holder on /signin", holder, "/signin", []string{`id="signout-btn"`, "You are signed in as token holder."}, []string{`id="signin-link"`}},
+		{"token holder", holder, "/", []string{`id="signout-btn"`, `<a href="/setup" id="setup-link">Setup</a>`}, []string{`id="signin-link"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, body := tt.b.do("GET", tt.path, nil, nil)
+			for _, s := range tt.want {
+				if !strings.Contains(body, s) {
+					t.Errorf("GET %s lacks %q", tt.path, s)
+				}
+			}
+			for _, s := range tt.notWant {
+				if strings.Contains(body, s) {
+					t.Errorf("GET %s shows %q", tt.path, s)
+				}
+			}
+		})
+	}
+}
+
 // reviewData stands for the API's review handlers.
 type reviewData struct{}
 

@@ -150,7 +150,13 @@
     e.classList.remove("active", "done");
     e.classList.add("failed");
   }
+  // A run the server rendered finished stays finished: the stream's replay
+  // of its events (pipeline.started first) never turns it back to running.
+  function live(s) { return s === "queued" || s === "running"; }
+  const renderedFinal = !live(root.dataset.status);
+  if (root.dataset.status === "succeeded") current = STAGES.length; // rendered done
   function setStatus(s) {
+    if (renderedFinal && live(s)) return;
     const e = document.getElementById("run-status");
     e.textContent = s;
     e.className = "status status-" + s;
