@@ -7,19 +7,22 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: run test lint bench bench-peers soak build fmt eval
+.PHONY: run run-notice test lint bench bench-peers soak build fmt eval
 
-## run: serve on :8080; without DATABASE_URL, start the dev PostgreSQL in .mergeguard/pg
-run: build
+## run: serve on :8080; without DATABASE_URL, start the dev PostgreSQL in .mergeguard/pg;
+## serve prints "MergeGuard is running: open URL" (the sign-in link) once it listens
+run: run-notice build
 	@if [ -z "$${DATABASE_URL:-}" ]; then \
 		DATABASE_URL=$$(bash scripts/dev-postgres.sh) || exit 1; \
 		export DATABASE_URL; \
 		echo "DATABASE_URL=$$DATABASE_URL (stop it with: bash scripts/dev-postgres.sh stop)" >&2; \
 	fi; \
-	if [ -z "$${MERGEGUARD_API_TOKEN:-}" ]; then \
-		echo "Sign in to the web UI with the link serve prints below (\"Sign in to MergeGuard: ...\"); bin/mergeguard token prints it again." >&2; \
-	fi; \
+	echo "Starting MergeGuard: it prints \"MergeGuard is running: open ...\" once it serves (bin/mergeguard token prints the sign-in link again)." >&2; \
 	exec bin/mergeguard serve
+
+# run-notice says, before the first build, that it takes a while.
+run-notice:
+	@[ -x bin/mergeguard ] || echo "Building bin/mergeguard: the first build downloads and compiles the dependencies and takes a few minutes." >&2
 
 ## test: go vet, then every test with the race detector against a throwaway PostgreSQL, then
 ## the huge-diff memory bound alone without it (the race detector's collector falls behind);

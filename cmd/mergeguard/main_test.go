@@ -404,13 +404,16 @@ func execSQL(t *testing.T, dbURL, sql string) {
 }
 
 // signInURL is the sign-in link serve logged, "" when none.
-func (l *logLines) signInURL() string {
+func (l *logLines) signInURL() string { return l.field("signin_url") }
+
+// field is the string field key of the first log line that has one.
+func (l *logLines) field(key string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, line := range l.lines {
 		var m map[string]any
 		if json.Unmarshal([]byte(line), &m) == nil {
-			if u, ok := m["signin_url"].(string); ok {
+			if u, ok := m[key].(string); ok {
 				return u
 			}
 		}
@@ -441,6 +444,13 @@ func TestServeWithoutTokenGeneratesOne(t *testing.T) {
 		t.Fatalf("serve logged no sign-in link (%q):\n%s", link, s.logs)
 	}
 	token := u.Query().Get("token")
+	// The link is on the port serve listens on, and what it says to open.
+	if port := strings.TrimPrefix(s.base, "http://127.0.0.1:"); u.Host != "localhost:"+port {
+		t.Errorf("the sign-in link is on %s, want localhost:%s", u.Host, port)
+	}
+	if open := s.logs.field("open"); open != link {
+		t.Errorf("serve said to open %q, want the sign-in link %q", open, link)
+	}
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.base+"/api/review/00000000-0000-0000-0000-000000000000", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -483,4 +493,35 @@ func previousVersion(t *testing.T) uint {
 		t.Fatal(err)
 	}
 	return uint(v)
+}
+
+// TestServeSaysWhereToOpen: with MERGEGUARD_API_TOKEN set, serve says to
+// open the web UI's home on the port it listens on, or on the public URL,
+// and logs no sign-in link.
+func TestServeSaysWhereToOpen(t *testing.T) {
+	dbURL := storetest.URL(t)
+	for _, tt := range []struct {
+		name, public, want string
+	}{
+		{"localhost", "", "http://localhost:%s/"},
+		{"public URL", "https://mergeguard.example.com/", "https://mergeguard.example.com/"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			s := startServe(t, ctx, map[string]string{"DATABASE_URL": dbURL, "MERGEGUARD_API_TOKEN": "s3cret-token-of-the-operator",
+				"MERGEGUARD_PUBLIC_URL": tt.public})
+			want := tt.want
+			if strings.Contains(want, "%s") {
+				want = fmt.Sprintf(want, strings.TrimPrefix(s.base, "http://127.0.0.1:"))
+			}
+			if open := s.logs.field("open"); open != want {
+				t.Errorf("serve said to open %q, want %q\n%s", open, want, s.logs)
+			}
+			if link := s.logs.signInURL(); link != "" {
+				t.Errorf("serve logged a sign-in link %q with a configured token", link)
+			}
+			s.stop(t, cancel)
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
@@ -63,7 +64,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	hub := events.NewHub()
 	mx.WatchGauge("mergeguard_stream_clients", "Open live event streams on this replica.",
 		func() float64 { return float64(hub.Subscribers()) })
-	policy, err := newPolicy(ctx, cfg, st, log, stderr)
+	policy, generated, err := newPolicy(ctx, cfg, st)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -89,6 +90,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("serve: %w", err)
 	}
 	routes := []server.Registrar{reviewAPI, ui, setupFlow, app.holder}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", cfg.Server.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen on %s: %w", cfg.Server.Addr, err)
+	}
+	announceRunning(log, stderr, cfg.Server, ln.Addr(), generated)
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -110,7 +117,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	g.Go(func() error {
 		srv := server.New(server.Deps{Config: cfg.Server, Logger: log, DB: st, Metrics: mx.Handler(),
 			Instrument: mx.Instrument, Routes: routes})
-		return srv.Run(gctx)
+		return srv.Serve(gctx, ln)
 	})
 	if err := g.Wait(); err != nil {
 		return fmt.Errorf("serve: %w", err)

@@ -24,26 +24,38 @@ import (
 // (MERGEGUARD_API_TOKEN, or the one apiToken generated), and the sign-in
 // sessions keyed by database.secret_key (the API token when that is
 // empty), which every replica derives alike and st keeps revocable. With a
-// generated token it logs the sign-in link, and prints it as a banner on
-// stderr when that is a terminal.
-func newPolicy(ctx context.Context, cfg config.Config, st *store.Store, log *zerolog.Logger, stderr io.Writer) (access.Policy, error) {
-	token, generated, err := apiToken(ctx, cfg, st)
+// generated token it also returns that token, whose sign-in link
+// announceRunning gives.
+func newPolicy(ctx context.Context, cfg config.Config, st *store.Store) (policy access.Policy, generated string, err error) {
+	token, isNew, err := apiToken(ctx, cfg, st)
 	if err != nil {
-		return access.Policy{}, err
+		return access.Policy{}, "", err
 	}
-	policy, err := access.NewPolicy(token, cfg.Server.PublicURL)
+	policy, err = access.NewPolicy(token, cfg.Server.PublicURL)
 	if err != nil {
-		return access.Policy{}, fmt.Errorf("access policy: %w", err)
+		return access.Policy{}, "", fmt.Errorf("access policy: %w", err)
 	}
-	if generated {
-		link := signInLink(cfg.Server, token)
-		log.Warn().Str("signin_url", link).Msg("MERGEGUARD_API_TOKEN is not set: sign in with this link " +
+	if isNew {
+		generated = token
+	}
+	return policy.WithSessions(access.NewSessions(cmp.Or(cfg.Database.SecretKey.Value(), token), token, st)), generated, nil
+}
+
+// announceRunning says, once serve listens at addr, where to open the web
+// UI: its sign-in link when the API token was generated (logged alone
+// too, as signin_url), else its home; a log line, and a banner on stderr
+// when that is a terminal (a person ran `make run` or `mergeguard serve`).
+func announceRunning(log *zerolog.Logger, stderr io.Writer, srv config.Server, addr net.Addr, generated string) {
+	open := baseURL(srv, addr) + "/"
+	if generated != "" {
+		open = signInLink(srv, addr, generated)
+		log.Warn().Str("signin_url", open).Msg("MERGEGUARD_API_TOKEN is not set: sign in with this link " +
 			"(its token was generated and is kept in the database; `mergeguard token` prints it again)")
-		if isTerminal(stderr) {
-			_, _ = fmt.Fprintf(stderr, "\n    ┃ Sign in to MergeGuard: %s\n\n", link) // a banner; the log line above has it too
-		}
 	}
-	return policy.WithSessions(access.NewSessions(cmp.Or(cfg.Database.SecretKey.Value(), token), token, st)), nil
+	log.Info().Str("open", open).Msg("MergeGuard is running: open " + open)
+	if isTerminal(stderr) {
+		_, _ = fmt.Fprintf(stderr, "\n    ┃ MergeGuard is running: open %s\n\n", open) // a banner; the log line has it too
+	}
 }
 
 // apiToken returns the API token: MERGEGUARD_API_TOKEN, else the one kept
@@ -65,18 +77,27 @@ func apiToken(ctx context.Context, cfg config.Config, st *store.Store) (token st
 	return token, true, nil
 }
 
-// signInLink is the web UI's sign-in link with token: on the public URL,
-// else on localhost at the listen address's port.
-func signInLink(srv config.Server, token string) string {
-	base := strings.TrimRight(srv.PublicURL, "/")
-	if base == "" {
-		port := "8080"
-		if _, p, err := net.SplitHostPort(srv.Addr); err == nil && p != "" {
-			port = p
-		}
-		base = "http://localhost:" + port
+// signInLink is the web UI's sign-in link with token (see baseURL).
+func signInLink(srv config.Server, addr net.Addr, token string) string {
+	return baseURL(srv, addr) + "/signin?token=" + url.QueryEscape(token)
+}
+
+// baseURL is the web UI's address without a final slash: the public URL,
+// else localhost at the port serve listens on (addr; nil when it does not
+// run: the configured address's port).
+func baseURL(srv config.Server, addr net.Addr) string {
+	if base := strings.TrimRight(srv.PublicURL, "/"); base != "" {
+		return base
 	}
-	return base + "/signin?token=" + url.QueryEscape(token)
+	listen := srv.Addr
+	if addr != nil {
+		listen = addr.String()
+	}
+	port := "8080"
+	if _, p, err := net.SplitHostPort(listen); err == nil && p != "" && p != "0" {
+		port = p
+	}
+	return "http://localhost:" + port
 }
 
 // signInWithGitHub returns what the web UI's "Sign in with GitHub" needs:
@@ -153,7 +174,7 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 	if *bare {
 		_, err = fmt.Fprintln(stdout, token)
 	} else {
-		_, err = fmt.Fprintln(stdout, signInLink(cfg.Server, token))
+		_, err = fmt.Fprintln(stdout, signInLink(cfg.Server, nil, token))
 	}
 	return err
 }
