@@ -148,7 +148,12 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	res, err := pipeline.New(deps).Run(ctx, req)
-	if err != nil {
+	switch {
+	case errors.Is(err, pipeline.ErrLLMUnavailable) && res != nil:
+		// Degraded, not empty: the analyzers' findings are printed, and
+		// --fail-on-degraded decides the exit status.
+		fmt.Fprintln(stderr, "mergeguard: the model part of the review failed, the analyzers' findings follow:", err)
+	case err != nil:
 		return fmt.Errorf("review: %w", err)
 	}
 	if res.Skipped {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/pipeline"
 )
 
 // gitCommit writes files into a real repository at dir (created on first
@@ -231,5 +233,49 @@ func TestReviewHiddenSecrets(t *testing.T) {
 				t.Errorf("verdict %s; secret findings (-want +got):\n%s", v.Verdict, diff)
 			}
 		})
+	}
+}
+
+// TestReviewModelDown: with a model that keeps failing (429s until the
+// retries are spent), `mergeguard review` still prints the analyzers'
+// findings (a leaked AWS key) in every format, marked degraded, and exits
+// 0 unless --fail-on-degraded asks for 1.
+func TestReviewModelDown(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	llm := llmtest.New(t, func(llmtest.Request) llmtest.Response { return llmtest.RateLimited("0") })
+	vars := map[string]string{"OPENAI_BASE_URL": llm.URL(), "OPENAI_API_KEY": "test", "MERGEGUARD_MODEL": "gpt-4o-mini"}
+	dir := t.TempDir()
+	base := gitCommit(t, dir, map[string]string{"main.go": "package main\n"})
+	head := gitCommit(t, dir, map[string]string{"cloud/keys.go": "package cloud\n\nconst key = \"AKIAZ7VRSQ5TJN2XMY4W\"\n"})
+	for _, format := range []string{"text", "json", "markdown", "sarif", "rdjson", "line"} {
+		t.Run(format, func(t *testing.T) {
+			stdout, stderr, err := runCmd(t, env(vars), "review", "--repo", dir, "--base", base, "--head", head, "--format", format)
+			if err != nil {
+				t.Fatalf("exit %d: %v\n%s", exitCode(err), err, stderr)
+			}
+			if !strings.Contains(stdout, "aws-access-token") {
+				t.Errorf("stdout lacks the AWS key's finding:\n%s", stdout)
+			}
+			if !strings.Contains(stderr, "the model part of the review failed") {
+				t.Errorf("stderr does not say the model failed:\n%s", stderr)
+			}
+		})
+	}
+	stdout, _, err := runCmd(t, env(vars), "review", "--repo", dir, "--base", base, "--head", head, "--format", "json", "--fail-on-degraded")
+	if exitCode(err) != 1 || !errors.Is(err, errDegraded) {
+		t.Errorf("--fail-on-degraded: %v (exit %d), want exit 1, the review is partial", err, exitCode(err))
+	}
+	var v struct {
+		Degraded bool     `json:"degraded"`
+		Verdict  string   `json:"verdict"`
+		Notes    []string `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	if !v.Degraded || v.Verdict != "request_changes" || !slices.Contains(v.Notes, pipeline.ModelUnavailableNote) {
+		t.Errorf("json: degraded %v, verdict %q, notes %q; want degraded, request_changes, the model's note", v.Degraded, v.Verdict, v.Notes)
 	}
 }

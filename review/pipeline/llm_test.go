@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -189,10 +190,26 @@ func TestRunWithLLM(t *testing.T) {
 				}
 			},
 		},
-		"persistent 500: the model is unavailable, the review is not made of the analyzers alone": {
+		"persistent 500: the model is unavailable, the analyzers' review comes with the error": {
 			diff:      "injection.diff",
 			responses: []llmtest.Response{llmtest.ServerError(), llmtest.ServerError(), llmtest.ServerError()},
 			wantErr:   ErrLLMUnavailable,
+			check: func(t *testing.T, res *Result, _ *llmtest.Server, _ *fakeClock) {
+				if res == nil {
+					t.Fatal("no review with ErrLLMUnavailable: the analyzers' findings are lost")
+				}
+				v := res.Verdict
+				if v.Verdict != review.DecisionRequestChanges || !v.Degraded || !slices.Contains(v.Notes, ModelUnavailableNote) {
+					t.Errorf("verdict %s, degraded %v, notes %q; want request_changes (the AWS key), degraded, the note", v.Verdict, v.Degraded, v.Notes)
+				}
+				var titles []string
+				for _, f := range v.Findings() {
+					titles = append(titles, f.Title)
+				}
+				if !slices.Contains(titles, "Possible secret committed (aws-access-token)") {
+					t.Errorf("findings %q, want the AWS key's", titles)
+				}
+			},
 		},
 		"malformed JSON is retried once then an agent error": {
 			diff:      "sqli.diff",
@@ -279,6 +296,9 @@ func TestRunWithLLM(t *testing.T) {
 			if tc.wantErr != nil || err != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("Run: error %v, want %v", err, tc.wantErr)
+				}
+				if tc.check != nil {
+					tc.check(t, res, srv, clock)
 				}
 				return
 			}

@@ -197,7 +197,11 @@ type Result struct {
 // change cannot be read or its diff cannot be parsed, when the repository's
 // configuration is invalid (*RepoConfigError), and when every LLM reviewer
 // failed for a passing reason (ErrLLMUnavailable), each after emitting
-// pipeline.failed; other agent failures degrade the verdict instead.
+// pipeline.failed; other agent failures degrade the verdict instead. With
+// ErrLLMUnavailable it also returns the review without the model: the
+// built-in analyzers' and linters' findings and the verdict they imply,
+// degraded and saying so (ModelUnavailableNote), for the caller to deliver
+// while the model part waits for a retry.
 func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
 	sink := req.Sink
 	if sink == nil {
@@ -212,12 +216,15 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
 		"automatic": req.Automatic, "llm": p.d.LLM != nil, "model": p.d.Model, "concurrency": p.d.Concurrency,
 	})
 	res, err := r.execute(ctx)
-	if err == nil {
-		err = llmUnavailable(res.Verdict.Agents)
-	}
 	if err != nil {
 		r.emit(ctx, review.EventPipelineFailed, "", "", map[string]any{"error": err.Error()})
 		return nil, err
+	}
+	if err := llmUnavailable(res.Verdict.Agents); err != nil {
+		res.Verdict.Degraded = true
+		res.Verdict.Notes = append(res.Verdict.Notes, ModelUnavailableNote)
+		r.emit(ctx, review.EventPipelineFailed, "", "", map[string]any{"error": err.Error()})
+		return res, err
 	}
 	r.overBudget(res)
 	data := map[string]any{

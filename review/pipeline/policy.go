@@ -17,9 +17,14 @@ import (
 
 // ErrLLMUnavailable is returned by Run when every LLM reviewer agent of a
 // review failed for a passing reason (rate limit, server error, timeout,
-// network): the review is worth trying again later, not posting as a review
-// made of the built-in analyzers' findings alone.
+// network): the model's review is worth trying again later. Run returns
+// the review made of the built-in analyzers' and linters' findings with it.
 var ErrLLMUnavailable = errors.New("the LLM was unavailable")
+
+// ModelUnavailableNote is the note of a review whose model was unavailable
+// (ErrLLMUnavailable): what it holds, without the model's failure, which
+// may name internal addresses.
+const ModelUnavailableNote = "The model could not be reached, so this review holds only the built-in analyzers' and linters' findings."
 
 // ErrTokenBudget is returned by a model call of a review once the review's
 // token budget (Request.MaxTokens) is spent.
