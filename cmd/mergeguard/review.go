@@ -260,6 +260,14 @@ func openSource(ctx context.Context, f reviewFlags, fallback config.Repo, getenv
 	} else {
 		var s *localgit.Source
 		s, hint, err = openGit(ctx, f, stderr)
+		if errors.Is(err, localgit.ErrNotRepository) {
+			where := f.dir
+			if where == "." {
+				where = "the current directory"
+			}
+			return nil, config.Repo{}, "", fmt.Errorf("review: %s is not in a git repository: run mergeguard review inside one, "+
+				"or pass --repo DIR, --diff FILE (- for standard input) or --pr URL", where)
+		}
 		if err != nil {
 			return nil, config.Repo{}, "", fmt.Errorf("review: %w", err)
 		}

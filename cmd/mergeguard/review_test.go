@@ -160,7 +160,7 @@ func TestReviewExitCodes(t *testing.T) {
 		"clean change":                  {[]string{"--base", secret, "--head", clean, "--fail-on-changes"}, 0, ""},
 		"changes requested, no flag":    {[]string{"--base", base, "--head", secret}, 0, ""},
 		"changes requested, flag":       {[]string{"--base", base, "--head", secret, "--fail-on-changes"}, 1, "changes requested"},
-		"not a git repository":          {[]string{"--repo", notRepo}, 1, "not a git repository"},
+		"not a git repository":          {[]string{"--repo", notRepo}, 1, "is not in a git repository: run mergeguard review inside one, or pass --repo DIR"},
 		"no such directory":             {[]string{"--repo", notRepo + "/missing"}, 1, "missing"},
 		"unknown revision":              {[]string{"--base", "no-such-branch"}, 1, "no-such-branch"},
 		"revision starting with a dash": {[]string{"--head", "--output=x"}, 1, "starts with '-'"},

@@ -76,11 +76,9 @@ var _ review.Source = (*Source)(nil)
 // reviewed against the empty tree.
 func New(ctx context.Context, dir, base, head string) (*Source, error) {
 	s := &Source{env: gitEnv(), files: map[string]blob{}}
-	out, err := s.gitIn(ctx, dir, maxDiffBytes, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return nil, fmt.Errorf("localgit: open %s: %w", dir, err)
+	if err := s.open(ctx, dir); err != nil {
+		return nil, err
 	}
-	s.root = strings.TrimSuffix(string(out), "\n") // a directory name may end in a space
 
 	if head == "" {
 		head = "HEAD"
@@ -115,7 +113,7 @@ func New(ctx context.Context, dir, base, head string) (*Source, error) {
 			s.change.HeadRef = strings.TrimSpace(string(branch))
 		}
 	}
-	out, err = s.git(ctx, maxDiffBytes, "log", "-1", "--no-show-signature", "--format=%an%x00%s%x00%b", headSHA)
+	out, err := s.git(ctx, maxDiffBytes, "log", "-1", "--no-show-signature", "--format=%an%x00%s%x00%b", headSHA)
 	if err != nil {
 		return nil, fmt.Errorf("localgit: head commit: %w", err)
 	}
@@ -471,6 +469,25 @@ var pinnedConfig = []string{
 
 func (s *Source) git(ctx context.Context, limit int64, args ...string) ([]byte, error) {
 	return s.gitIn(ctx, s.root, limit, args...)
+}
+
+// ErrNotRepository is the error of opening a directory outside any git
+// repository.
+var ErrNotRepository = errors.New("not in a git repository")
+
+// open sets the repository's root: the top level of the work tree that
+// holds dir. A dir outside any repository is ErrNotRepository.
+func (s *Source) open(ctx context.Context, dir string) error {
+	out, err := s.gitIn(ctx, dir, maxDiffBytes, "rev-parse", "--show-toplevel")
+	var ge *gitError
+	if errors.As(err, &ge) && strings.Contains(ge.stderr, "not a git repository") {
+		return fmt.Errorf("localgit: %s is %w", dir, ErrNotRepository)
+	}
+	if err != nil {
+		return fmt.Errorf("localgit: open %s: %w", dir, err)
+	}
+	s.root = strings.TrimSuffix(string(out), "\n") // a directory name may end in a space
+	return nil
 }
 
 // gitIn runs git in dir and returns its stdout, at most limit bytes.

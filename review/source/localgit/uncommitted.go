@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
@@ -49,11 +48,9 @@ func NewUncommitted(ctx context.Context, dir string, which Uncommitted) (*Source
 	if which == Staged {
 		s.mode = modeStaged
 	}
-	out, err := s.gitIn(ctx, dir, maxDiffBytes, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return nil, fmt.Errorf("localgit: open %s: %w", dir, err)
+	if err := s.open(ctx, dir); err != nil {
+		return nil, err
 	}
-	s.root = strings.TrimSuffix(string(out), "\n")
 	headSHA, err := s.resolve(ctx, "HEAD")
 	if err != nil {
 		return nil, fmt.Errorf("localgit: HEAD: %w", err)
@@ -81,15 +78,13 @@ func NewUncommitted(ctx context.Context, dir string, which Uncommitted) (*Source
 // without a commit has none.
 func HasUncommitted(ctx context.Context, dir string) (bool, error) {
 	s := &Source{env: gitEnv()}
-	out, err := s.gitIn(ctx, dir, maxDiffBytes, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return false, fmt.Errorf("localgit: open %s: %w", dir, err)
+	if err := s.open(ctx, dir); err != nil {
+		return false, err
 	}
-	s.root = strings.TrimSuffix(string(out), "\n")
 	if _, err := s.resolve(ctx, "HEAD"); err != nil {
 		return false, nil //nolint:nilerr // no commit yet: nothing to compare with
 	}
-	out, err = s.git(ctx, maxDiffBytes, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--ignore-submodules=all")
+	out, err := s.git(ctx, maxDiffBytes, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--ignore-submodules=all")
 	if err != nil {
 		return false, fmt.Errorf("localgit: status: %w", err)
 	}
@@ -140,11 +135,9 @@ func ReadFileAt(ctx context.Context, dir, rev, p string) (data []byte, commit st
 		return nil, "", fmt.Errorf("localgit: read %q: %w", p, err)
 	}
 	s := &Source{env: gitEnv()}
-	out, err := s.gitIn(ctx, dir, maxDiffBytes, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return nil, "", fmt.Errorf("localgit: open %s: %w", dir, err)
+	if err := s.open(ctx, dir); err != nil {
+		return nil, "", err
 	}
-	s.root = strings.TrimSuffix(string(out), "\n")
 	if commit, err = s.resolve(ctx, rev); err != nil {
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()
