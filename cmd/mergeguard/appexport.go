@@ -18,17 +18,11 @@ func runApp(ctx context.Context, args []string, getenv func(string) string, stdo
 	fs := newFlagSet("app", stderr)
 	configPath := configFlag(fs)
 	oneLine := fs.Bool("one-line", false, `write the private key on one line, its line breaks as \n (for .env files and platforms without multi-line values)`)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: mergeguard app [--config FILE] [--one-line] export")
-		fmt.Fprintln(fs.Output(), "Prints the GitHub App created at /setup as environment lines (needs DATABASE_URL and MERGEGUARD_SECRET_KEY).")
-		fs.PrintDefaults()
-	}
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 1 || rest[0] != "export" {
-		fs.Usage()
 		return usageError{errors.New("app: the only action is export")}
 	}
 	cfg, err := loadConfig(*configPath, getenv, config.RequireDatabase)

@@ -21,21 +21,14 @@ func runLearnings(ctx context.Context, args []string, getenv func(string) string
 	fs := newFlagSet("learnings", stderr)
 	configPath := configFlag(fs)
 	repoFlag := fs.String("repo", "", "the `repository` (owner/name) whose learnings to export")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: mergeguard learnings export --repo owner/name [--config FILE]")
-		fmt.Fprintln(fs.Output(), "Prints the repository's active learnings as .mergeguard.yml path_instructions.")
-		fs.PrintDefaults()
-	}
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	switch {
 	case len(rest) == 0:
-		fs.Usage()
 		return usageError{fmt.Errorf("learnings: missing action (export)")}
 	case rest[0] != "export":
-		fs.Usage()
 		return usageError{fmt.Errorf("learnings: unknown action %q (want export)", rest[0])}
 	case len(rest) > 1:
 		return usageError{fmt.Errorf("learnings export: unexpected argument %q", rest[1])}

@@ -60,11 +60,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runToken(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		err = runVersion(rest, stdout, stderr)
+	case "completion":
+		err = runCompletion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
 	default:
-		usage(stderr)
-		err = usageError{fmt.Errorf("unknown command %q", cmd)}
+		err = usageError{fmt.Errorf("unknown command %q%s; \"mergeguard help\" lists the commands", cmd, didYouMean(cmd, commandNames()))}
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return nil // -h printed the command's usage
@@ -74,37 +75,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // usage prints the commands and the environment variables.
 func usage(w io.Writer) {
-	fmt.Fprint(w, `MergeGuard reviews pull requests with an LLM, as a GitHub App or locally.
-
-Usage:
-  mergeguard serve [--config FILE]             webhook server, API, web UI and workers
-  mergeguard migrate [--config FILE] up        apply pending database migrations
-  mergeguard migrate [--config FILE] down N    undo the last N migrations
-  mergeguard migrate [--config FILE] version   print the database schema version
-  mergeguard review [flags]                    review commits, uncommitted or staged changes,
-                                               a diff file, or a GitHub pull request (--pr,
-                                               with GITHUB_TOKEN; --post posts the review);
-                                               text, json, markdown, sarif, rdjson or line
-  mergeguard learnings export --repo OWNER/NAME
-                                               print a repository's active learnings
-                                               as .mergeguard.yml path_instructions
-  mergeguard eval [flags] DATASET              review a dataset of cases with golden comments
-                                               and score the findings (precision, recall, F1)
-  mergeguard app export [--one-line]           print the GitHub App created at /setup as
-                                               environment lines (for a secret manager)
-  mergeguard token [--bare]                    print the web UI's sign-in link with the API
-                                               token (MERGEGUARD_API_TOKEN, or the one serve
-                                               generated and keeps in the database)
-  mergeguard version, mergeguard --version     print the version
-  mergeguard help                              print this help
-
-"mergeguard COMMAND -h" describes a command's flags.
+	fmt.Fprint(w, "MergeGuard reviews pull requests with an LLM, as a GitHub App or locally.\n\nUsage:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range commands() {
+		fmt.Fprintf(tw, "  mergeguard %s\t%s\n", c.usage, c.summary)
+	}
+	_ = tw.Flush()
+	fmt.Fprint(w, `
+"mergeguard COMMAND -h" describes a command, its flags and examples.
 
 Configuration is read from --config FILE (default `+config.DefaultPath+` when it
 exists; see config/mergeguard.example.yml), then overridden by:
 
 `)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, v := range config.EnvVars() {
 		fmt.Fprintf(tw, "  %s\t%s\n", v.Name, v.Key)
 	}
@@ -132,11 +115,19 @@ func exitCode(err error) int {
 	return 1
 }
 
-// newFlagSet returns a FlagSet for a subcommand; its errors and usage go to
-// stderr.
+// newFlagSet returns a FlagSet for a subcommand; -h prints the command's
+// help (see commands) to stderr.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("mergeguard "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		if col, ok := fs.Output().(*flagCollector); ok { // completion asks
+			fs.VisitAll(func(f *flag.Flag) { col.flags = append(col.flags, f) })
+			return
+		}
+		c, _ := lookup(name)
+		printHelp(fs.Output(), c, fs)
+	}
 	return fs
 }
 
@@ -149,13 +140,18 @@ func configFlag(fs *flag.FlagSet) *string {
 // other arguments in order. -h prints the FlagSet's usage and returns
 // flag.ErrHelp.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // a mistake is one line, returned; not the help
+	defer fs.SetOutput(out)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				fs.Usage()
 				return nil, err
 			}
-			return nil, usageError{err}
+			return nil, usageError{flagMistake(fs, err)}
 		}
 		if fs.NArg() == 0 {
 			return positional, nil

@@ -61,8 +61,8 @@ func TestUsageErrors(t *testing.T) {
 		wantCode int
 	}{
 		{"no command", nil, "no command given", 2},
-		{"unknown command", []string{"deploy"}, `unknown command "deploy"`, 2},
-		{"unknown flag", []string{"serve", "--verbose"}, "flag provided but not defined: -verbose", 2},
+		{"unknown command", []string{"deploy"}, `unknown command "deploy"; "mergeguard help" lists the commands`, 2},
+		{"unknown flag", []string{"serve", "--verbose"}, `flag provided but not defined: -verbose; "mergeguard serve -h" lists the flags`, 2},
 		{"serve argument", []string{"serve", "now"}, `serve: unexpected argument "now"`, 2},
 		{"migrate without action", []string{"migrate"}, "migrate: missing action (up, down N or version)", 2},
 		{"migrate unknown action", []string{"migrate", "sideways"}, `migrate: unknown action "sideways" (want up, down N or version)`, 2},

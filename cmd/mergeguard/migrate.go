@@ -14,16 +14,11 @@ import (
 func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("migrate", stderr)
 	configPath := configFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: mergeguard migrate [--config FILE] up|down N|version")
-		fs.PrintDefaults()
-	}
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) == 0 {
-		fs.Usage()
 		return usageError{fmt.Errorf("migrate: missing action (up, down N or version)")}
 	}
 	action, rest := rest[0], rest[1:]
@@ -37,8 +32,7 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	case action == "down":
 		return usageError{fmt.Errorf("migrate down: give the number of migrations to undo, e.g. migrate down 1")}
 	case action != "up" && action != "version":
-		fs.Usage()
-		return usageError{fmt.Errorf("migrate: unknown action %q (want up, down N or version)", action)}
+		return usageError{fmt.Errorf("migrate: unknown action %q%s (want up, down N or version)", action, didYouMean(action, []string{"up", "down", "version"}))}
 	case len(rest) > 0:
 		return usageError{fmt.Errorf("migrate %s: unexpected argument %q", action, rest[0])}
 	}
