@@ -307,6 +307,12 @@ func (tp textPolicy) link(b *strings.Builder, s string, i int) (next int, ok boo
 	return next, true
 }
 
+// LinkAllowed reports whether text that a model or a pull request's
+// author wrote may link to dest where the pull request at pullURL is
+// shown: only addresses into the pull request's own repository, as in the
+// comments MergeGuard posts (see textPolicy).
+func LinkAllowed(pullURL, dest string) bool { return newTextPolicy(pullURL).allows(dest) }
+
 // allows reports whether an address points into the repository.
 func (tp textPolicy) allows(dest string) bool {
 	if tp.repo == nil {

@@ -49,6 +49,9 @@ type CitedFinding struct {
 	// GitHubLine links the cited lines at the reviewed head on GitHub;
 	// PRPage is the UI's page of the pull request (its finding ledger).
 	GitHubLine, PRPage string
+	// Prose is the description in paragraphs, its addresses into the
+	// pull request's repository linked (see prose).
+	Prose [][]Span
 }
 
 // findingSet is the findings of a finished run as the page shows them.
@@ -90,6 +93,11 @@ func (u *UI) citedFindings(run store.Run) *findingSet {
 
 func (u *UI) citedFinding(run store.Run, files map[string]*diff.File, f review.Finding) CitedFinding {
 	v := CitedFinding{Finding: f, Lines: lineRange(f), Status: strings.ReplaceAll(string(f.VerificationStatus), "_", " ")}
+	pullURL := ""
+	if run.Mode == store.ModePR && run.Repository != "" && run.PRNumber > 0 {
+		pullURL = u.githubPull(run.Repository, run.PRNumber)
+	}
+	v.Prose = prose(f.Description, pullURL)
 	if file, ok := files[f.FilePath]; ok {
 		v.Code, v.Section = hunkRows(file, f)
 	}

@@ -218,7 +218,8 @@ func TestReviewPageLinksPRFindingsToGitHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := review.Finding{FilePath: "src/a b.go", LineStart: 3, LineEnd: 4, Side: review.SideRight, Severity: review.SeverityWarning,
-		Category: "bug", VerificationStatus: review.Verified, Title: "t", CodeSnippet: "x := 1\ny := <2>\n", Suggestion: "y := 2", Fingerprint: "fp2"}
+		Category: "bug", VerificationStatus: review.Verified, Title: "t", CodeSnippet: "x := 1\ny := <2>\n", Suggestion: "y := 2", Fingerprint: "fp2",
+		Description: "First <b>paragraph</b>, see https://ghe.example/octo/hello/blob/main/x.go.\n\nSecond, not https://evil.example/x."}
 	finish(t, st, run.ID, review.Verdict{Verdict: review.DecisionComment,
 		Files: []review.FileReview{{FilePath: f.FilePath, Findings: []review.Finding{f}}}})
 
@@ -233,6 +234,10 @@ func TestReviewPageLinksPRFindingsToGitHub(t *testing.T) {
 		`<tr class="ln-ctx cited"><td class="num"></td><td class="num">4</td><td class="mark"> </td><td class="code">y := &lt;2&gt;</td></tr>`,
 		`<tr class="ln-del"><td class="num"></td><td class="num">3</td><td class="mark">-</td><td class="code">x := 1</td></tr>`,
 		`<tr class="ln-add"><td class="num"></td><td class="num"></td><td class="mark">&#43;</td><td class="code">y := 2</td></tr>`,
+		// The description in paragraphs, escaped, linking into the
+		// repository only.
+		`<p class="desc">First &lt;b&gt;paragraph&lt;/b&gt;, see <a href="https://ghe.example/octo/hello/blob/main/x.go" rel="nofollow noopener noreferrer">https://ghe.example/octo/hello/blob/main/x.go</a>.</p>`,
+		`<p class="desc">Second, not https://evil.example/x.</p>`,
 	} {
 		if !strings.Contains(body, s) {
 			t.Errorf("page lacks %q", s)
