@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
@@ -137,11 +138,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if !hasLLM {
 		fmt.Fprintln(stderr, "mergeguard: no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
 	}
-	var sink review.Sink = review.Discard{}
-	if isTerminal(stderr) {
-		sink = progress{w: stderr}
-	}
-	req.Sink = sink
+	req.Sink = progress{w: stderr, live: isTerminal(stderr)}
 	if f.pr == "" && req.Source != nil { // a local diff, already read
 		if text, err := req.Source.Diff(ctx); err == nil {
 			defer boundHeap(len(text), reviewFixed, reviewPerByte, true)()
@@ -357,26 +354,36 @@ func writeJSON(w io.Writer, v review.Verdict) error {
 	return enc.Encode(v)
 }
 
-// progress prints one line per pipeline stage and agent to a terminal.
-type progress struct{ w io.Writer }
+// progress reports a review's progress on stderr: on a terminal (live)
+// each stage, each agent as it starts (a long linter shows which) and its
+// result with its time; always, one final line with the review's time,
+// findings and verdict, so that a CI log shows how long it took.
+type progress struct {
+	w    io.Writer
+	live bool
+}
 
 // Emit implements review.Sink.
 func (p progress) Emit(_ context.Context, e review.Event) {
-	switch e.Type {
-	case review.EventAgentStarted:
-		if e.Agent == e.Stage {
-			fmt.Fprintf(p.w, "mergeguard: %s…\n", e.Stage)
-		}
-	case review.EventAgentHandoff:
-		data, _ := e.Data.(map[string]any)
+	data, _ := e.Data.(map[string]any)
+	switch {
+	case e.Type == review.EventPipelineCompleted:
+		ms, _ := data["duration_ms"].(int64)
+		fmt.Fprintf(p.w, "mergeguard: reviewed in %s: %v finding(s), verdict %v\n",
+			(time.Duration(ms) * time.Millisecond).Round(10*time.Millisecond), data["findings"], data["verdict"])
+	case !p.live:
+	case e.Type == review.EventAgentStarted && e.Agent == e.Stage:
+		fmt.Fprintf(p.w, "mergeguard: %s…\n", e.Stage)
+	case e.Type == review.EventAgentStarted:
+		fmt.Fprintf(p.w, "mergeguard:   %s…\n", e.Agent)
+	case e.Type == review.EventAgentHandoff:
 		if res, ok := data["result"].(review.AgentResult); ok {
-			fmt.Fprintf(p.w, "mergeguard:   %s: %s, %d finding(s)\n", res.Agent, res.Status, res.Issues)
+			fmt.Fprintf(p.w, "mergeguard:   %s: %s, %d finding(s), %s\n", res.Agent, res.Status, res.Issues,
+				(time.Duration(res.ElapsedMS) * time.Millisecond).Round(10*time.Millisecond))
 		} else if e.Agent == review.StagePlanner {
 			fmt.Fprintf(p.w, "mergeguard:   %v files to review in %d chunk(s), %v skipped\n",
 				data["files_reviewed"], len(asSlice(data["chunks"])), data["files_skipped"])
 		}
-	case review.EventPipelineCompleted:
-		fmt.Fprintln(p.w, "mergeguard: done")
 	}
 }
 

@@ -279,3 +279,31 @@ func TestReviewModelDown(t *testing.T) {
 		t.Errorf("json: degraded %v, verdict %q, notes %q; want degraded, request_changes, the model's note", v.Degraded, v.Verdict, v.Notes)
 	}
 }
+
+// TestReviewProgress: a terminal sees each agent start and end with its
+// time (a long linter shows which one runs); a pipe sees only the final
+// line with the review's time, findings and verdict.
+func TestReviewProgress(t *testing.T) {
+	events := []review.Event{
+		{Type: review.EventAgentStarted, Stage: review.StageReviewer, Agent: "analyzer:govet"},
+		{Type: review.EventAgentHandoff, Stage: review.StageReviewer, Agent: "analyzer:govet",
+			Data: map[string]any{"result": review.AgentResult{Agent: "analyzer:govet", Status: review.AgentSuccess, Issues: 2, ElapsedMS: 1234}}},
+		{Type: review.EventPipelineCompleted, Data: map[string]any{"duration_ms": int64(2500), "findings": 2, "verdict": review.DecisionComment}},
+	}
+	for _, tt := range []struct {
+		live bool
+		want string
+	}{
+		{true, "mergeguard:   analyzer:govet…\nmergeguard:   analyzer:govet: success, 2 finding(s), 1.23s\nmergeguard: reviewed in 2.5s: 2 finding(s), verdict comment\n"},
+		{false, "mergeguard: reviewed in 2.5s: 2 finding(s), verdict comment\n"},
+	} {
+		var b strings.Builder
+		p := progress{w: &b, live: tt.live}
+		for _, e := range events {
+			p.Emit(t.Context(), e)
+		}
+		if diff := cmp.Diff(tt.want, b.String()); diff != "" {
+			t.Errorf("live %v (-want +got):\n%s", tt.live, diff)
+		}
+	}
+}
