@@ -127,6 +127,14 @@ type Finding struct {
 	CodeSnippet        string             `json:"code_snippet,omitempty"`
 	// Agent names the agent that reported the finding.
 	Agent string `json:"agent,omitempty"`
+	// Rule is the check that reported the finding, in its tool's own
+	// terms (SC2086, DL3006, printf, aws-access-token, an actionlint
+	// rule); "" for the model's findings and single-check analyzers. Only
+	// MergeGuard's analyzers and linters set it.
+	Rule string `json:"rule,omitempty"`
+	// Column is the 1-based column of LineStart where the finding starts,
+	// 0 when its tool does not say.
+	Column int `json:"column,omitempty"`
 	// Fingerprint identifies the finding across runs: it is derived from the
 	// path, the anchored code and the category, never from the model's words.
 	Fingerprint string `json:"fingerprint,omitempty"`

@@ -239,10 +239,12 @@ func secretFinding(agent string, f *diff.File, start, end int, rule, desc string
 	case heuristic:
 		conf = heuristicConfidence
 	}
-	return finding(agent, f, start, end, sev, review.CategorySecurity, conf,
+	fd := finding(agent, f, start, end, sev, review.CategorySecurity, conf,
 		"Possible secret committed ("+rule+")",
 		fmt.Sprintf("An added line matches the gitleaks rule %q: %s. The value is not repeated here. "+
 			"Anything pushed to a shared repository must be treated as leaked.", rule, strings.TrimRight(strings.TrimSpace(desc), ".")),
 		"Remove the value from the change, rotate the credential, and load it from the environment or a secret store.",
 		"")
+	fd.Rule = rule
+	return fd
 }

@@ -97,5 +97,7 @@ func (a *Actions) finding(f File, e *actionlint.Error) review.Finding {
 		cat = review.CategoryQuality
 	}
 	desc := fmt.Sprintf("%s\n\nReported by actionlint (rule %q).", e.Message, e.Kind)
-	return finding(a.Name(), f, e.Line, sev, cat, conf, title(e.Message), desc)
+	fd := finding(a.Name(), f, e.Line, sev, cat, conf, title(e.Message), desc)
+	fd.Rule, fd.Column = e.Kind, e.Column
+	return fd
 }

@@ -89,7 +89,9 @@ func (d Dockerfile) lint(ctx context.Context, f File, ignored []string) ([]revie
 			sev, cat = review.SeverityWarning, review.CategoryBug
 		}
 		desc := fmt.Sprintf("%s\n\nReported by BuildKit's build check %s (%s).", w.Detail, w.RuleName, w.URL)
-		out = append(out, finding(d.Name(), f, line, sev, cat, conf, title(w.Detail), desc))
+		fd := finding(d.Name(), f, line, sev, cat, conf, title(w.Detail), desc)
+		fd.Rule = w.RuleName
+		out = append(out, fd)
 	}
 	if e := res.Error; e != nil {
 		line := 0
@@ -107,7 +109,9 @@ func (d Dockerfile) lint(ctx context.Context, f File, ignored []string) ([]revie
 	for _, h := range hits {
 		r := h.rule
 		desc := fmt.Sprintf("%s\n\nRule %s: %s", r.why, r.id, r.helpURL())
-		out = append(out, finding(d.Name(), f, h.line, r.severity, r.category, r.conf, r.id+": "+r.title, desc))
+		fd := finding(d.Name(), f, h.line, r.severity, r.category, r.conf, r.id+": "+r.title, desc)
+		fd.Rule = r.id
+		out = append(out, fd)
 	}
 	return out, nil
 }

@@ -255,7 +255,9 @@ func (g *GoVet) vetPackage(ctx context.Context, dir, name string, fset *token.Fi
 			}
 			if addedLines[f][pos.Line] {
 				desc := fmt.Sprintf("%s\n\nReported by go vet's %s check.", d.Message, a.Name)
-				out = append(out, finding(g.Name(), *f, pos.Line, review.SeverityWarning, review.CategoryBug, exact, title(d.Message), desc))
+				fd := finding(g.Name(), *f, pos.Line, review.SeverityWarning, review.CategoryBug, exact, title(d.Message), desc)
+				fd.Rule, fd.Column = a.Name, pos.Column
+				out = append(out, fd)
 			}
 		}
 	}

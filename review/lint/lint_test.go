@@ -121,6 +121,13 @@ func TestLinters(t *testing.T) {
 				t.Fatal("no findings")
 			}
 			golden(t, tt.name, render(rep))
+			// Each finding names its check; the tools that give a column
+			// have it carried (SARIF's rules and regions, the line format).
+			for _, f := range rep.Findings {
+				if f.Rule == "" || (tt.name != "dockerfile" && f.Column < 1) {
+					t.Errorf("%s:%d %q: rule %q, column %d; want the check and its column", f.FilePath, f.LineStart, f.Title, f.Rule, f.Column)
+				}
+			}
 		})
 	}
 }

@@ -179,6 +179,7 @@ var errUnsupportedShell = errors.New("its #! line names a shell shellcheck does 
 // comment is one entry of shellcheck's json1 output.
 type comment struct {
 	Line    int    `json:"line"`
+	Column  int    `json:"column"`
 	Level   string `json:"level"`
 	Code    int    `json:"code"`
 	Message string `json:"message"`
@@ -230,5 +231,7 @@ func (s *Shell) finding(f File, c comment) review.Finding {
 		sev = review.SeverityInfo
 	}
 	desc := fmt.Sprintf("%s\n\nReported by shellcheck: https://www.shellcheck.net/wiki/SC%d", c.Message, c.Code)
-	return finding(s.Name(), f, c.Line, sev, cat, conf, fmt.Sprintf("SC%d: %s", c.Code, title(c.Message)), desc)
+	fd := finding(s.Name(), f, c.Line, sev, cat, conf, fmt.Sprintf("SC%d: %s", c.Code, title(c.Message)), desc)
+	fd.Rule, fd.Column = fmt.Sprintf("SC%d", c.Code), c.Column
+	return fd
 }

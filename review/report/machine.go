@@ -10,21 +10,28 @@ import (
 
 // Line writes one line per reported finding, `file:line:col: severity:
 // title`, the form editors, compilers and errorformat read. The column is
-// always 1. A finding on removed lines (side LEFT) or on a whole file is
-// placed on line 1 of the file, and its title says which removed lines it
-// cites. Newlines and other control characters in the path or title are
-// written as spaces, so one finding is always one line.
+// the finding's when its tool gave one, else 1. A finding on removed lines
+// (side LEFT) or on a whole file is placed on line 1 of the file, and its
+// title says which removed lines it cites. Newlines and other control
+// characters in the path or title are written as spaces, so one finding is
+// always one line, and a line is written once: two findings that would
+// read the same are one to an editor.
 func Line(w io.Writer, v review.Verdict) error {
 	var b strings.Builder
+	seen := map[string]bool{}
 	for _, f := range v.Findings() {
-		line := 1
+		line, col := 1, 1
 		title := f.Title
 		if start, _, ok := headLines(f); ok {
-			line = start
+			line, col = start, max(f.Column, 1)
 		} else if f.Side == review.SideLeft && f.LineStart > 0 {
 			title += fmt.Sprintf(" (on removed lines %s)", lines(f))
 		}
-		fmt.Fprintf(&b, "%s:%d:1: %s: %s\n", oneLine(f.FilePath), line, severityName(f.Severity), oneLine(title))
+		l := fmt.Sprintf("%s:%d:%d: %s: %s\n", oneLine(f.FilePath), line, col, severityName(f.Severity), oneLine(title))
+		if !seen[l] {
+			seen[l] = true
+			b.WriteString(l)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

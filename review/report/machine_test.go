@@ -20,8 +20,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // machineVerdict has a finding of each kind the machine formats treat
 // differently: a fenced code suggestion on head lines, prose, a finding on
 // removed lines, one on a whole file, a path that needs escaping, a
-// multi-line title and an unknown category; and a degraded review with
-// notes. The false positive must not appear.
+// multi-line title and an unknown category; the linters' and analyzers'
+// findings with their rules and columns (two shellcheck findings on one
+// line, and one repeated, which the line format writes once); and a
+// degraded review with notes. The false positive must not appear.
 func machineVerdict() review.Verdict {
 	return review.Verdict{
 		Verdict: review.DecisionRequestChanges, Summary: "Reviewed 3 files.", Degraded: true,
@@ -37,6 +39,24 @@ func machineVerdict() review.Verdict {
 					VerificationStatus: review.Likely, Confidence: 0.7, Fingerprint: "0a1b2c3d4e5f6071"},
 				{FilePath: "app/db.go", LineStart: 7, LineEnd: 8, Side: review.SideLeft, Severity: review.SeverityInfo,
 					Category: review.CategoryQuality, Title: "Removed check was useful", Fingerprint: "1111111111111111"},
+			}},
+			{FilePath: "deploy.sh", Findings: []review.Finding{
+				{FilePath: "deploy.sh", LineStart: 4, LineEnd: 4, Side: review.SideRight, Severity: review.SeverityInfo, Category: review.CategoryQuality,
+					Title: "SC2086: Double quote to prevent globbing and word splitting", Agent: "analyzer:shellcheck", Rule: "SC2086", Column: 6},
+				{FilePath: "deploy.sh", LineStart: 4, LineEnd: 4, Side: review.SideRight, Severity: review.SeverityInfo, Category: review.CategoryQuality,
+					Title: "SC2086: Double quote to prevent globbing and word splitting", Agent: "analyzer:shellcheck", Rule: "SC2086", Column: 12},
+				{FilePath: "deploy.sh", LineStart: 4, LineEnd: 4, Side: review.SideRight, Severity: review.SeverityInfo, Category: review.CategoryQuality,
+					Title: "SC2086: Double quote to prevent globbing and word splitting", Agent: "analyzer:shellcheck", Rule: "SC2086", Column: 12},
+				{FilePath: "deploy.sh", LineStart: 9, LineEnd: 9, Side: review.SideRight, Severity: review.SeverityCritical, Category: review.CategorySecurity,
+					Title: "Possible secret committed (aws-access-token)", Agent: "analyzer:secrets", Rule: "aws-access-token"},
+				{FilePath: "deploy.sh", LineStart: 11, LineEnd: 11, Side: review.SideRight, Severity: review.SeverityCritical, Category: review.CategorySecurity,
+					Title: "Private key committed", Agent: "analyzer:private-keys"},
+			}},
+			{FilePath: "Dockerfile", Findings: []review.Finding{
+				{FilePath: "Dockerfile", LineStart: 1, LineEnd: 1, Side: review.SideRight, Severity: review.SeverityWarning, Category: review.CategoryBug,
+					Title: "DL3006: Always tag the version of an image explicitly", Agent: "analyzer:dockerfile", Rule: "DL3006"},
+				{FilePath: "Dockerfile", LineStart: 3, LineEnd: 3, Side: review.SideRight, Severity: review.SeverityWarning, Category: review.CategoryBug,
+					Title: "Usage of undefined variable '$X'", Agent: "analyzer:dockerfile", Rule: "UndefinedVar"},
 			}},
 			{FilePath: "docs/a b:c#1.md", Findings: []review.Finding{
 				{FilePath: "docs/a b:c#1.md", Severity: review.SeverityStyle, Category: "docs",

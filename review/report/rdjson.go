@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
 )
@@ -36,11 +37,13 @@ type rdRange struct {
 }
 
 type rdPosition struct {
-	Line int `json:"line"`
+	Line   int `json:"line"`
+	Column int `json:"column,omitempty"`
 }
 
 type rdCode struct {
 	Value string `json:"value"`
+	URL   string `json:"url,omitempty"`
 }
 
 type rdSuggestion struct {
@@ -53,7 +56,9 @@ type rdSuggestion struct {
 // (title, description, suggestion), the repository-relative path and the
 // cited lines (no range for a finding on removed lines or on a whole
 // file), the severity (ERROR for critical, WARNING for warning, INFO for
-// info and style) and the category as the code. A suggestion that is one
+// info and style), the column when the finding's tool gave one, and as
+// the code the category of the model's findings, or the rule of a tool's
+// (as in SARIF: shellcheck/SC2086, govet/printf) with its documentation. A suggestion that is one
 // fenced code block on a finding with head lines replaces exactly the
 // cited lines: it becomes a line-based rdjson suggestion (a range without
 // columns) that reviewdog can post as a GitHub suggestion, and is left out
@@ -68,12 +73,17 @@ func RDJSON(w io.Writer, v review.Verdict) error {
 			Severity: rdSeverity(f.Severity),
 			Code:     rdCode{Value: string(f.Category)},
 		}
+		if strings.HasPrefix(f.Agent, "analyzer:") { // a tool's check
+			r := ruleOf(f)
+			d.Code = rdCode{Value: r.id, URL: r.helpURI}
+		}
 		if start, end, ok := headLines(f); ok {
 			r := rdRange{Start: rdPosition{Line: start}, End: rdPosition{Line: end}}
-			d.Location.Range = &r
 			if replaces {
 				d.Suggestions = []rdSuggestion{{Range: r, Text: code}}
 			}
+			r.Start.Column = f.Column // the suggestion's range stays line-based
+			d.Location.Range = &r
 		}
 		out.Diagnostics = append(out.Diagnostics, d)
 	}

@@ -46,6 +46,7 @@ type sarifRule struct {
 	ID               string       `json:"id"`
 	Name             string       `json:"name"`
 	ShortDescription sarifMessage `json:"shortDescription"`
+	HelpURI          string       `json:"helpUri,omitempty"`
 	Properties       sarifProps   `json:"properties"`
 }
 
@@ -98,14 +99,17 @@ type sarifArtifact struct {
 }
 
 type sarifRegion struct {
-	StartLine int `json:"startLine"`
-	EndLine   int `json:"endLine"`
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+	EndLine     int `json:"endLine"`
 }
 
 // SARIF writes v as a SARIF 2.1.0 log that GitHub code scanning accepts:
 // one run of the tool "MergeGuard" (version toolVersion, omitted when
-// empty) with one rule per finding category, and one result per reported
-// finding. The level is error for critical, warning for warning, note for
+// empty) with one rule per check (see ruleOf: shellcheck/SC2086,
+// gitleaks/aws-access-token, govet/printf, hadolint/DL3006, and one per
+// category for the model's findings), each with its documentation, and one
+// result per reported finding. The level is error for critical, warning for warning, note for
 // info and style. A result's location is the repository-relative path,
 // percent-encoded as a URI reference, with the cited lines as its region;
 // a finding on removed lines or on a whole file has no region. The
@@ -124,7 +128,7 @@ func SARIF(w io.Writer, v review.Verdict, toolVersion string) error {
 			sarifNotification{Level: "note", Message: sarifMessage{Text: n}})
 	}
 	for _, f := range v.Findings() {
-		id := ruleID(f.Category)
+		id := ruleOf(f).id
 		res := sarifResult{
 			RuleID: id, RuleIndex: index[id], Level: sarifLevel(f.Severity),
 			Message:    sarifMessage{Text: message(f, false)},
@@ -132,7 +136,7 @@ func SARIF(w io.Writer, v review.Verdict, toolVersion string) error {
 			Properties: sarifResultProps{Severity: severityName(f.Severity), Verification: f.VerificationStatus, Confidence: f.Confidence, Agent: f.Agent},
 		}
 		if start, end, ok := headLines(f); ok {
-			res.Locations[0].PhysicalLocation.Region = &sarifRegion{StartLine: start, EndLine: end}
+			res.Locations[0].PhysicalLocation.Region = &sarifRegion{StartLine: start, StartColumn: f.Column, EndLine: end}
 		}
 		if f.Fingerprint != "" {
 			res.PartialFingerprints = map[string]string{sarifFingerprint: f.Fingerprint}
@@ -144,41 +148,28 @@ func SARIF(w io.Writer, v review.Verdict, toolVersion string) error {
 	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
 }
 
-// sarifRules returns a rule for each category, the known ones first and
-// then any other category the findings use, and each rule's index.
+// sarifRules returns the rules: one for each category (the model's
+// findings), the known ones first, then one for each other rule the
+// findings use, in their order; and each rule's index.
 func sarifRules(findings []review.Finding) ([]sarifRule, map[string]int) {
-	cats := append([]review.Category(nil), review.Categories...)
-	index := map[string]int{}
-	for _, c := range cats {
-		index[ruleID(c)] = len(index)
+	var all []rule
+	for _, c := range review.Categories {
+		all = append(all, categoryRule(c))
 	}
 	for _, f := range findings {
-		if _, ok := index[ruleID(f.Category)]; !ok {
-			index[ruleID(f.Category)] = len(cats)
-			cats = append(cats, f.Category)
-		}
+		all = append(all, ruleOf(f))
 	}
-	rules := make([]sarifRule, 0, len(cats))
-	for _, c := range cats {
-		name := string(c)
-		if name == "" {
-			name = "uncategorised"
+	index := map[string]int{}
+	var rules []sarifRule
+	for _, r := range all {
+		if _, ok := index[r.id]; ok {
+			continue
 		}
-		rules = append(rules, sarifRule{
-			ID: ruleID(c), Name: name,
-			ShortDescription: sarifMessage{Text: "MergeGuard " + name + " finding"},
-			Properties:       sarifProps{Tags: []string{name}},
-		})
+		index[r.id] = len(rules)
+		rules = append(rules, sarifRule{ID: r.id, Name: r.name, ShortDescription: sarifMessage{Text: r.description},
+			HelpURI: r.helpURI, Properties: sarifProps{Tags: []string{r.tag}}})
 	}
 	return rules, index
-}
-
-// ruleID is the SARIF rule of a category.
-func ruleID(c review.Category) string {
-	if c == "" {
-		return "mergeguard/uncategorised"
-	}
-	return "mergeguard/" + string(c)
 }
 
 // sarifLevel maps a severity to a SARIF level.
