@@ -249,7 +249,7 @@ func openSource(ctx context.Context, f reviewFlags, fallback config.Repo, getenv
 		hint    string
 	)
 	if f.diffFile != "" {
-		src, err = openDiffFile(f.diffFile)
+		src, err = openDiffFile(ctx, f.diffFile, f.dir)
 		if err == nil {
 			repoYML, note, err = diffRepoFile(ctx, f, getenv)
 		}
@@ -294,8 +294,11 @@ func openSource(ctx context.Context, f reviewFlags, fallback config.Repo, getenv
 	return src, repo, note, nil
 }
 
-// openDiffFile reads a diff file (- for standard input).
-func openDiffFile(diffFile string) (review.Source, error) {
+// openDiffFile reads a diff file (- for standard input). When dir is in a
+// git repository, the work tree is the diff's head side wherever its files
+// agree with the diff (difftext.WithTree): the linters then read modified
+// files whole.
+func openDiffFile(ctx context.Context, diffFile, dir string) (review.Source, error) {
 	in := os.Stdin
 	if diffFile != "-" {
 		f, err := os.Open(diffFile)
@@ -316,7 +319,10 @@ func openDiffFile(diffFile string) (review.Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("review: %w", err)
 	}
-	return src, nil
+	if root, err := localgit.TopLevel(ctx, dir); err == nil {
+		return src.WithTree(os.DirFS(root)), nil
+	}
+	return src, nil // a diff from nowhere: what it holds whole is read
 }
 
 // openGit opens the change of a repository that the flags choose: the

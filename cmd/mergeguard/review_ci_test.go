@@ -124,7 +124,7 @@ func TestReviewUncommitted(t *testing.T) {
 }
 
 // TestReviewEmptyAndVersion: an empty diff is an error with a hint; a git
-// failure is exit 1 with git's message; --version prints the version.
+// failure is exit 1 with a plain message; --version prints the version.
 func TestReviewEmptyAndVersion(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty.diff")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
@@ -136,7 +136,7 @@ func TestReviewEmptyAndVersion(t *testing.T) {
 	}
 	if _, err := exec.LookPath("git"); err == nil {
 		_, _, err := runCmd(t, env(nil), "review", "--repo", t.TempDir(), "--work-tree")
-		if exitCode(err) != 1 || err == nil || !strings.Contains(err.Error(), "not a git repository") {
+		if exitCode(err) != 1 || err == nil || !strings.Contains(err.Error(), "is not in a git repository") {
 			t.Errorf("git failure: err = %v", err)
 		}
 	}
@@ -184,7 +184,7 @@ func TestReviewSARIFOutput(t *testing.T) {
 	r := log.Runs[0].Results[0]
 	loc := r.Locations[0].PhysicalLocation
 	got := []any{log.Runs[0].Tool.Driver.Name, r.RuleID, r.Level, loc.ArtifactLocation.URI, loc.Region.StartLine, loc.Region.EndLine, r.PartialFingerprints["mergeguard/v1"] != ""}
-	want := []any{"MergeGuard", "mergeguard/security", "error", "cloud/keys.go", 3, 3, true}
+	want := []any{"MergeGuard", "gitleaks/aws-access-token", "error", "cloud/keys.go", 3, 3, true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("SARIF (-want +got):\n%s", diff)
 	}

@@ -307,3 +307,43 @@ func TestReviewProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewDiffReadsTheCheckout: `review --diff` in a checkout reads a
+// modified file whole from the work tree when it is the diff's head side,
+// so shellcheck checks it; from outside any repository the file is not
+// read, and the summary says a file was not checked.
+func TestReviewDiffReadsTheCheckout(t *testing.T) {
+	if _, err := exec.LookPath("shellcheck"); err != nil {
+		t.Skip("shellcheck not installed")
+	}
+	dir := t.TempDir()
+	gitCommit(t, dir, map[string]string{"run.sh": "#!/bin/bash\nset -e\nfor f in $(ls); do\n  echo \"$f\"\ndone\n"})
+	if err := os.WriteFile(filepath.Join(dir, "run.sh"), []byte("#!/bin/bash\nset -e\nfor f in $(ls); do\n  rm $f\ndone\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(t.Context(), "git", "-C", dir, "diff").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffFile := filepath.Join(t.TempDir(), "change.diff")
+	if err := os.WriteFile(diffFile, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, repo, want string
+	}{
+		{"in the checkout", dir, "run.sh:4:6: info: SC2086: Double quote to prevent globbing and word splitting\n"},
+		{"elsewhere", t.TempDir(), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, err := runCmd(t, env(nil), "review", "--diff", diffFile, "--repo", tt.repo, "--format", "line")
+			if err != nil || stdout != tt.want {
+				t.Errorf("stdout %q, %v; want %q\n%s", stdout, err, tt.want, stderr)
+			}
+		})
+	}
+	stdout, _, err := runCmd(t, env(nil), "review", "--diff", diffFile, "--repo", t.TempDir(), "--format", "text")
+	if err != nil || !strings.Contains(stdout, "no findings. 1 file was not checked by its linter (see the notes).") {
+		t.Errorf("outside a checkout, the summary does not say the file was not checked (%v):\n%s", err, stdout)
+	}
+}

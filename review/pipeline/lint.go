@@ -39,7 +39,8 @@ func (r *run) runLinter(ctx context.Context, l lint.Linter, scan []*diff.File) (
 	}
 	r.emit(ctx, review.EventAgentStarted, review.StageReviewer, name, map[string]any{"files": len(mine) + len(sniffed)})
 	start := time.Now()
-	files, notes := r.readWhole(ctx, name, mine)
+	files, notes, unchecked := r.readWhole(ctx, name, mine)
+	r.lintUnchecked.Add(int64(unchecked))
 	files = append(files, sniffed...)
 	var rep lint.Report
 	var err error
@@ -64,14 +65,16 @@ func (r *run) runLinter(ctx context.Context, l lint.Linter, scan []*diff.File) (
 // readWhole reads files at the head revision, at most maxLintFiles of
 // them and each at most lint.MaxFileBytes. A file added whole by the diff
 // needs no read: the diff holds it (so a diff without a repository is
-// linted too).
-func (r *run) readWhole(ctx context.Context, name string, fs []*diff.File) ([]lint.File, []string) {
+// linted too). It returns the files read, the notes on the others, and
+// how many others there are.
+func (r *run) readWhole(ctx context.Context, name string, fs []*diff.File) ([]lint.File, []string, int) {
 	var out []lint.File
 	var unread, large int
 	short := strings.TrimPrefix(name, lint.AgentPrefix)
 	for i, f := range fs {
 		if i == maxLintFiles {
-			return out, append(notesOf(short, unread, large), fmt.Sprintf("%s: checked the first %d files of %d.", short, maxLintFiles, len(fs)))
+			notes := append(notesOf(short, unread, large), fmt.Sprintf("%s: checked the first %d files of %d.", short, maxLintFiles, len(fs)))
+			return out, notes, unread + large + len(fs) - maxLintFiles
 		}
 		b, err := r.req.Source.ReadFile(ctx, f.Path(), review.Head)
 		if errors.Is(err, review.ErrNotFound) && f.Status == diff.Added {
@@ -86,7 +89,7 @@ func (r *run) readWhole(ctx context.Context, name string, fs []*diff.File) ([]li
 			out = append(out, lint.File{Diff: f, Content: b})
 		}
 	}
-	return out, notesOf(short, unread, large)
+	return out, notesOf(short, unread, large), unread + large
 }
 
 // sniff reads whole the files a linter may check by their content and
@@ -96,7 +99,7 @@ func (r *run) sniff(ctx context.Context, s lint.Sniffer, fs []*diff.File) []lint
 	if len(fs) == 0 {
 		return nil
 	}
-	files, _ := r.readWhole(ctx, s.Name(), fs)
+	files, _, _ := r.readWhole(ctx, s.Name(), fs)
 	var out []lint.File
 	for _, f := range files {
 		if s.AppliesContent(f.Content) {

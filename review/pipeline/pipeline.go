@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mergeguard/mergeguard/config"
@@ -268,6 +269,9 @@ type run struct {
 	// known are the pull request's open findings on the files under
 	// review, shown to the model so that it does not report them again.
 	known map[string][]review.Finding
+	// lintUnchecked counts the files a linter applied to but could not
+	// read (or were too large): the summary says so.
+	lintUnchecked atomic.Int64
 }
 
 // memoCounter remembers the count of every text it was asked about, and

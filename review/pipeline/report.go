@@ -85,7 +85,7 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 	}
 
 	v.Verdict, v.Summary = decide(r.req.Repo.AllowApprove, blockingSeverity(r.req.Repo.BlockingSeverity), counted, v.Degraded, llmReviewed, len(pl.reviewed), unread)
-	v.Summary = summary(v, len(pl.reviewed)) + " " + v.Summary
+	v.Summary = summary(v, len(pl.reviewed), int(r.lintUnchecked.Load())) + " " + v.Summary
 	v.Confidence = confidence(deps.LLM != nil, rv)
 	v.Recommendations = recommendations(vf.reported, pl, v.Degraded, deps.LLM == nil)
 	v.Notes = notes
@@ -147,8 +147,9 @@ func decide(allowApprove bool, blocking review.Severity, reported []review.Findi
 	return review.DecisionApprove, "No problem found that blocks merging."
 }
 
-// summary states what was reviewed and found.
-func summary(v review.Verdict, reviewed int) string {
+// summary states what was reviewed and found, and how many files a
+// linter that applies to them could not check.
+func summary(v review.Verdict, reviewed, unchecked int) string {
 	s := v.Stats
 	var b strings.Builder
 	fmt.Fprintf(&b, "Reviewed %d of %d changed files", reviewed, s.FilesChanged)
@@ -162,6 +163,12 @@ func summary(v review.Verdict, reviewed int) string {
 		b.WriteString(": no findings.")
 	} else {
 		fmt.Fprintf(&b, ": %d finding(s) — %d critical, %d warning, %d info, %d style.", s.FindingsTotal, s.Critical, s.Warning, s.Info, s.Style)
+	}
+	switch {
+	case unchecked == 1:
+		b.WriteString(" 1 file was not checked by its linter (see the notes).")
+	case unchecked > 1:
+		fmt.Fprintf(&b, " %d files were not checked by their linters (see the notes).", unchecked)
 	}
 	if v.Degraded {
 		b.WriteString(" The review is partial: some agents failed.")

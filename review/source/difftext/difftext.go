@@ -6,6 +6,7 @@ package difftext
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -18,6 +19,9 @@ type Source struct {
 	text  string
 	diff  *diff.Diff
 	files []review.ChangedFile
+	// tree is a checkout the head side is read from when it agrees with
+	// the diff (WithTree); nil without one.
+	tree fs.FS
 }
 
 var _ review.Source = (*Source)(nil)
@@ -58,13 +62,32 @@ func (s *Source) Blame(context.Context, string, int) (review.BlameLine, error) {
 	return review.BlameLine{}, fmt.Errorf("difftext: blame: %w", review.ErrUnsupported)
 }
 
+// WithTree returns the Source with a checkout of the head side (a
+// repository's work tree, read through tree): the head side of a file the
+// diff changes is read from it when the file there agrees with the diff,
+// every line of every hunk's head side at its number; and ListFiles lists
+// the tree's files. A file that disagrees (another revision) is not read.
+// So a diff of a checkout's changes gets its modified files read whole,
+// for the linters.
+func (s *Source) WithTree(tree fs.FS) *Source {
+	c := *s
+	c.tree = tree
+	return &c
+}
+
 // ReadFile returns a file's content when the diff holds all of it: the
 // head side of an added file and the base side of a deleted file, whose
-// every line is in the diff. Every other read — modified, renamed and
-// binary files, whose unchanged lines the diff does not show, and paths
-// the diff does not touch — is review.ErrNotFound; the diff's hunks are
-// what a model can read of them (diff_file).
+// every line is in the diff; with a tree (WithTree), the head side of a
+// changed file that the tree's copy agrees with. Every other read —
+// modified, renamed and binary files, whose unchanged lines the diff does
+// not show, and paths the diff does not touch — is review.ErrNotFound;
+// the diff's hunks are what a model can read of them (diff_file).
 func (s *Source) ReadFile(_ context.Context, path string, rev review.Revision) ([]byte, error) {
+	if rev == review.Head && s.tree != nil {
+		if b, ok := s.fromTree(path); ok {
+			return b, nil
+		}
+	}
 	for _, f := range s.diff.Files {
 		if f.Binary {
 			continue
@@ -84,9 +107,25 @@ func (s *Source) ReadFile(_ context.Context, path string, rev review.Revision) (
 }
 
 // ListFiles lists the files that exist at the head revision among those
-// the diff changes; the rest of the repository is unknown.
+// the diff changes; the rest of the repository is unknown. With a tree it
+// lists the tree's files (at most maxTreeFiles, .git left out) with them.
 func (s *Source) ListFiles(context.Context) ([]string, error) {
 	var out []string
+	if s.tree != nil {
+		_ = fs.WalkDir(s.tree, ".", func(p string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return nil //nolint:nilerr // an unreadable directory: its files are not listed
+			case d.IsDir() && d.Name() == ".git":
+				return fs.SkipDir
+			case len(out) >= maxTreeFiles:
+				return fs.SkipAll
+			case d.Type().IsRegular():
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
 	for _, f := range s.diff.Files {
 		if f.Status != diff.Deleted {
 			out = append(out, f.Path())
@@ -94,6 +133,47 @@ func (s *Source) ListFiles(context.Context) ([]string, error) {
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// maxTreeFiles bounds the files ListFiles lists from a tree.
+const maxTreeFiles = 100_000
+
+// maxTreeFileBytes bounds a file read from a tree.
+const maxTreeFileBytes = 4 << 20
+
+// fromTree reads a changed file's head side from the tree when the tree's
+// copy agrees with every hunk of the diff.
+func (s *Source) fromTree(path string) ([]byte, bool) {
+	i := slices.IndexFunc(s.diff.Files, func(f *diff.File) bool { return f.NewPath == path && !f.Binary })
+	if i < 0 {
+		return nil, false
+	}
+	if fi, err := fs.Stat(s.tree, path); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxTreeFileBytes {
+		return nil, false
+	}
+	b, err := fs.ReadFile(s.tree, path)
+	if err != nil || !agrees(s.diff.Files[i], b) {
+		return nil, false
+	}
+	return b, true
+}
+
+// agrees reports whether content has every head-side line of f's hunks
+// (context and added) at its number.
+func agrees(f *diff.File, content []byte) bool {
+	lines := strings.Split(string(content), "\n")
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == diff.Delete {
+				continue
+			}
+			n := int(l.NewLine)
+			if n < 1 || n > len(lines) || strings.TrimSuffix(lines[n-1], "\r") != l.Text {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // whole rebuilds a file whose diff is a single hunk of kind lines starting

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -206,5 +207,53 @@ func TestNew(t *testing.T) {
 	}
 	if files, _ := src.Files(t.Context()); len(files) != 0 {
 		t.Errorf("empty diff has files %v", files)
+	}
+}
+
+// TestWithTree: with a checkout, a modified file is read whole from it
+// when it agrees with the diff, never when it is another revision; the
+// checkout's files are listed, .git left out.
+func TestWithTree(t *testing.T) {
+	const d = "diff --git a/run.sh b/run.sh\n--- a/run.sh\n+++ b/run.sh\n@@ -2,3 +2,3 @@\n set -e\n-echo a\n+echo b\n exit 0\n"
+	head := "#!/bin/bash\nset -e\necho b\nexit 0\n"
+	tests := []struct {
+		name  string
+		tree  fstest.MapFS
+		want  string
+		found bool
+	}{
+		{"agrees", fstest.MapFS{"run.sh": {Data: []byte(head)}}, head, true},
+		{"agrees with CRLF", fstest.MapFS{"run.sh": {Data: []byte(strings.ReplaceAll(head, "\n", "\r\n"))}}, strings.ReplaceAll(head, "\n", "\r\n"), true},
+		{"the base revision", fstest.MapFS{"run.sh": {Data: []byte("#!/bin/bash\nset -e\necho a\nexit 0\n")}}, "", false},
+		{"a line moved", fstest.MapFS{"run.sh": {Data: []byte("#!/bin/bash\n\nset -e\necho b\nexit 0\n")}}, "", false},
+		{"shorter", fstest.MapFS{"run.sh": {Data: []byte("#!/bin/bash\nset -e\n")}}, "", false},
+		{"missing", fstest.MapFS{}, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, err := difftext.New(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := src.WithTree(tt.tree).ReadFile(t.Context(), "run.sh", review.Head)
+			if tt.found != (err == nil) || string(b) != tt.want {
+				t.Errorf("ReadFile = %q, %v; want %q (found %v)", b, err, tt.want, tt.found)
+			}
+			if !tt.found && !errors.Is(err, review.ErrNotFound) {
+				t.Errorf("err = %v, want ErrNotFound", err)
+			}
+		})
+	}
+	src, err := difftext.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := fstest.MapFS{"run.sh": {Data: []byte(head)}, "lib/x.sh": {Data: []byte("x\n")}, ".git/HEAD": {Data: []byte("ref\n")}}
+	files, err := src.WithTree(tree).ListFiles(t.Context())
+	if diff := cmp.Diff([]string{"lib/x.sh", "run.sh"}, files); err != nil || diff != "" {
+		t.Errorf("ListFiles: %v (-want +got):\n%s", err, diff)
+	}
+	if _, err := src.ReadFile(t.Context(), "run.sh", review.Head); !errors.Is(err, review.ErrNotFound) {
+		t.Errorf("without a tree, a modified file is read: %v", err)
 	}
 }

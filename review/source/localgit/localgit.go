@@ -475,6 +475,16 @@ func (s *Source) git(ctx context.Context, limit int64, args ...string) ([]byte, 
 // repository.
 var ErrNotRepository = errors.New("not in a git repository")
 
+// TopLevel returns the root of the work tree that holds dir;
+// ErrNotRepository when dir is in none.
+func TopLevel(ctx context.Context, dir string) (string, error) {
+	s := &Source{env: gitEnv()}
+	if err := s.open(ctx, dir); err != nil {
+		return "", err
+	}
+	return s.root, nil
+}
+
 // open sets the repository's root: the top level of the work tree that
 // holds dir. A dir outside any repository is ErrNotRepository.
 func (s *Source) open(ctx context.Context, dir string) error {
