@@ -13,6 +13,7 @@ import (
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/store/storetest"
 	"github.com/mergeguard/mergeguard/server/worker"
@@ -418,6 +419,40 @@ func TestLLMFaults(t *testing.T) {
 				// hold) stay in the logs and the UI, never on the PR.
 				if strings.Contains(c, "Sorry about that") || strings.Contains(c, "server_error") {
 					t.Errorf("comment %q repeats the model server's error text", c)
+				}
+			},
+		},
+		{
+			name:  "500 on every call with a planted secret: the model tried on every attempt, then the analyzers' review posted",
+			pr:    injectionPR(false, true),
+			calls: always(llmtest.ServerError()),
+			want:  ending{Status: store.StatusFailed, Attempts: store.DefaultMaxAttempts, Reviews: 1, Told: true},
+			check: func(t *testing.T, e *env, _ *script, _ store.Run) {
+				rv := e.reviews()[0]
+				if rv.State != "CHANGES_REQUESTED" || !strings.Contains(rv.Body, pipeline.ModelUnavailableNote) {
+					t.Errorf("review %s, body:\n%s\nwant changes requested for the key, saying the model could not be reached", rv.State, rv.Body)
+				}
+				if c := e.botComments(1)[0].Body; !strings.Contains(c, "built-in analyzers and linters are posted") {
+					t.Errorf("comment %q does not say the analyzers' findings are posted", c)
+				}
+			},
+		},
+		{
+			name:  "429 past the client's retries with a planted secret: one review, on retry, the key in it once",
+			pr:    injectionPR(false, true),
+			calls: answers(llmtest.RateLimited(""), llmtest.RateLimited("")),
+			want:  reviewedOnRetry,
+			check: func(t *testing.T, e *env, _ *script, _ store.Run) {
+				var keys int
+				for _, rv := range e.reviews() {
+					for _, c := range rv.Comments {
+						if strings.Contains(c.Body, "aws-access-token") {
+							keys++
+						}
+					}
+				}
+				if keys != 1 {
+					t.Errorf("the AWS key was posted %d times, want once", keys)
 				}
 			},
 		},

@@ -114,8 +114,14 @@ func failureNotice(run *store.Run, err error) string {
 		ue     userError
 		cfgErr *pipeline.RepoConfigError
 		de     describeError
+		posted analyzersPosted
 	)
 	switch {
+	case errors.As(err, &posted):
+		return fmt.Sprintf("MergeGuard could not complete the review of this pull request (run `%s`): "+
+			"the language model kept failing (rate limits or server errors) over %d attempts. "+
+			"The findings of its built-in analyzers and linters are posted; comment `/mergeguard rerun` to try the model again later.",
+			run.ID, run.Attempts)
 	case errors.As(err, &de):
 		return fmt.Sprintf("MergeGuard could not write the walkthrough into this pull request's description (run `%s`): %s "+
 			"Comment `/mergeguard describe` to try again.", run.ID, de.reason())

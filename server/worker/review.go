@@ -132,6 +132,9 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	if errors.As(err, &moved) {
 		return superseded(moved.Error()), nil
 	}
+	if errors.Is(err, pipeline.ErrLLMUnavailable) {
+		return p.publishWithoutModel(ctx, j, repo, res, out, h, err)
+	}
 	if err == nil && describe && out.result.Status == store.StatusSkipped {
 		out.notice = joinNotice(out.notice, describeNotice)
 	}
@@ -141,6 +144,31 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 	out.result.Scope = res.Scope
 	return p.publish(ctx, j, repo, res, out, h)
 }
+
+// publishWithoutModel delivers a review whose model was unavailable:
+// degraded, not empty. While the run has attempts left, the model's error
+// is returned and the job is tried again later (a run posts one review).
+// On its last attempt, when the built-in analyzers and linters found
+// something, their review is published (the check counts it, its notes
+// say the model could not be reached) and the run still ends failed,
+// telling the pull request (analyzersPosted): the next review of the pull
+// request is then a full one, which the model reviews.
+func (p *Pool) publishWithoutModel(ctx context.Context, j *job, repo Repo, res *pipeline.Result, out outcome, h history, modelErr error) (outcome, error) {
+	if res == nil || len(res.Verdict.Findings()) == 0 || j.run.Attempts < j.run.MaxAttempts {
+		return outcome{}, modelErr
+	}
+	out.result.Scope = res.Scope
+	if _, err := p.publish(ctx, j, repo, res, out, h); err != nil {
+		return outcome{}, fmt.Errorf("publish the review without the model: %w", err)
+	}
+	return outcome{}, analyzersPosted{modelErr}
+}
+
+// analyzersPosted is the error of a run whose model was unavailable after
+// the analyzers' review was posted; it unwraps to the model's error.
+type analyzersPosted struct{ error }
+
+func (e analyzersPosted) Unwrap() error { return e.error }
 
 // repo opens the repository of a pull request run.
 func (p *Pool) repo(j *job) (Repo, error) {
@@ -311,10 +339,11 @@ func (p *Pool) request(j *job, src review.Source) (pipeline.Request, error) {
 }
 
 // runPipeline runs the review and returns the result and the outcome it
-// makes for the run.
+// makes for the run. With pipeline.ErrLLMUnavailable it returns the
+// review without the model too, when the pipeline gave one.
 func (p *Pool) runPipeline(ctx context.Context, req pipeline.Request) (*pipeline.Result, outcome, error) {
 	res, err := p.deps.Reviewer.Run(ctx, req)
-	if err != nil {
+	if err != nil && (res == nil || !errors.Is(err, pipeline.ErrLLMUnavailable)) {
 		return nil, outcome{}, err
 	}
 	out := outcome{notice: res.Notice, result: store.Result{
@@ -323,7 +352,7 @@ func (p *Pool) runPipeline(ctx context.Context, req pipeline.Request) (*pipeline
 	if res.Skipped {
 		out.result.Status, out.result.Reason, out.result.Verdict = store.StatusSkipped, res.SkipReason, nil
 	}
-	return res, out, nil
+	return res, out, err
 }
 
 // sink appends the pipeline's events to the run's event log and times the
