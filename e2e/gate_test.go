@@ -90,3 +90,45 @@ func blindReplica(t *testing.T) (*fakeApp, *replica, *pgxpool.Pool) {
 	r.waitReady(t)
 	return app, r, openDB(t, dbURL)
 }
+
+// TestModelDownStillShowsTheKey: with the real binary and a model that
+// answers 500 to every call, a pull request committing a live key gets the
+// key's finding posted (changes requested, the note that the model could
+// not be reached), a failure check, and a comment that the model failed;
+// the run is tried max_attempts times first.
+func TestModelDownStillShowsTheKey(t *testing.T) {
+	app := newFakeApp(t)
+	model := llmtest.New(t, func(llmtest.Request) llmtest.Response { return llmtest.ServerError() })
+	dbURL := storetest.Empty(t)
+	cfg := strings.Replace(workerConfig(5*time.Second), "workers:\n", "workers:\n  max_attempts: 2\n  retry_base: 100ms\n", 1)
+	r := startReplica(t, buildBinary(t), "replica", dbURL, serveOptions{env: app.serveEnv(model.URL(), 2), config: cfg})
+	r.waitReady(t)
+	db := openDB(t, dbURL)
+
+	pr := app.gh.AddPR(githubtest.PR{
+		Owner: "acme", Repo: "shop", Number: 30, Title: "Add the deploy script",
+		Base:    map[string]string{"README.md": "Hello\n"},
+		Head:    map[string]string{"README.md": "Hello\n", "deploy.sh": "#!/bin/sh\n" + gateKey},
+		HeadSHA: sha("down", 30), Diff: githubtest.AddedFileDiff("deploy.sh", "#!/bin/sh\n"+gateKey),
+	})
+	app.mustDeliver(t, r.url, githubtest.Delivery{Event: "pull_request", ID: "down-1", Payload: payload(t, pr, "opened")})
+	run := waitRun(t, db, pr, pr.HeadSHA, 90*time.Second, "succeeded", "failed", "skipped")
+	if run.Status != "failed" {
+		t.Errorf("run %s (%s), want failed: the model never answered", run.Status, run.Error)
+	}
+	reviews := app.gh.Reviews("acme", "shop", 30)
+	if len(reviews) != 1 || reviews[0].State != "CHANGES_REQUESTED" || !strings.Contains(reviews[0].Body, "The model could not be reached") {
+		t.Fatalf("reviews %+v, want one requesting changes for the key, saying the model could not be reached", reviews)
+	}
+	if check := checkOf(t, app, pr.HeadSHA); check.Conclusion != "failure" {
+		t.Errorf("check %q, want failure", check.Conclusion)
+	}
+	waitFor(t, 30*time.Second, "the comment that the model failed", func() bool {
+		for _, c := range app.gh.IssueComments("acme", "shop", 30) {
+			if strings.Contains(c.Body, "built-in analyzers and linters are posted") {
+				return true
+			}
+		}
+		return false
+	})
+}
