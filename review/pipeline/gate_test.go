@@ -169,3 +169,41 @@ func TestSecretsInTestFixtures(t *testing.T) {
 		})
 	}
 }
+
+// TestRepositoryGitleaksConfig: the base branch's .gitleaks.toml and
+// .gitleaksignore keep the secret scan from reporting what gitleaks itself
+// would not; the head's never do (a pull request cannot allowlist its own
+// secret), and the review says the head changes them (issue 24).
+func TestRepositoryGitleaksConfig(t *testing.T) {
+	allow := "[allowlist]\npaths = ['''^rules/''']\n"
+	change := newFileDiff("rules/aws.txt", awsLine)
+	withConfig := newFileDiff(".gitleaks.toml", "+[allowlist]\n", "+paths = ['''^rules/''']\n") + change
+	tests := []struct {
+		name      string
+		src       *memSource
+		wantFound bool
+		wantNote  string
+	}{
+		{"the base allowlists the path", &memSource{diff: change, base: map[string]string{".gitleaks.toml": allow}}, false, ""},
+		{"the base ignores the fingerprint", &memSource{diff: change, base: map[string]string{".gitleaksignore": "rules/aws.txt:aws-access-token:1\n"}}, false, ""},
+		{"only the head allowlists it", &memSource{diff: withConfig, head: map[string]string{".gitleaks.toml": allow}}, true,
+			"This pull request changes .gitleaks.toml: the secret scan uses the base branch's until it is merged."},
+		{"a base configuration gitleaks refuses", &memSource{diff: change, base: map[string]string{".gitleaks.toml": "[allowlist]\nregexes = ['''(''']\n"}}, true,
+			"The repository's gitleaks configuration could not be used"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := New(Deps{}).Run(t.Context(), Request{Source: tt.src, Repo: config.DefaultRepo()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := slices.ContainsFunc(res.Verdict.Findings(), func(f review.Finding) bool { return f.Rule == "aws-access-token" })
+			if found != tt.wantFound {
+				t.Errorf("the key reported: %v, want %v", found, tt.wantFound)
+			}
+			if tt.wantNote != "" && !slices.ContainsFunc(res.Verdict.Notes, func(n string) bool { return strings.HasPrefix(n, tt.wantNote) }) {
+				t.Errorf("notes %q lack %q", res.Verdict.Notes, tt.wantNote)
+			}
+		})
+	}
+}
