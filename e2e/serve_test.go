@@ -28,6 +28,9 @@ const (
 // returns its path.
 func buildBinary(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("e2e builds and runs the real binary: not in the fast tier (go test -short)")
+	}
 	bin := filepath.Join(t.TempDir(), "mergeguard")
 	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout)
 	defer cancel()

@@ -105,18 +105,21 @@ func randomText(rng *rand.Rand, lines int) string {
 // may overflow, from the very first (a non-ASCII part starts at a token
 // per byte; budget.Correction), and no review may fail; nor may prompts
 // be starved: the fullest prompt of ASCII text must fill at least 80% of
-// the room, that of mostly non-ASCII text 70%. The 1,000 reviews take about 50 s of processor time;
-// -short and the race detector run 200.
+// the room, that of mostly non-ASCII text 70%. The 300 reviews (600 prompts and more) take about 15 s of processor time;
+// the race detector runs 120 (make test), -short 60.
 func TestUnknownModelNeverOverflows(t *testing.T) {
 	const (
 		model                    = "llama3.1:8b"
 		contextTokens, maxOutput = 16000, 1000
-		reviews                  = 1000
+		reviews                  = 300
 		room                     = contextTokens - maxOutput
 	)
 	n := reviews
-	if raceEnabled || testing.Short() {
-		n = 200
+	switch {
+	case testing.Short():
+		n = 60
+	case raceEnabled:
+		n = 120 // 240 prompts and more: the correction is learnt within the first few
 	}
 	tk := budget.NewTokenizers()
 	cl100k, o200k := tk.ForModel("gpt-4"), tk.Base(model)
