@@ -34,7 +34,7 @@ const (
 type module struct {
 	read  func(path string) ([]byte, error) // a file of the tree at the head
 	path  string                            // the module path
-	root  string // the go.mod's directory, "." at the top
+	root  string                            // the go.mod's directory, "." at the top
 	dirs  map[string][]string
 	fset  *token.FileSet
 	cache map[string]*types.Package
