@@ -66,9 +66,7 @@ func vetPasses() []*analysis.Analyzer {
 // GoVet runs go vet's analysis passes on each changed Go package: the
 // changed files with the package's other files at the head revision,
 // type-checked from source. Standard-library imports are type-checked from
-// the Go installation's sources when they are on this machine; the
-// module's own packages (and vendored ones) from the head revision's
-// sources, within a budget of packages and bytes (see module); any other
+// the Go installation's sources when they are on this machine; every other
 // import is an empty package, so the passes see its uses as unknown types
 // and stay silent about them. Nothing is built or run.
 type GoVet struct {
@@ -107,30 +105,16 @@ func (g *GoVet) Lint(ctx context.Context, files []File, tree Tree) (Report, erro
 	if !g.stdlib {
 		rep.Notes = append(rep.Notes, "govet: the Go standard library's sources are not on this machine, so checks that need its types (printf, lostcancel, copylock...) were limited.")
 	}
-	var all []string
-	var err error
-	if tree != nil {
-		if all, err = tree.ListFiles(ctx); err != nil {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("govet: checked the changed files without the rest of their packages: list files: %v", err))
-		}
+	siblings, err := g.siblings(ctx, files, tree)
+	if err != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("govet: checked the changed files without the rest of their packages: %v", err))
 	}
-	siblings := g.siblings(ctx, files, tree, all)
-	read := func(p string) ([]byte, error) { return tree.ReadFile(ctx, p) }
 	var failed []string // one note for all, naming the first
-	notes := map[string]bool{}
 	for _, dir := range dirs(files) {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		var mod *module
-		if tree != nil {
-			mod, _ = newModule(read, all, dir)
-		}
-		fs, err := g.vetDir(ctx, dir, files, siblings[dir], mod)
-		if n := mod.note(); n != "" && !notes[n] {
-			notes[n] = true
-			rep.Notes = append(rep.Notes, n)
-		}
+		fs, err := g.vetDir(ctx, dir, files, siblings[dir])
 		rep.Findings = append(rep.Findings, fs...)
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", dir, err))
@@ -167,12 +151,16 @@ type source struct {
 	changed *File
 }
 
-// siblings reads the unchanged Go files in the changed files' directories
-// (all lists the tree's files), at most maxSiblings per directory.
-func (g *GoVet) siblings(ctx context.Context, files []File, tree Tree, all []string) map[string][]source {
+// siblings reads the unchanged Go files in the changed files' directories,
+// at most maxSiblings per directory.
+func (g *GoVet) siblings(ctx context.Context, files []File, tree Tree) (map[string][]source, error) {
 	out := map[string][]source{}
 	if tree == nil {
-		return out
+		return out, nil
+	}
+	all, err := tree.ListFiles(ctx)
+	if err != nil {
+		return out, fmt.Errorf("list files: %w", err)
 	}
 	changed := map[string]bool{}
 	wanted := map[string]bool{}
@@ -190,12 +178,12 @@ func (g *GoVet) siblings(ctx context.Context, files []File, tree Tree, all []str
 		}
 		out[d] = append(out[d], source{path: p, content: b})
 	}
-	return out
+	return out, nil
 }
 
 // vetDir type-checks and vets the package(s) of one directory and returns
 // the findings on the changed files' added lines.
-func (g *GoVet) vetDir(ctx context.Context, dir string, files []File, others []source, mod *module) ([]review.Finding, error) {
+func (g *GoVet) vetDir(ctx context.Context, dir string, files []File, others []source) ([]review.Finding, error) {
 	var srcs []source
 	for i := range files {
 		if path.Dir(files[i].Path()) == dir {
@@ -221,7 +209,7 @@ func (g *GoVet) vetDir(ctx context.Context, dir string, files []File, others []s
 	}
 	var out []review.Finding
 	for name, syntax := range byPkg {
-		fs, err := g.vetPackage(ctx, pkgInfo{dir: dir, name: name, mod: mod}, fset, syntax, changed)
+		fs, err := g.vetPackage(ctx, dir, name, fset, syntax, changed)
 		out = append(out, fs...)
 		if err != nil {
 			return out, err
@@ -233,14 +221,13 @@ func (g *GoVet) vetDir(ctx context.Context, dir string, files []File, others []s
 // vetPackage type-checks one package and runs the passes on it
 // (diagnostics): a pass that fails on the partly typed package is named in
 // the error without losing the others' findings.
-func (g *GoVet) vetPackage(ctx context.Context, pi pkgInfo, fset *token.FileSet, syntax []*ast.File, changed map[string]*File) ([]review.Finding, error) {
-	dir, name := pi.dir, pi.name
+func (g *GoVet) vetPackage(ctx context.Context, dir, name string, fset *token.FileSet, syntax []*ast.File, changed map[string]*File) ([]review.Finding, error) {
 	info := &types.Info{
 		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{},
 		Implicits: map[ast.Node]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
 		Scopes: map[ast.Node]*types.Scope{}, Instances: map[*ast.Ident]types.Instance{}, FileVersions: map[*ast.File]string{},
 	}
-	conf := types.Config{Importer: &imports{g: g, fake: map[string]*types.Package{}, mod: pi.mod}, FakeImportC: true,
+	conf := types.Config{Importer: &imports{g: g, fake: map[string]*types.Package{}}, FakeImportC: true,
 		Error: func(error) {}} // missing imports and siblings leave errors: the passes skip unknown types
 	pkg, _ := conf.Check(dir, fset, syntax, info)
 	names := make([]string, len(syntax))
@@ -326,20 +313,11 @@ func analyze(passes []*analysis.Analyzer, p *packages.Package) (out map[*analysi
 	return out, failed, nil
 }
 
-// pkgInfo names a package to vet: its directory, its name, and the
-// module it belongs to (nil when none is known).
-type pkgInfo struct {
-	dir, name string
-	mod       *module
-}
-
 // imports resolves a package's imports: the standard library from source
-// when it is on this machine, the module's own packages from the head's
-// sources (mod), anything else as an empty package.
+// when it is on this machine, anything else as an empty package.
 type imports struct {
 	g    *GoVet
 	fake map[string]*types.Package
-	mod  *module
 }
 
 func (im *imports) Import(p string) (*types.Package, error) { return im.ImportFrom(p, "", 0) }
@@ -353,11 +331,6 @@ func (im *imports) ImportFrom(p, _ string, _ types.ImportMode) (*types.Package, 
 		pkg, err := im.g.std.ImportFrom(p, "", 0)
 		im.g.mu.Unlock()
 		if err == nil {
-			return pkg, nil
-		}
-	}
-	if im.mod != nil {
-		if pkg, ok := im.mod.load(p, im); ok {
 			return pkg, nil
 		}
 	}

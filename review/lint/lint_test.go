@@ -247,34 +247,3 @@ func TestGoVetOneNoteForUnparsedPackages(t *testing.T) {
 		t.Errorf("notes = %q, want one naming 3 packages", rep.Notes)
 	}
 }
-
-// TestGoVetTypesTheModulesOwnPackages: an import of the module's own
-// package is type-checked from the head's sources, so the printf check
-// sees a field's real type across packages; a vendored package too; a
-// file that does not build on linux/amd64 is left out (issue 24).
-func TestGoVetTypesTheModulesOwnPackages(t *testing.T) {
-	changed := []byte("package app\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/shop/config\"\n\t\"github.com/acme/units\"\n)\n\n" +
-		"// Show prints the configuration.\nfunc Show(c config.Config, d units.Size) {\n\tfmt.Printf(\"%d\\n\", c.Name)\n\tfmt.Printf(\"%s\\n\", d)\n}\n")
-	tr := tree{
-		"go.mod":                            "module example.com/shop\n\ngo 1.22\n",
-		"config/config.go":                  "package config\n\n// Config configures.\ntype Config struct{ Name string }\n",
-		"config/config_windows.go":          "package config\n\nthis does not parse, and is not built on linux\n",
-		"vendor/github.com/acme/units/u.go": "package units\n\n// Size is a size.\ntype Size int\n",
-		"app/show.go":                       string(changed),
-	}
-	rep, err := lint.NewGoVet(true).Lint(context.Background(), []lint.File{added(t, "app/show.go", changed)}, tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range rep.Findings {
-		got = append(got, fmt.Sprintf("%d %s %s", f.LineStart, f.Rule, f.Title))
-	}
-	want := []string{
-		"12 printf fmt.Printf format %d has arg c.Name of wrong type string",
-		"13 printf fmt.Printf format %s has arg d of wrong type github.com/acme/units.Size",
-	}
-	if diff := cmp.Diff(want, got); diff != "" || len(rep.Notes) > 0 {
-		t.Errorf("findings (-want +got):\n%s\nnotes: %q", diff, rep.Notes)
-	}
-}
