@@ -200,16 +200,17 @@ func sortedKeys(m map[string]*File) []string {
 // analysisPackage is p as the analysis checker takes it, with the
 // module's packages it imports (so that facts such as printf wrappers
 // flow from them), memoized in graph; for printf when shaped (see
-// wellShaped).
+// wellShaped and pruned).
 func analysisPackage(p *gomod.Package, fset *token.FileSet, graph map[*gomod.Package]*packages.Package, shaped bool) *packages.Package {
 	if lp, ok := graph[p]; ok {
 		return lp
 	}
-	info := p.Info
+	info, syntax := p.Info, p.Files
 	if shaped {
 		info = wellShaped(p.Files, p.Info)
+		syntax = pruned(p.Files, info)
 	}
-	lp := &packages.Package{ID: p.Path, Name: p.Name, PkgPath: p.Path, Fset: fset, Syntax: p.Files, Types: p.Types,
+	lp := &packages.Package{ID: p.Path, Name: p.Name, PkgPath: p.Path, Fset: fset, Syntax: syntax, Types: p.Types,
 		TypesInfo: info, TypesSizes: types.SizesFor("gc", runtime.GOARCH), GoFiles: p.Filenames,
 		CompiledGoFiles: p.Filenames, Imports: map[string]*packages.Package{}}
 	if p.Test || p.XTest {

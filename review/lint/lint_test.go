@@ -298,8 +298,9 @@ func TestGoVetModuleTypes(t *testing.T) {
 		{"shapes of third-party code", "package b\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/x/y\"\n)\n\n" +
 			"func G() (int, error) {\n\tvar p, q = y.Two()\n\tc := y.Config{1, 2}\n\t_ = []y.T{{}, {}}\n" +
 			"\tf := func() (int, error) { return (y.Two()) }\n\tr, ok := y.M[p]\n\t_, _, _, _, _ = q, c, f, r, ok\n" +
-			"\tfmt.Printf(\"%s\\n\", 1)\n\treturn y.Two()\n}\n",
-			[]string{"b/b.go:16 | fmt.Printf format %s has arg 1 of wrong type int"}},
+			"\t_, _ = len(y.Items), append(y.List, 1, 2)\n\t_ = append(y.List, y.More...)\n\tclear(y.M)\n" +
+			"\tp2, q2 := y.Pair\n\t_, _ = p2, q2\n\tv := y.Get()\n\tif v == nil {\n\t\tfmt.Println(v, y.Get(), undeclared)\n\t\tfmt.Printf(\"%s %s\\n\", 1, v)\n\t}\n\treturn y.Two()\n}\n",
+			[]string{"b/b.go:24 | fmt.Printf format %s has arg 1 of wrong type int"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
