@@ -9,6 +9,7 @@ import (
 	"maps"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -223,8 +224,8 @@ func analysisPackage(p *gomod.Package, fset *token.FileSet, graph map[*gomod.Pac
 	return lp
 }
 
-// vetPackage runs the passes on one package (printf on its shaped
-// variant) and returns the findings on the changed files' added lines
+// vetPackage runs the passes on one package (printf, and a pass that
+// fails on the package, on its shaped variant) and returns the findings on the changed files' added lines
 // (diagnostics): a pass that fails on the partly typed package is named in
 // the error without losing the others' findings.
 func (g *GoVet) vetPackage(ctx context.Context, fset *token.FileSet, lp, shaped *packages.Package, changed map[string]*File) ([]review.Finding, error) {
@@ -239,9 +240,16 @@ func (g *GoVet) vetPackage(ctx context.Context, fset *token.FileSet, lp, shaped 
 		}
 	}
 	found, failed := diagnostics(others, lp)
-	pf, pfailed := diagnostics([]*analysis.Analyzer{printf.Analyzer}, shaped)
+	// A pass that failed on the partly typed package runs again on the
+	// copy made for printf, where what has no type has the invalid one.
+	retry := []*analysis.Analyzer{printf.Analyzer}
+	for _, a := range others {
+		if slices.Contains(failed, a.Name) {
+			retry = append(retry, a)
+		}
+	}
+	pf, failed := diagnostics(retry, shaped)
 	maps.Copy(found, pf)
-	failed = append(failed, pfailed...)
 	var out []review.Finding
 	addedLines := map[*File]map[int]bool{}
 	for _, a := range passes { // in a fixed order

@@ -299,7 +299,7 @@ func TestGoVetModuleTypes(t *testing.T) {
 			"func G() (int, error) {\n\tvar p, q = y.Two()\n\tc := y.Config{1, 2}\n\t_ = []y.T{{}, {}}\n" +
 			"\tf := func() (int, error) { return (y.Two()) }\n\tr, ok := y.M[p]\n\t_, _, _, _, _ = q, c, f, r, ok\n" +
 			"\t_, _ = len(y.Items), append(y.List, 1, 2)\n\t_ = append(y.List, y.More...)\n\tclear(y.M)\n" +
-			"\tp2, q2 := y.Pair\n\t_, _ = p2, q2\n\tv := y.Get()\n\tif v == nil {\n\t\tfmt.Println(v, y.Get(), undeclared)\n\t\tfmt.Printf(\"%s %s\\n\", 1, v)\n\t}\n\treturn y.Two()\n}\n",
+			"\tp2, q2 := y.Pair\n\t_, _, _ = p2, q2, string(y.N)\n\tv := y.Get()\n\tif v == nil {\n\t\tfmt.Println(v, y.Get(), undeclared)\n\t\tfmt.Printf(\"%s %s\\n\", 1, v)\n\t}\n\treturn y.Two()\n}\n",
 			[]string{"b/b.go:24 | fmt.Printf format %s has arg 1 of wrong type int"}},
 	}
 	for _, tt := range tests {
