@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -228,6 +229,32 @@ func TestModuleImportPath(t *testing.T) {
 		dir, in := tt.m.DirOf(tt.path)
 		if in != tt.in || in && dir != tt.dir {
 			t.Errorf("%v.DirOf(%s) = %s, %v, want %s, %v", tt.m, tt.path, dir, in, tt.dir, tt.in)
+		}
+	}
+}
+
+// TestStdShared: one Std serves loaders on many goroutines, as the server
+// runs reviews, and each sees the same standard library.
+func TestStdShared(t *testing.T) {
+	s := std(t)
+	const n = 4
+	types := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			l := gomod.NewLoader(dirTree{"testdata/mod"}, s, gomod.Limits{})
+			pkgs, err := l.Load(context.Background(), "a", false)
+			if err != nil || len(pkgs) != 1 || len(pkgs[0].TypeErrors) != 0 {
+				t.Errorf("Load: %v, %d packages", err, len(pkgs))
+				return
+			}
+			types[i] = pkgs[0].Types.Scope().Lookup("Logf").Type().String()
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if types[i] != types[0] || types[0] == "" {
+			t.Errorf("goroutine %d: Logf is %q, goroutine 0: %q", i, types[i], types[0])
 		}
 	}
 }

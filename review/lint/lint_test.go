@@ -322,3 +322,33 @@ func TestGoVetModuleTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestGoVetBudget: a review's loading stops at its limits, and a note says
+// which limit left what untyped.
+func TestGoVetBudget(t *testing.T) {
+	b := "package b\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/a\"\n)\n\nfunc F() { fmt.Printf(\"%d\\n\", a.Name) }\n"
+	tests := []struct {
+		name     string
+		lim      gomod.Limits
+		findings int
+		notes    []string
+	}{
+		{"within", gomod.Limits{Packages: 2}, 1, nil},
+		{"packages", gomod.Limits{Packages: 1}, 0, []string{"govet: the packages limit (1) was reached: 1 left untyped (e.g. example.com/m/a)."}},
+		{"files", gomod.Limits{Files: 1}, 0, []string{"govet: the files limit (1) was reached: 1 left untyped (e.g. a/a.go)."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := lint.NewGoVet(goStd(t), tt.lim).Lint(context.Background(), []lint.File{added(t, "b/b.go", []byte(b))}, module(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Findings) != tt.findings {
+				t.Errorf("%d findings, want %d:\n%s", len(rep.Findings), tt.findings, render(rep))
+			}
+			if d := cmp.Diff(tt.notes, rep.Notes); d != "" {
+				t.Errorf("notes (-want +got):\n%s", d)
+			}
+		})
+	}
+}
