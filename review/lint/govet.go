@@ -19,6 +19,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/assign"
 	"golang.org/x/tools/go/analysis/passes/atomic"
 	"golang.org/x/tools/go/analysis/passes/bools"
+	"golang.org/x/tools/go/analysis/passes/composite"
 	"golang.org/x/tools/go/analysis/passes/copylock"
 	"golang.org/x/tools/go/analysis/passes/deepequalerrors"
 	"golang.org/x/tools/go/analysis/passes/defers"
@@ -48,9 +49,13 @@ import (
 // vetPasses are go vet's analysis passes that are precise on a package
 // whose third-party imports are untyped: each reports only what it proves
 // from the types it has, and an unknown type makes it say nothing.
+// composites (unkeyed fields in a literal of another package's struct
+// type) is one now that the module's own types are known: on 35 real
+// commits it reported nothing where go vet reported nothing
+// (bench/govetreal).
 func vetPasses() []*analysis.Analyzer {
 	return []*analysis.Analyzer{
-		appends.Analyzer, assign.Analyzer, atomic.Analyzer, bools.Analyzer, copylock.Analyzer,
+		appends.Analyzer, assign.Analyzer, atomic.Analyzer, bools.Analyzer, composite.Analyzer, copylock.Analyzer,
 		deepequalerrors.Analyzer, defers.Analyzer, errorsas.Analyzer, httpresponse.Analyzer,
 		ifaceassert.Analyzer, lostcancel.Analyzer, nilfunc.Analyzer, printf.Analyzer, shift.Analyzer,
 		sigchanyzer.Analyzer, stdmethods.Analyzer, stringintconv.Analyzer, structtag.Analyzer,

@@ -268,6 +268,9 @@ import (
 // Name is a string.
 const Name = "a"
 
+// Pair is a struct of two fields.
+type Pair struct{ X, Y int }
+
 // Locked holds a lock.
 type Locked struct{ mu sync.Mutex }
 
@@ -293,6 +296,8 @@ func TestGoVetModuleTypes(t *testing.T) {
 		{"lock in a type of the module", "package b\n\nimport \"example.com/m/a\"\n\nfunc Copy(l a.Locked) a.Locked { return l }\n",
 			[]string{"b/b.go:5 | Copy passes lock by value: example.com/m/a.Locked contains sync.Mutex",
 				"b/b.go:5 | return copies lock value: example.com/m/a.Locked contains sync.Mutex"}},
+		{"unkeyed literal of a type of the module", "package b\n\nimport \"example.com/m/a\"\n\nvar P = a.Pair{1, 2}\n",
+			[]string{"b/b.go:5 | example.com/m/a.Pair struct literal uses unkeyed fields"}},
 		{"beside a third-party package", "package b\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/a\"\n\t\"github.com/x/y\"\n)\n\nfunc F() error {\n\tv, err := y.Do(y.Config{N: 1}, []y.T{{}})\n\tfmt.Printf(\"%d %v\\n\", a.Name, v)\n\treturn err\n}\n",
 			[]string{"b/b.go:12 | fmt.Printf format %d has arg a.Name of wrong type string"}},
 		{"shapes of third-party code", "package b\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/x/y\"\n)\n\n" +
