@@ -8,7 +8,6 @@ import (
 	"go/token"
 	"go/types"
 	"path"
-	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -266,25 +265,33 @@ func (l *Loader) fakePkg(ip string) *types.Package {
 	return p
 }
 
-// versionElem matches a major-version path element (v2) or suffix (.v3).
-var versionElem = regexp.MustCompile(`^v[0-9]+$|\.v[0-9]+$`)
-
 // guessName guesses a package's name from its import path, as readers do:
-// the last element without a major version, a go- prefix or a -go suffix,
-// dashes and dots made underscores.
+// the last element without a major version (/v2, .v3), a go- prefix or a
+// -go suffix, dashes and dots made underscores.
 func guessName(ip string) string {
 	elems := strings.Split(ip, "/")
 	name := elems[len(elems)-1]
-	if len(elems) > 1 && versionElem.MatchString(name) && !strings.Contains(name, ".") {
+	if len(elems) > 1 && majorVersion(name) {
 		name = elems[len(elems)-2]
 	}
-	name = versionElem.ReplaceAllString(name, "")
+	if i := strings.LastIndex(name, "."); i > 0 && majorVersion(name[i+1:]) {
+		name = name[:i]
+	}
 	name = strings.TrimSuffix(strings.TrimPrefix(name, "go-"), "-go")
 	name = strings.NewReplacer("-", "_", ".", "_").Replace(name)
 	if name == "" || !token.IsIdentifier(name) {
 		return "p" + strconv.Itoa(len(ip))
 	}
 	return name
+}
+
+// majorVersion reports whether s is a major version: v2, v10.
+func majorVersion(s string) bool {
+	if len(s) < 2 || s[0] != 'v' {
+		return false
+	}
+	_, err := strconv.Atoi(s[1:])
+	return err == nil
 }
 
 // newInfo returns a types.Info with every map.

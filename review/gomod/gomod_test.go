@@ -258,3 +258,47 @@ func TestStdShared(t *testing.T) {
 		}
 	}
 }
+
+// TestUntypedImportNames: an untyped import is named as its path suggests,
+// so a use of it is an unknown member, not an unknown name.
+func TestUntypedImportNames(t *testing.T) {
+	tests := []struct{ path, use string }{
+		{"github.com/x/go-isatty", "isatty"},
+		{"gopkg.in/yaml.v3", "yaml"},
+		{"github.com/x/mux/v2", "mux"},
+		{"github.com/x/client-go", "client"},
+		{"github.com/x/some-lib", "some_lib"},
+	}
+	for _, tt := range tests {
+		src := "package p\n\nimport \"" + tt.path + "\"\n\nvar V = " + tt.use + ".X\n"
+		tr := mapTree{"go.mod": "module example.com/m\n", "p/p.go": src}
+		pkgs, err := gomod.NewLoader(tr, nil, gomod.Limits{}).Load(context.Background(), "p", false)
+		if err != nil || len(pkgs) != 1 {
+			t.Fatalf("%s: %v, %d packages", tt.path, err, len(pkgs))
+		}
+		want := []string{"undefined: " + tt.use + ".X"}
+		if d := cmp.Diff(want, summarize(pkgs[0]).TypeErrors); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.path, d)
+		}
+	}
+}
+
+// mapTree is a Tree of files in memory.
+type mapTree map[string]string
+
+func (m mapTree) ReadFile(_ context.Context, p string) ([]byte, error) {
+	s, ok := m[p]
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	return []byte(s), nil
+}
+
+func (m mapTree) ListFiles(context.Context) ([]string, error) {
+	var out []string
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
