@@ -221,7 +221,7 @@ func (l *Loader) resolve(ctx context.Context, p *Package, ip string) *types.Pack
 		return types.Unsafe
 	}
 	if dir, ok := p.Module.DirOf(ip); ok && l.byDir[dir] != nil {
-		if m, _ := l.moduleOf(dir); m == p.Module && ctx.Err() == nil {
+		if m, _ := l.moduleOf(ctx, dir); m == p.Module && ctx.Err() == nil {
 			if _, done := l.pkgs[ip]; !done && l.nPkgs >= l.lim.Packages {
 				l.limited("packages", ip)
 				p.Limited = true

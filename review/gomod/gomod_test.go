@@ -302,3 +302,30 @@ func (m mapTree) ListFiles(context.Context) ([]string, error) {
 	sort.Strings(out)
 	return out, nil
 }
+
+// readsTree counts the files a Tree read.
+type readsTree struct {
+	dirTree
+	reads map[string]int
+}
+
+func (r readsTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	r.reads[p]++
+	return r.dirTree.ReadFile(ctx, p)
+}
+
+// TestLoadReadsWhatItNeeds: a load reads the go.mod files above what it
+// loads and the files of the packages it type-checks, each once.
+func TestLoadReadsWhatItNeeds(t *testing.T) {
+	tr := readsTree{dirTree{"testdata/mod"}, map[string]int{}}
+	l := gomod.NewLoader(tr, std(t), gomod.Limits{})
+	for range 2 {
+		if _, err := l.Load(context.Background(), "b", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]int{"go.mod": 1, "nested/go.mod": 1, "a/a.go": 1, "b/b.go": 1}
+	if d := cmp.Diff(want, tr.reads); d != "" {
+		t.Errorf("reads (-want +got):\n%s", d)
+	}
+}

@@ -63,7 +63,8 @@ type Loader struct {
 
 	listed  bool
 	byDir   map[string][]string // Go files by directory, sorted
-	modules []Module            // deepest first
+	goMods  map[string]bool     // directories with a go.mod
+	modules map[string]*Module  // read go.mod files by directory; nil: declares no module
 	pkgs    map[string]*Package // by import path, plus " [test]" and " [xtest]"
 	active  map[string]bool     // being type-checked: an import cycle is untyped
 	dirs    map[string]*dirFiles
@@ -93,7 +94,7 @@ func (l *Loader) ModuleOf(ctx context.Context, dir string) (Module, bool, error)
 	if err := l.list(ctx); err != nil {
 		return Module{}, false, err
 	}
-	m, ok := l.moduleOf(dir)
+	m, ok := l.moduleOf(ctx, dir)
 	return m, ok, nil
 }
 
@@ -137,7 +138,7 @@ func (l *Loader) Load(ctx context.Context, dir string, tests bool) ([]*Package, 
 	if l.std != nil {
 		l.std.Kind(ctx) // list the standard library with this ctx
 	}
-	mod, _ := l.moduleOf(dir)
+	mod, _ := l.moduleOf(ctx, dir)
 	if !tests {
 		p := l.load(ctx, mod, dir, mod.ImportPath(dir))
 		if p == nil {
@@ -157,50 +158,44 @@ func (l *Loader) list(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list files: %w", err)
 	}
-	l.byDir = map[string][]string{}
+	l.byDir, l.goMods, l.modules = map[string][]string{}, map[string]bool{}, map[string]*Module{}
 	for _, p := range all {
 		switch {
 		case strings.HasSuffix(p, ".go"):
 			l.byDir[path.Dir(p)] = append(l.byDir[path.Dir(p)], p)
 		case path.Base(p) == "go.mod":
-			b, err := l.tree.ReadFile(ctx, p)
-			if err != nil {
-				continue
-			}
-			if m, ok := parseModule(path.Dir(p), b); ok {
-				l.modules = append(l.modules, m)
-			}
+			l.goMods[path.Dir(p)] = true
 		}
 	}
 	for _, fs := range l.byDir {
 		sort.Strings(fs)
 	}
-	sort.Slice(l.modules, func(i, j int) bool {
-		if a, b := depth(l.modules[i].Dir), depth(l.modules[j].Dir); a != b {
-			return a > b
-		}
-		return l.modules[i].Dir < l.modules[j].Dir
-	})
 	l.listed = true
 	return nil
 }
 
-// depth is the number of elements of a tree directory ("." is 0).
-func depth(dir string) int {
-	if dir == "." {
-		return 0
-	}
-	return strings.Count(dir, "/") + 1
-}
-
-// moduleOf returns the deepest module containing dir.
-func (l *Loader) moduleOf(dir string) (Module, bool) {
-	for _, m := range l.modules {
-		if m.Dir == "." || dir == m.Dir || strings.HasPrefix(dir, m.Dir+"/") {
-			return m, true
+// moduleOf returns the module of the nearest go.mod above dir that
+// declares one, reading each go.mod once.
+func (l *Loader) moduleOf(ctx context.Context, dir string) (Module, bool) {
+	for d := dir; ; d = path.Dir(d) {
+		if l.goMods[d] {
+			m, read := l.modules[d]
+			if !read {
+				if b, err := l.tree.ReadFile(ctx, path.Join(d, "go.mod")); err == nil {
+					if mod, ok := parseModule(d, b); ok {
+						m = &mod
+					}
+				}
+				l.modules[d] = m
+			}
+			if m != nil {
+				return *m, true
+			}
+		}
+		if d == "." || d == "/" {
+			return Module{Dir: dir}, false
 		}
 	}
-	return Module{Dir: dir}, false
 }
 
 // Notes say what the limits and a missing standard library left untyped,
