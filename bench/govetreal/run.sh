@@ -23,7 +23,8 @@ work=${WORK:-$(mktemp -d)}
 passes=(-appends -assign -atomic -bools -copylocks -defers -errorsas -httpresponse -ifaceassert
 	-lostcancel -nilfunc -printf -shift -sigchanyzer -stdmethods -stringintconv -structtag
 	-testinggoroutine -timeformat -unmarshal -unreachable -unusedresult -waitgroup)
-[ -n "${VET_EXTRA:-}" ] && passes+=($VET_EXTRA)
+read -ra extra <<<"${VET_EXTRA:-}" # more go vet flags, e.g. -composites
+passes+=("${extra[@]}")
 
 # added prints "file:line" for every line commit $1 added to Go files.
 added() {
