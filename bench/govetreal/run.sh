@@ -47,7 +47,7 @@ while read -r repo commit; do
 	times+=("$secs")
 	notes=$(jq -r '[.notes[]? | select(test("govet"))] | join(" / ")' "$work/out.json")
 	typed=yes
-	if grep -qE 'printf checks failed|limit \(|not available' <<<"$notes"; then typed=no; fi
+	if grep -qE 'the [a-z, ]*printf[a-z, ]* checks failed|limit \(|not available' <<<"$notes"; then typed=no; fi
 	jq -r '.files[]?.findings[]? | select(.agent == "analyzer:govet") | "\(.file_path):\(.line_start)"' "$work/out.json" | sort -u >"$work/mg.txt"
 	added "$commit" | sort -u >"$work/added.txt"
 	pkgs=$(git diff --name-only "$commit^" "$commit" -- '*.go' | grep -v -e '^vendor/' -e '/vendor/' -e testdata/ |
