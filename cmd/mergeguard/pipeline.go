@@ -12,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/gomod"
 	"github.com/mergeguard/mergeguard/review/lint"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -70,13 +71,26 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corr
 }
 
 // linters are the linters every review runs: with shellcheck when it is on
-// PATH, and type-checking the Go standard library from source when the Go
-// installation's sources are on this machine.
+// PATH, and with the Go standard library's types, shared by every review of
+// the process, from the go command's export data when a go command is
+// installed (on PATH or in the Go installation this binary was built
+// with), else from the Go installation's sources when they are on this
+// machine.
 func linters() []lint.Linter {
 	shellcheck, err := exec.LookPath("shellcheck")
 	if err != nil {
 		shellcheck = ""
 	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		if goCmd, err = exec.LookPath(filepath.Join(gobuild.Default.GOROOT, "bin", "go")); err != nil {
+			goCmd = ""
+		}
+	}
 	_, err = os.Stat(filepath.Join(gobuild.Default.GOROOT, "src", "fmt"))
-	return lint.Default(shellcheck, err == nil)
+	var std *gomod.Std
+	if goCmd != "" || err == nil {
+		std = gomod.NewStd(goCmd, err == nil)
+	}
+	return lint.Default(shellcheck, std)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/gomod"
 )
 
 // AgentPrefix starts the agent name of every linter. It is the built-in
@@ -95,14 +96,14 @@ type Sniffer interface {
 }
 
 // Default returns the linters MergeGuard runs. shellcheck is the path of
-// the shellcheck executable, "" when it is not installed; stdlib says
-// whether the Go standard library's sources are available to type-check
-// imports of the standard library (see NewGoVet).
-func Default(shellcheck string, stdlib bool) []Linter {
+// the shellcheck executable, "" when it is not installed; std is the Go
+// standard library to type-check imports of it, nil when the Go
+// installation is not on this machine (see NewGoVet).
+func Default(shellcheck string, std *gomod.Std) []Linter {
 	return []Linter{
 		NewActions(shellcheck),
 		Dockerfile{},
-		NewGoVet(stdlib),
+		NewGoVet(std, gomod.Limits{}),
 		NewShell(shellcheck),
 	}
 }

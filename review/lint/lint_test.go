@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/gomod"
 	"github.com/mergeguard/mergeguard/review/lint"
 )
 
@@ -46,6 +48,16 @@ func changedLine(t *testing.T, path string, content []byte, n int) lint.File {
 		t.Fatal(err)
 	}
 	return lint.File{Diff: d.Files[0], Content: content}
+}
+
+// goStd is the standard library of the test's Go installation.
+func goStd(t *testing.T) *gomod.Std {
+	t.Helper()
+	goCmd, err := exec.LookPath(filepath.Join(build.Default.GOROOT, "bin", "go"))
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	return gomod.NewStd(goCmd, false)
 }
 
 func read(t *testing.T, name string) []byte {
@@ -106,7 +118,7 @@ func TestLinters(t *testing.T) {
 		{"actionlint", lint.NewActions(sc), ".github/workflows/ci.yml", "ci.yml"},
 		{"dockerfile", lint.Dockerfile{}, "Dockerfile", "Dockerfile"},
 		{"shellcheck", lint.NewShell(sc), "scripts/deploy.sh", "deploy.sh"},
-		{"govet", lint.NewGoVet(true), "server/server.go", "server.go"},
+		{"govet", lint.NewGoVet(goStd(t), gomod.Limits{}), "server/server.go", "server.go"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,7 +165,7 @@ func TestApplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, l := range lint.Default("", true) {
+		for _, l := range lint.Default("", nil) {
 			if l.Applies(tt.path) {
 				got = append(got, l.Name())
 			}
@@ -168,7 +180,7 @@ func TestApplies(t *testing.T) {
 // not what was already wrong in the file.
 func TestOnlyAddedLines(t *testing.T) {
 	src := read(t, "server.go")
-	rep, err := lint.NewGoVet(true).Lint(context.Background(), []lint.File{changedLine(t, "server/server.go", src, 23)}, nil)
+	rep, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(context.Background(), []lint.File{changedLine(t, "server/server.go", src, 23)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +196,7 @@ func TestWithoutTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vet, err := lint.NewGoVet(false).Lint(ctx, []lint.File{added(t, "server/server.go", read(t, "server.go"))}, nil)
+	vet, err := lint.NewGoVet(nil, gomod.Limits{}).Lint(ctx, []lint.File{added(t, "server/server.go", read(t, "server.go"))}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +236,7 @@ func TestGoVetReadsThePackage(t *testing.T) {
 		tree lint.Tree
 		want int
 	}{{"with its package", tr, 2}, {"alone", nil, 0}} {
-		rep, err := lint.NewGoVet(true).Lint(context.Background(), []lint.File{added(t, "store/copy.go", changed)}, tt.tree)
+		rep, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(context.Background(), []lint.File{added(t, "store/copy.go", changed)}, tt.tree)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,11 +251,116 @@ func TestGoVetReadsThePackage(t *testing.T) {
 func TestGoVetOneNoteForUnparsedPackages(t *testing.T) {
 	bad := []byte("not go at all\n")
 	files := []lint.File{added(t, "a/x.go", bad), added(t, "b/y.go", bad), added(t, "c/z.go", bad)}
-	rep, err := lint.NewGoVet(true).Lint(context.Background(), files, nil)
+	rep, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(context.Background(), files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], "govet could not fully check 3 packages, e.g. a: parse a/x.go") {
 		t.Errorf("notes = %q, want one naming 3 packages", rep.Notes)
+	}
+}
+
+// module is a Go module at the head revision: a package a that b imports.
+func module(b string) tree {
+	return tree{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a/a.go": `// Package a is the module's own package.
+package a
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Name is a string.
+const Name = "a"
+
+// Pair is a struct of two fields.
+type Pair struct{ X, Y int }
+
+// Locked holds a lock.
+type Locked struct{ mu sync.Mutex }
+
+// Logf formats like fmt.Printf.
+func Logf(format string, args ...any) { fmt.Printf(format, args...) }
+`,
+		"b/b.go": b,
+	}
+}
+
+// TestGoVetModuleTypes: the module's own packages are type-checked from
+// the head tree, so the passes see their types and functions, also in a
+// package that uses a third-party one.
+func TestGoVetModuleTypes(t *testing.T) {
+	tests := []struct {
+		name, b string
+		want    []string
+	}{
+		{"constant of the module", "package b\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/a\"\n)\n\nfunc F() { fmt.Printf(\"%d\\n\", a.Name) }\n",
+			[]string{"b/b.go:9 | fmt.Printf format %d has arg a.Name of wrong type string"}},
+		{"printf wrapper of the module", "package b\n\nimport \"example.com/m/a\"\n\nfunc F() { a.Logf(\"%d\", \"s\") }\n",
+			[]string{`b/b.go:5 | example.com/m/a.Logf format %d has arg "s" of wrong type string`}},
+		{"lock in a type of the module", "package b\n\nimport \"example.com/m/a\"\n\nfunc Copy(l a.Locked) a.Locked { return l }\n",
+			[]string{"b/b.go:5 | Copy passes lock by value: example.com/m/a.Locked contains sync.Mutex",
+				"b/b.go:5 | return copies lock value: example.com/m/a.Locked contains sync.Mutex"}},
+		{"unkeyed literal of a type of the module", "package b\n\nimport \"example.com/m/a\"\n\nvar P = a.Pair{1, 2}\n",
+			[]string{"b/b.go:5 | example.com/m/a.Pair struct literal uses unkeyed fields"}},
+		{"beside a third-party package", "package b\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/a\"\n\t\"github.com/x/y\"\n)\n\nfunc F() error {\n\tv, err := y.Do(y.Config{N: 1}, []y.T{{}})\n\tfmt.Printf(\"%d %v\\n\", a.Name, v)\n\treturn err\n}\n",
+			[]string{"b/b.go:12 | fmt.Printf format %d has arg a.Name of wrong type string"}},
+		{"shapes of third-party code", "package b\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/x/y\"\n)\n\n" +
+			"func G() (int, error) {\n\tvar p, q = y.Two()\n\tc := y.Config{1, 2}\n\t_ = []y.T{{}, {}}\n" +
+			"\tf := func() (int, error) { return (y.Two()) }\n\tr, ok := y.M[p]\n\t_, _, _, _, _ = q, c, f, r, ok\n" +
+			"\t_, _ = len(y.Items), append(y.List, 1, 2)\n\t_ = append(y.List, y.More...)\n\tclear(y.M)\n" +
+			"\tp2, q2 := y.Pair\n\t_, _, _ = p2, q2, string(y.N)\n\tv := y.Get()\n\tif v == nil {\n\t\tfmt.Println(v, y.Get(), undeclared)\n\t\tfmt.Printf(\"%s %s\\n\", 1, v)\n\t}\n\treturn y.Two()\n}\n",
+			[]string{"b/b.go:24 | fmt.Printf format %s has arg 1 of wrong type int"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := module(tt.b)
+			rep, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(context.Background(), []lint.File{added(t, "b/b.go", []byte(tt.b))}, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range rep.Findings {
+				got = append(got, fmt.Sprintf("%s:%d | %s", f.FilePath, f.LineStart, f.Title))
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("findings (-want +got):\n%s", d)
+			}
+			if len(rep.Notes) != 0 {
+				t.Errorf("notes: %q", rep.Notes)
+			}
+		})
+	}
+}
+
+// TestGoVetBudget: a review's loading stops at its limits, and a note says
+// which limit left what untyped.
+func TestGoVetBudget(t *testing.T) {
+	b := "package b\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/a\"\n)\n\nfunc F() { fmt.Printf(\"%d\\n\", a.Name) }\n"
+	tests := []struct {
+		name     string
+		lim      gomod.Limits
+		findings int
+		notes    []string
+	}{
+		{"within", gomod.Limits{Packages: 2}, 1, nil},
+		{"packages", gomod.Limits{Packages: 1}, 0, []string{"govet: the packages limit (1) was reached: 1 left untyped (e.g. example.com/m/a)."}},
+		{"files", gomod.Limits{Files: 1}, 0, []string{"govet: the files limit (1) was reached: 1 left untyped (e.g. a/a.go)."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := lint.NewGoVet(goStd(t), tt.lim).Lint(context.Background(), []lint.File{added(t, "b/b.go", []byte(b))}, module(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Findings) != tt.findings {
+				t.Errorf("%d findings, want %d:\n%s", len(rep.Findings), tt.findings, render(rep))
+			}
+			if d := cmp.Diff(tt.notes, rep.Notes); d != "" {
+				t.Errorf("notes (-want +got):\n%s", d)
+			}
+		})
 	}
 }

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"go/build"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -8,6 +10,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/gomod"
 	"github.com/mergeguard/mergeguard/review/lint"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
@@ -96,7 +99,7 @@ func runLinters(t *testing.T, srv *llmtest.Server, text string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := Deps{LLM: client, Model: "gpt-4o", Linters: lint.Default("", true)}
+	deps := Deps{LLM: client, Model: "gpt-4o", Linters: lint.Default("", gomod.NewStd(filepath.Join(build.Default.GOROOT, "bin", "go"), true))}
 	res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,4 @@
+package x
+
+// Name is in another module.
+const Name = "x"

@@ -1,0 +1,5 @@
+// Package sub has a file that does not parse.
+package sub
+
+// Ok parses.
+const Ok = 1

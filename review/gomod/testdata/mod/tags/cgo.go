@@ -1,0 +1,6 @@
+package tags
+
+// #include <stdio.h>
+import "C"
+
+const v = 3

@@ -1,0 +1,5 @@
+//go:build plan9 || (windows && !linux)
+
+package tags
+
+const v = 4

@@ -1,0 +1,3 @@
+package tags
+
+const v = 1
