@@ -15,9 +15,9 @@ func TestRepoSecrets(t *testing.T) {
 	const slack = `SLACK = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"`
 	tests := []struct {
 		name, toml, ignore string
-		path, commit       string
-		lines              []string
-		want               []string // the rules reported
+		path, commit        string
+		lines               []string
+		want                []string // the rules reported
 	}{
 		{"no configuration", "", "", "cfg.py", "", []string{key}, []string{"aws-access-token"}},
 		{"a path allowlist", "[allowlist]\npaths = ['''^testdata/''']\n", "", "testdata/cfg.py", "", []string{key}, nil},
