@@ -21,19 +21,6 @@ import (
 // rule and the line, and its snippet is left empty.
 type Secrets struct {
 	detector func() (*detectors, error)
-	// repo is the repository's own gitleaks configuration (WithRepo), nil
-	// without one; commit is the reviewed head, for its fingerprints.
-	repo   *RepoSecrets
-	commit string
-}
-
-// WithRepo returns the scanner honouring a repository's gitleaks
-// configuration (its allowlists and .gitleaksignore, see RepoSecrets) for
-// a review of commit; the rules are shared.
-func (s *Secrets) WithRepo(rs *RepoSecrets, commit string) *Secrets {
-	c := *s
-	c.repo, c.commit = rs, commit
-	return &c
 }
 
 // NewSecrets returns the secret scanner. The gitleaks rule set (about 200
@@ -162,9 +149,6 @@ const (
 // text, so that multi-line secrets (PEM blocks) are seen whole, each long
 // line in overlapping windows.
 func (s *Secrets) scan(det *detectors, f *diff.File, lines []AddedLine) []review.Finding {
-	if s.repo.pathAllowed(f.Path(), s.commit) {
-		return nil
-	}
 	var (
 		b    strings.Builder
 		long []int
@@ -196,9 +180,6 @@ func (s *Secrets) scan(det *detectors, f *diff.File, lines []AddedLine) []review
 		}
 		end := min(max(hit.EndLine, hit.StartLine), len(lines)-1)
 		start, stop := lines[hit.StartLine], lines[end]
-		if s.repo.allowed(hit, f.Path(), s.commit, start.Text, start.Num) {
-			continue
-		}
 		if stop.Hunk != start.Hunk {
 			stop = start // a comment range must stay inside one hunk
 		}
@@ -217,9 +198,6 @@ func (s *Secrets) scanLong(det *detectors, f *diff.File, l AddedLine) []review.F
 	seen := map[string]bool{}
 	for at := 0; at < len(l.Text); at += longLine - windowOverlap {
 		for _, hit := range det.detect(l.Text[at:min(len(l.Text), at+longLine)]) {
-			if s.repo.allowed(hit, f.Path(), s.commit, l.Text, l.Num) {
-				continue
-			}
 			if !seen[hit.RuleID] {
 				seen[hit.RuleID] = true
 				out = append(out, secretFinding(s.Name(), f, l.Num, l.Num, hit.RuleID, hit.Description, det.heuristicRule(hit.RuleID)))

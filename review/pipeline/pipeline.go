@@ -272,11 +272,6 @@ type run struct {
 	// lintUnchecked counts the files a linter applied to but could not
 	// read (or were too large): the summary says so.
 	lintUnchecked atomic.Int64
-	// secrets is the repository's own gitleaks configuration, read at the
-	// base revision (repoSecrets); nil without one.
-	secrets *analyzer.RepoSecrets
-	// headSHA is the reviewed head, for .gitleaksignore's fingerprints.
-	headSHA string
 }
 
 // memoCounter remembers the count of every text it was asked about, and
@@ -372,11 +367,8 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	idx := diff.NewIndex(d)
 	sc, focus, since := scope(r.req.History, repo, d)
 	r.known = knownFindings(r.req.History, focus)
-	r.headSHA = change.HeadSHA
-	secretNotes := r.repoSecrets(ctx, d)
 
 	pl, prompts, notes := r.planStage(ctx, change, focus)
-	notes = append(notes, secretNotes...)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
