@@ -70,10 +70,6 @@ type Secrets struct {
 	// the pull request blocked until a writer dismisses it, "warn" reports
 	// it without blocking.
 	Removed string `yaml:"removed" json:"removed"`
-	// BlockInTests makes a secret found in a test fixture's path (testdata/,
-	// fixtures/, *_test.go, test_*.py, *.spec.ts...) block like any other;
-	// by default it is a non-blocking warning.
-	BlockInTests bool `yaml:"block_in_tests" json:"block_in_tests"`
 }
 
 // Values of secrets.removed.

@@ -44,9 +44,9 @@ const AgentPrefix = "analyzer:"
 // This is the one place that line is drawn.
 const ExactConfidence = 0.9
 
-// HeuristicConfidence is the confidence of a heuristic check's finding
-// that is worth a look: below ExactConfidence, so at most likely.
-const HeuristicConfidence = 0.7
+// heuristicConfidence is the confidence of a heuristic check's finding
+// that is worth a look: below ExactConfidence.
+const heuristicConfidence = 0.7
 
 // IsAnalyzer reports whether f was reported by a built-in analyzer (the
 // pipeline sets Agent; a model cannot).

@@ -26,49 +26,19 @@ func (a PrivateKeys) Analyze(ctx context.Context, files []*diff.File) ([]review.
 	return analyzeEach(ctx, a, files)
 }
 
-// keyMaterial matches a run of base64 long enough to be a key's body (a
-// PEM line holds 64 characters; one of 40 is a key's, not a word's).
-var keyMaterial = regexp.MustCompile(`[A-Za-z0-9+/]{40,}`)
-
-// AnalyzeFile implements FileAnalyzer. A header is a committed key only
-// with key material after it, on its line (a key in a string, its line
-// breaks escaped) or on the added lines that follow it: a header alone (a
-// scanner's rule, documentation) is at most info, and never blocks.
+// AnalyzeFile implements FileAnalyzer.
 func (a PrivateKeys) AnalyzeFile(_ context.Context, ad *Added) []review.Finding {
-	var out []review.Finding
-	for i, l := range ad.Lines {
+	return eachLine(ad, func(f *diff.File, l AddedLine) *review.Finding {
 		if !strings.Contains(l.Text, "PRIVATE KEY") || !pemHeader.MatchString(l.Text) {
-			continue
+			return nil
 		}
-		fd := finding(a.Name(), ad.File, l.Num, l.Num, review.SeverityCritical, review.CategorySecurity, 0.95,
+		fd := finding(a.Name(), f, l.Num, l.Num, review.SeverityCritical, review.CategorySecurity, 0.95,
 			"Private key committed",
 			"An added line starts a PEM private key. A private key in the repository is compromised for everyone who can read it.",
 			"Remove the key from the change and its history, revoke it, and load keys from a secret store.",
 			strings.TrimSpace(l.Text))
-		if !keyFollows(ad.Lines, i) {
-			fd.Severity, fd.Confidence, fd.Title = review.SeverityInfo, HeuristicConfidence, "Private key header without key material"
-			fd.Description = "An added line holds a PEM private-key header, but no key material follows it in the change: " +
-				"likely a pattern or an example, not a key. Check that no key is committed with it."
-		}
-		out = append(out, fd)
-	}
-	return out
-}
-
-// keyFollows reports whether key material follows the header on line i:
-// after the header on its own line, or on one of the next three added
-// lines when they follow it directly.
-func keyFollows(lines []AddedLine, i int) bool {
-	rest := lines[i].Text[pemHeader.FindStringIndex(lines[i].Text)[1]:]
-	if keyMaterial.MatchString(rest) {
-		return true
-	}
-	for j := i + 1; j < len(lines) && j <= i+3 && lines[j].Num == lines[j-1].Num+1; j++ {
-		if keyMaterial.MatchString(lines[j].Text) {
-			return true
-		}
-	}
-	return false
+		return &fd
+	})
 }
 
 // ConflictMarkers finds unresolved merge-conflict blocks in added lines. A

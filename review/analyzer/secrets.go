@@ -237,7 +237,7 @@ func secretFinding(agent string, f *diff.File, start, end int, rule, desc string
 		// secret-looking name: still worth a look, but not a blocker.
 		sev, conf = review.SeverityWarning, 0.6
 	case heuristic:
-		conf = HeuristicConfidence
+		conf = heuristicConfidence
 	}
 	fd := finding(agent, f, start, end, sev, review.CategorySecurity, conf,
 		"Possible secret committed ("+rule+")",

@@ -12,7 +12,6 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
-	"github.com/mergeguard/mergeguard/review/source/difftext"
 )
 
 // awsLine plants an AWS access key id (an exact gitleaks rule).
@@ -121,51 +120,5 @@ func TestNarrowKeepsBinaryFilesWhole(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"blob.bin +2"}, got); diff != "" {
 		t.Errorf("focus (-want +got):\n%s", diff)
-	}
-}
-
-// TestSecretsInTestFixtures: a key in a test fixture's path (a scanner's
-// own test data, a sample) is a warning that is posted but never blocks,
-// unless the repository says secrets.block_in_tests; anywhere else it
-// blocks (issue 24).
-func TestSecretsInTestFixtures(t *testing.T) {
-	blockInTests := config.DefaultRepo()
-	blockInTests.Secrets.BlockInTests = true
-	tests := []struct {
-		name    string
-		path    string
-		repo    config.Repo
-		want    findingRow
-		verdict review.Decision
-	}{
-		{"testdata", "detect/testdata/aws.txt", config.DefaultRepo(),
-			findingRow{"Possible secret committed (aws-access-token)", review.SeverityWarning, review.Likely}, review.DecisionComment},
-		{"a Go test", "detect/aws_test.go", config.DefaultRepo(),
-			findingRow{"Possible secret committed (aws-access-token)", review.SeverityWarning, review.Likely}, review.DecisionComment},
-		{"a spec", "web/upload.spec.ts", config.DefaultRepo(),
-			findingRow{"Possible secret committed (aws-access-token)", review.SeverityWarning, review.Likely}, review.DecisionComment},
-		{"testdata under block_in_tests", "detect/testdata/aws.txt", blockInTests,
-			findingRow{"Possible secret committed (aws-access-token)", review.SeverityCritical, review.Verified}, review.DecisionRequestChanges},
-		{"code", "detect/aws.go", config.DefaultRepo(),
-			findingRow{"Possible secret committed (aws-access-token)", review.SeverityCritical, review.Verified}, review.DecisionRequestChanges},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			src, err := difftext.New(newFileDiff(tt.path, awsLine))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: tt.repo})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []findingRow
-			for _, f := range res.Verdict.Findings() {
-				got = append(got, findingRow{f.Title, f.Severity, f.VerificationStatus})
-			}
-			if diff := cmp.Diff([]findingRow{tt.want}, got); diff != "" || res.Verdict.Verdict != tt.verdict {
-				t.Errorf("verdict %s, want %s; findings (-want +got):\n%s", res.Verdict.Verdict, tt.verdict, diff)
-			}
-		})
 	}
 }

@@ -334,9 +334,6 @@ func (r *run) runAnalyzers(ctx context.Context, analyzers []analyzer.Analyzer, f
 		}
 		for j := range got.Findings {
 			got.Findings[j].Agent = name
-			if isSecret(got.Findings[j]) && !r.req.Repo.Secrets.BlockInTests && analyzer.InTestFixture(got.Findings[j].FilePath) {
-				inFixture(&got.Findings[j])
-			}
 			r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, got.Findings[j])
 		}
 		r.emitAgentDone(ctx, res)
@@ -438,20 +435,6 @@ func better(a, b review.Finding) bool {
 		return x
 	}
 	return a.Confidence > b.Confidence
-}
-
-// fixtureNote ends the description of a secret found in a test fixture.
-const fixtureNote = " The file is test code or test data by its path (analyzer.InTestFixture), where keys are almost always fakes: " +
-	"this is a warning that does not block the merge. `secrets.block_in_tests: true` in .mergeguard.yml makes it block."
-
-// inFixture lowers a secret found in a test fixture's path to a warning
-// that cannot be verified, so it is posted but never blocks.
-func inFixture(f *review.Finding) {
-	if f.Severity.AtLeast(review.SeverityWarning) {
-		f.Severity = review.SeverityWarning
-	}
-	f.Confidence = min(f.Confidence, analyzer.HeuristicConfidence)
-	f.Description += fixtureNote
 }
 
 // isSecret reports whether f is a secret detector's finding.
