@@ -15,7 +15,7 @@ var fixtureSuffixes = []string{
 	"_test.go", "_test.py", "_spec.rb", "_test.rb",
 	".spec.ts", ".spec.js", ".spec.tsx", ".spec.jsx", ".spec.mjs", ".spec.cjs",
 	".test.ts", ".test.js", ".test.tsx", ".test.jsx", ".test.mjs", ".test.cjs",
-	"Test.java", "Tests.java", "Test.kt", "Tests.cs", "Test.php",
+	"Test.java", "Tests.java", "Test.kt", "Tests.cs", "Test.php", ".bats",
 }
 
 // IsTestFixture reports whether path (slash-separated, from the repository

@@ -50,6 +50,7 @@ func TestIsTestFixture(t *testing.T) {
 		"app/src/test/java/KeysTest.java":   true,
 		"packages/web/src/api.spec.tsx":     true,
 		"python/tests/fixtures/secrets.env": true,
+		"test/git-secrets.bats":             true,
 	}
 	for p, want := range tests {
 		if got := IsTestFixture(p); got != want {

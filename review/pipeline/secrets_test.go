@@ -8,6 +8,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
 )
 
 // TestSecretsRepoConfig: the secret scan reads the repository's
@@ -88,5 +89,50 @@ func TestSecretsRepoConfig(t *testing.T) {
 				t.Errorf("notes repeat the key: %q", notes)
 			}
 		})
+	}
+}
+
+// TestFixtureSecretNeverShutsTheGate: a secret in a test fixture, reported
+// as a likely warning, keeps neither the verdict nor the gate shut once a
+// later push removes it (exposed), whatever the blocking severity, while
+// the same removal of a verified secret does.
+func TestFixtureSecretNeverShutsTheGate(t *testing.T) {
+	const path = "pkg/testdata/cfg.py"
+	tests := map[string]struct {
+		severity review.Severity
+		status   review.VerificationStatus
+		blocks   bool
+	}{
+		"fixture warning": {review.SeverityWarning, review.Likely, false},
+		"live key":        {review.SeverityCritical, review.Verified, true},
+	}
+	for name, tc := range tests {
+		for _, blocking := range []review.Severity{review.SeverityCritical, review.SeverityWarning} {
+			t.Run(name+"/"+string(blocking), func(t *testing.T) {
+				src := &memSource{change: review.Change{Repository: "o/r", Number: 1, HeadSHA: "h2"},
+					head: map[string]string{path: "x = 1\n"}, diff: addedFileDiff(path, "x = 1")}
+				d, err := diff.ParseString(src.diff)
+				if err != nil {
+					t.Fatal(err)
+				}
+				entry := review.LedgerEntry{State: review.FindingOpen, FirstSeenSHA: "h1", LastSeenSHA: "h1",
+					Finding: review.Finding{FilePath: path, LineStart: 1, LineEnd: 1, Side: review.SideRight, Severity: tc.severity,
+						Category: review.CategorySecurity, Title: "Possible secret committed (aws-access-token)", Agent: "analyzer:secrets",
+						VerificationStatus: tc.status, Fingerprint: "key"}}
+				r := &run{p: New(Deps{}), req: Request{Source: src, Repo: config.DefaultRepo()}}
+				c := r.carry(t.Context(), &History{Ledger: []review.LedgerEntry{entry}}, "h2", d, d, touchedFiles(d, d), nil)
+				got := c.ledger.All[0]
+				if got.State != review.FindingExposed {
+					t.Fatalf("state = %s, want exposed", got.State)
+				}
+				if b := got.Blocking(blocking); b != tc.blocks {
+					t.Errorf("Blocking(%s) = %v, want %v", blocking, b, tc.blocks)
+				}
+				verdict, _ := decide(false, blocking, c.counted, false, false, 1, 0)
+				if (verdict == review.DecisionRequestChanges) != tc.blocks {
+					t.Errorf("verdict = %s, want blocking %v", verdict, tc.blocks)
+				}
+			})
+		}
 	}
 }
