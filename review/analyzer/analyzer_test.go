@@ -181,6 +181,8 @@ func TestExactness(t *testing.T) {
 			[]hit{{"Possible secret committed (generic-api-key)", review.SeverityWarning, false}}},
 		"keyword rule": {NewSecrets(), added("cfg.py", `datadog_token = "a8f3c9d2e1b7f4a6c0d9e8b2a7f1c3d5e9b4a0c8"`),
 			[]hit{{"Possible secret committed (datadog-access-token)", review.SeverityCritical, false}}},
+		"constant rule": {NewSecrets(), added("README.md", "short-lived keys start bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"),
+			[]hit{{"Possible secret committed (aws-amazon-bedrock-api-key-short-lived)", review.SeverityCritical, false}}},
 		"private key header alone": {PrivateKeys{}, added("k", "-----BEGIN OPENSSH PRIVATE KEY-----"),
 			[]hit{{"Private key header without key material", review.SeverityInfo, false}}},
 		"private key with material": {PrivateKeys{}, added("k", "-----BEGIN OPENSSH PRIVATE KEY-----", keyBody),

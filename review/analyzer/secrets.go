@@ -246,14 +246,21 @@ const keywordRule = `(?i)[\w.-]{0,50}?(?:`
 
 // heuristicRule reports whether a gitleaks rule is a heuristic: a generic
 // rule (a high-entropy value assigned to a secret-looking name) or a
-// keyword-proximity rule. The others match a token's own format (a fixed
-// prefix such as AKIA, ghp_ or xoxb-, or a PEM block) and are exact.
+// keyword-proximity rule, or a rule that matches a constant text. The
+// others match a token's own format (a fixed prefix such as AKIA, ghp_ or
+// xoxb- and the token's own characters, or a PEM block) and are exact.
 func (d *detectors) heuristicRule(id string) bool {
 	if strings.Contains(id, "generic") {
 		return true
 	}
 	r, ok := d.rules[id]
-	return !ok || r.Regex == nil || strings.HasPrefix(r.Regex.String(), keywordRule)
+	if !ok || r.Regex == nil || strings.HasPrefix(r.Regex.String(), keywordRule) {
+		return true
+	}
+	// A rule that matches one constant text (gitleaks' short-lived Bedrock
+	// key rule matches the prefix every such key shares) finds no token.
+	_, constant := r.Regex.LiteralPrefix()
+	return constant
 }
 
 // secretFinding describes a gitleaks hit without the secret. A heuristic
