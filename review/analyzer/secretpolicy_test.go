@@ -187,3 +187,36 @@ func TestForRepo(t *testing.T) {
 		})
 	}
 }
+
+// TestForRepoConcurrent: reviews of repositories with their own
+// configurations run at once over the one default rule set, which none of
+// them changes (run with -race).
+func TestForRepoConcurrent(t *testing.T) {
+	base := []Analyzer{NewSecrets(), PrivateKeys{}}
+	configs := []string{
+		"[extend]\nuseDefault = true\n[[rules]]\nid = \"aws-access-token\"\n[[rules.allowlists]]\nregexes = ['''AKIA''']\n",
+		"[extend]\nuseDefault = true\n[[allowlists]]\ntargetRules = [\"aws-access-token\"]\npaths = ['''^app/''']\n",
+		"",
+	}
+	text := added("app/config.py", "owner "+awsKey)
+	want := []int{0, 0, 1}
+	for range 4 {
+		for i, c := range configs {
+			t.Run("", func(t *testing.T) {
+				t.Parallel()
+				repo := SecretsRepo{}
+				if c != "" {
+					repo.Gitleaks = []byte(c)
+				}
+				analyzers, notes := ForRepo(base, repo)
+				n := 0
+				for _, r := range Run(t.Context(), analyzers, parse(t, text)) {
+					n += len(r.Findings)
+				}
+				if n != want[i] || len(notes) != 0 {
+					t.Errorf("config %d: %d findings (want %d), notes %q", i, n, want[i], notes)
+				}
+			})
+		}
+	}
+}
