@@ -30,7 +30,8 @@ func (r *run) secretAnalyzers(ctx context.Context, repo config.Repo, head string
 	} {
 		data, err := r.req.Source.ReadFile(ctx, f.name, review.Base)
 		switch {
-		case errors.Is(err, review.ErrNotFound):
+		case errors.Is(err, review.ErrNotFound), errors.Is(err, review.ErrUnsupported):
+			// none, or a bare diff without a base to read
 		case err != nil:
 			notes = append(notes, fmt.Sprintf("%s could not be read from the base branch (%v): it was not applied.", f.name, err))
 		default:

@@ -55,16 +55,14 @@ func TestSecretsRepoConfig(t *testing.T) {
 			want: review.DecisionComment, wantSecrets: []secret{{"pkg/testdata/cfg.py", review.SeverityWarning, review.Likely}}},
 		"fixture path, block_in_tests": {diff: addedFileDiff("pkg/testdata/cfg.py", line), repo: block,
 			want: review.DecisionRequestChanges, wantSecrets: []secret{{"pkg/testdata/cfg.py", review.SeverityCritical, review.Verified}}},
+		"bare diff": {diff: addedFileDiff("cfg.py", line), base: nil, repo: config.DefaultRepo(),
+			want: review.DecisionRequestChanges, wantSecrets: []secret{{"cfg.py", review.SeverityCritical, review.Verified}}},
 		"key header alone": {diff: addedFileDiff("ssh.go", `const header = "-----BEGIN OPENSSH PRIVATE KEY-----"`), repo: config.DefaultRepo(),
 			want: review.DecisionComment, wantSecrets: []secret{{"ssh.go", review.SeverityInfo, review.Likely}}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			base := tc.base
-			if base == nil {
-				base = map[string]string{}
-			}
-			src := &memSource{change: review.Change{Repository: "o/r", Number: 1, HeadSHA: "h1", BaseSHA: "b1"}, diff: tc.diff, base: base}
+			src := &memSource{change: review.Change{Repository: "o/r", Number: 1, HeadSHA: "h1", BaseSHA: "b1"}, diff: tc.diff, base: tc.base}
 			res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: tc.repo})
 			if err != nil {
 				t.Fatal(err)
@@ -84,6 +82,9 @@ func TestSecretsRepoConfig(t *testing.T) {
 			notes := strings.Join(res.Verdict.Notes, "\n")
 			if tc.wantNote != "" && !strings.Contains(notes, tc.wantNote) {
 				t.Errorf("notes %q do not say %q", notes, tc.wantNote)
+			}
+			if tc.wantNote == "" && strings.Contains(notes, "gitleaks") {
+				t.Errorf("notes speak of gitleaks: %q", notes)
 			}
 			if strings.Contains(notes, key) {
 				t.Errorf("notes repeat the key: %q", notes)
