@@ -44,7 +44,7 @@ const placeholderRegex = `\A\z[^\s\S]`
 // (a review reads no file of the server), and the default configuration is
 // merged the way gitleaks merges it (extendConfig). A configuration that
 // gitleaks would panic on (a bad regular expression) is an error.
-func repoGitleaksConfig(data []byte, def gitleaks.Config) (cfg gitleaks.Config, err error) {
+func repoGitleaksConfig(data []byte, def gitleaks.Config, defLists []*gitleaks.Allowlist) (cfg gitleaks.Config, err error) {
 	defer func() {
 		// gitleaks compiles the file's regular expressions with MustCompile.
 		if p := recover(); p != nil {
@@ -88,7 +88,7 @@ func repoGitleaksConfig(data []byte, def gitleaks.Config) (cfg gitleaks.Config, 
 		cfg.Rules[id] = r
 	}
 	if ext.UseDefault {
-		extendConfig(&cfg, def, ext.DisabledRules)
+		extendConfig(&cfg, def, defLists, ext.DisabledRules)
 	}
 	if len(cfg.Rules) == 0 {
 		return gitleaks.Config{}, errNoRules
@@ -190,9 +190,10 @@ func attachTargeted(cfg gitleaks.Config, targeted []targetedList) error {
 // gitleaks' Config.extend does (which is not exported): a rule of def
 // cfg does not have is added unless disabled; one it has is def's rule
 // with cfg's description, entropy, secret group, regex and path where cfg
-// sets them, and both rules' tags, keywords and allowlists; def's global
-// allowlists follow cfg's. Nothing of def is modified.
-func extendConfig(cfg *gitleaks.Config, def gitleaks.Config, disabled []string) {
+// sets them, and both rules' tags, keywords and allowlists; lists, def's
+// global allowlists as MergeGuard applies them (pathless), follow cfg's.
+// Nothing of def is modified.
+func extendConfig(cfg *gitleaks.Config, def gitleaks.Config, lists []*gitleaks.Allowlist, disabled []string) {
 	for id, base := range def.Rules {
 		if slices.Contains(disabled, id) {
 			continue
@@ -229,7 +230,7 @@ func extendConfig(cfg *gitleaks.Config, def gitleaks.Config, disabled []string) 
 		}
 		cfg.Rules[id] = base
 	}
-	cfg.Allowlists = append(slices.Clip(cfg.Allowlists), def.Allowlists...)
+	cfg.Allowlists = append(slices.Clip(cfg.Allowlists), lists...)
 	sort.Strings(cfg.OrderedRules)
 }
 

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,6 +32,9 @@ import (
 type detectors struct {
 	cfg     gitleaks.Config          // the configuration the rules are of
 	rules   map[string]gitleaks.Rule // every rule, by id
+	// scanned are cfg's global allowlists without their paths, which a
+	// repository's configuration extends (see pathless).
+	scanned []*gitleaks.Allowlist
 	rest    *detect.Detector         // every rule but the generic one
 	generic *detect.Detector         // the generic rule alone; nil: rest has every rule
 	// keywords finds the generic rule's keywords in ASCII-lower-cased
@@ -63,7 +67,35 @@ func newDetectors() (*detectors, error) {
 	if err != nil {
 		return nil, err
 	}
-	return detectorsFor(cfg), nil
+	d := detectorsFor(cfg)
+	if d.scanned, err = pathless(cfg.Allowlists); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// pathless returns the global allowlists of gitleaks' default
+// configuration without their paths: those skip lock files, vendored code
+// and images whole, which MergeGuard scans for secrets all the same (a key
+// moved into go.sum is leaked all the same). An allowlist of paths alone
+// is left out.
+func pathless(lists []*gitleaks.Allowlist) ([]*gitleaks.Allowlist, error) {
+	var out []*gitleaks.Allowlist
+	for _, a := range lists {
+		if a.MatchCondition == gitleaks.AllowlistMatchAnd && len(a.Paths) > 0 {
+			continue // its other checks hold only with the paths
+		}
+		b := &gitleaks.Allowlist{Description: a.Description, MatchCondition: a.MatchCondition, Commits: a.Commits,
+			RegexTarget: a.RegexTarget, Regexes: a.Regexes, StopWords: a.StopWords}
+		if len(b.Commits)+len(b.Regexes)+len(b.StopWords) == 0 {
+			continue
+		}
+		if err := b.Validate(); err != nil {
+			return nil, fmt.Errorf("gitleaks default allowlist: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }
 
 // detectorsFor builds the rule set of cfg, whole and split.

@@ -87,7 +87,7 @@ func repoDetectors(analyzers []Analyzer, data []byte) (*detectors, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := repoGitleaksConfig(data, base.cfg)
+		cfg, err := repoGitleaksConfig(data, base.cfg, base.scanned)
 		if err != nil {
 			return nil, err
 		}
