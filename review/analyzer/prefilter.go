@@ -30,13 +30,13 @@ import (
 // When the generic rule is not the one this is written for (a newer
 // gitleaks), every rule runs on the whole text.
 type detectors struct {
-	cfg     gitleaks.Config          // the configuration the rules are of
-	rules   map[string]gitleaks.Rule // every rule, by id
+	cfg   gitleaks.Config          // the configuration the rules are of
+	rules map[string]gitleaks.Rule // every rule, by id
 	// scanned are cfg's global allowlists without their paths, which a
 	// repository's configuration extends (see pathless).
 	scanned []*gitleaks.Allowlist
-	rest    *detect.Detector         // every rule but the generic one
-	generic *detect.Detector         // the generic rule alone; nil: rest has every rule
+	rest    *detect.Detector // every rule but the generic one
+	generic *detect.Detector // the generic rule alone; nil: rest has every rule
 	// keywords finds the generic rule's keywords in ASCII-lower-cased
 	// text (gitleaks finds the other rules' own).
 	keywords *ahocorasick.Trie
