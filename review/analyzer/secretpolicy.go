@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	gitleaks "github.com/zricethezav/gitleaks/v8/config"
 
@@ -101,14 +102,11 @@ func bounded(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n] + "…"
 }
-
-// utf8RuneStart reports whether b starts a UTF-8 sequence.
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // ignored reports whether .gitleaksignore lists the finding of rule at
 // line of path, by its global or its commit fingerprint.
