@@ -115,6 +115,6 @@ func DefaultRepo() Repo {
 		Incremental:       true,
 		Check:             Check{BlockingConclusion: "failure"},
 		Chat:              Chat{MaxAnswersPerThread: 5},
-		Secrets:           Secrets{Removed: SecretsRemovedBlock},
+		Secrets:           Secrets{Removed: SecretsRemovedBlock, BlockInTests: false},
 	}
 }

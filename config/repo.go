@@ -70,6 +70,10 @@ type Secrets struct {
 	// the pull request blocked until a writer dismisses it, "warn" reports
 	// it without blocking.
 	Removed string `yaml:"removed" json:"removed"`
+	// BlockInTests makes a secret in a test-fixture path (testdata/,
+	// fixtures/, *_test.go, ...) block like any other; by default it is a
+	// warning that is posted but never blocks.
+	BlockInTests bool `yaml:"block_in_tests" json:"block_in_tests"`
 }
 
 // Values of secrets.removed.

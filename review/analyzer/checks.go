@@ -12,11 +12,20 @@ import (
 
 // PrivateKeys finds PEM private-key headers in added lines. gitleaks has a
 // rule for whole PEM blocks; this one also catches a header whose body is
-// elided or malformed. Duplicates of a gitleaks hit are merged by the
-// verifier.
-type PrivateKeys struct{}
+// malformed. A header is a finding only with key material after it (see
+// hasKeyMaterial); alone it is at most info, and never blocks. Duplicates
+// of a gitleaks hit are merged by the verifier. The finding cites no code:
+// the header's line may hold the key itself.
+type PrivateKeys struct {
+	// policy is the repository's (ForRepo); nil: the defaults.
+	policy *secretPolicy
+}
 
 var pemHeader = regexp.MustCompile(`-----BEGIN ((RSA|DSA|EC|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----`)
+
+// keyLookahead is how many added lines after a header are read for its
+// key material.
+const keyLookahead = 4
 
 // Name implements Analyzer.
 func (PrivateKeys) Name() string { return "analyzer:private-keys" }
@@ -28,17 +37,30 @@ func (a PrivateKeys) Analyze(ctx context.Context, files []*diff.File) ([]review.
 
 // AnalyzeFile implements FileAnalyzer.
 func (a PrivateKeys) AnalyzeFile(_ context.Context, ad *Added) []review.Finding {
-	return eachLine(ad, func(f *diff.File, l AddedLine) *review.Finding {
-		if !strings.Contains(l.Text, "PRIVATE KEY") || !pemHeader.MatchString(l.Text) {
-			return nil
+	if a.policy.pathAllowed(ad.File.Path()) {
+		return nil
+	}
+	var out []review.Finding
+	for i, l := range ad.Lines {
+		if !strings.Contains(l.Text, "PRIVATE KEY") || !pemHeader.MatchString(l.Text) ||
+			a.policy.ignored(ad.File.Path(), privateKeyRule, l.Num) {
+			continue
 		}
-		fd := finding(a.Name(), f, l.Num, l.Num, review.SeverityCritical, review.CategorySecurity, 0.95,
+		body := []string{l.Text}
+		for j, next := range ad.Lines[i+1 : min(len(ad.Lines), i+1+keyLookahead)] {
+			if next.Hunk != l.Hunk || next.Num != l.Num+j+1 {
+				break // only the lines right after the header
+			}
+			body = append(body, next.Text)
+		}
+		fd := finding(a.Name(), ad.File, l.Num, l.Num, review.SeverityCritical, review.CategorySecurity, 0.95,
 			"Private key committed",
 			"An added line starts a PEM private key. A private key in the repository is compromised for everyone who can read it.",
 			"Remove the key from the change and its history, revoke it, and load keys from a secret store.",
-			strings.TrimSpace(l.Text))
-		return &fd
-	})
+			"")
+		out = append(out, a.policy.fixture(keyFinding(fd, hasKeyMaterial(body))))
+	}
+	return out
 }
 
 // ConflictMarkers finds unresolved merge-conflict blocks in added lines. A

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,9 +30,13 @@ import (
 // When the generic rule is not the one this is written for (a newer
 // gitleaks), every rule runs on the whole text.
 type detectors struct {
-	rules   map[string]gitleaks.Rule // every rule, by id
-	rest    *detect.Detector         // every rule but the generic one
-	generic *detect.Detector         // the generic rule alone; nil: rest has every rule
+	cfg   gitleaks.Config          // the configuration the rules are of
+	rules map[string]gitleaks.Rule // every rule, by id
+	// scanned are cfg's global allowlists without their paths, which a
+	// repository's configuration extends (see pathless).
+	scanned []*gitleaks.Allowlist
+	rest    *detect.Detector // every rule but the generic one
+	generic *detect.Detector // the generic rule alone; nil: rest has every rule
 	// keywords finds the generic rule's keywords in ASCII-lower-cased
 	// text (gitleaks finds the other rules' own).
 	keywords *ahocorasick.Trie
@@ -62,7 +67,40 @@ func newDetectors() (*detectors, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &detectors{rules: cfg.Rules}
+	d := detectorsFor(cfg)
+	if d.scanned, err = pathless(cfg.Allowlists); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// pathless returns the global allowlists of gitleaks' default
+// configuration without their paths: those skip lock files, vendored code
+// and images whole, which MergeGuard scans for secrets all the same (a key
+// moved into go.sum is leaked all the same). An allowlist of paths alone
+// is left out.
+func pathless(lists []*gitleaks.Allowlist) ([]*gitleaks.Allowlist, error) {
+	var out []*gitleaks.Allowlist
+	for _, a := range lists {
+		if a.MatchCondition == gitleaks.AllowlistMatchAnd && len(a.Paths) > 0 {
+			continue // its other checks hold only with the paths
+		}
+		b := &gitleaks.Allowlist{Description: a.Description, MatchCondition: a.MatchCondition, Commits: a.Commits,
+			RegexTarget: a.RegexTarget, Regexes: a.Regexes, StopWords: a.StopWords}
+		if len(b.Commits)+len(b.Regexes)+len(b.StopWords) == 0 {
+			continue
+		}
+		if err := b.Validate(); err != nil {
+			return nil, fmt.Errorf("gitleaks default allowlist: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// detectorsFor builds the rule set of cfg, whole and split.
+func detectorsFor(cfg gitleaks.Config) *detectors {
+	d := &detectors{cfg: cfg, rules: cfg.Rules}
 	var words []string
 	for _, k := range cfg.Rules[genericRuleID].Keywords {
 		words = append(words, strings.ToLower(k))
@@ -71,11 +109,11 @@ func newDetectors() (*detectors, error) {
 	g, ok := cfg.Rules[genericRuleID]
 	if !ok || g.Regex == nil || g.Regex.String() != genericRegex || g.Path != nil || countGeneric(cfg) != 1 {
 		d.rest = detect.NewDetector(cfg)
-		return d, nil
+		return d
 	}
 	d.rest = detect.NewDetector(subConfig(cfg, func(id string) bool { return id != genericRuleID }))
 	d.generic = detect.NewDetector(subConfig(cfg, func(id string) bool { return id == genericRuleID }))
-	return d, nil
+	return d
 }
 
 // countGeneric counts the rules gitleaks treats as generic (their findings
@@ -110,10 +148,14 @@ func subConfig(cfg gitleaks.Config, keep func(id string) bool) gitleaks.Config {
 	return c
 }
 
+// where is the file and commit a text is of: gitleaks' path and commit
+// allowlists apply to it when set (a repository's own configuration).
+type where struct{ path, commit string }
+
 // detect returns gitleaks' findings on text.
-func (d *detectors) detect(text string) []report.Finding {
+func (d *detectors) detect(text string, at where) []report.Finding {
 	if d.generic == nil || hasFoldTraps(text) {
-		return d.whole(text)
+		return d.whole(text, at)
 	}
 	buf, _ := d.lower.Get().(*[]byte)
 	if buf == nil {
@@ -128,21 +170,26 @@ func (d *detectors) detect(text string) []report.Finding {
 	d.lower.Put(buf)
 	// gitleaks looks for the other rules' keywords first and runs only the
 	// rules it finds one of: a text with none costs that search alone.
-	found := d.rest.DetectString(text)
+	found := d.rest.Detect(fragment(text, at))
 	sparse, ok := genericText(text, starts)
 	if !ok {
 		return found
 	}
-	return withGeneric(found, d.generic.DetectString(sparse))
+	return withGeneric(found, d.generic.Detect(fragment(sparse, at)))
+}
+
+// fragment is text of at as gitleaks scans it.
+func fragment(text string, at where) detect.Fragment {
+	return detect.Fragment{Raw: text, FilePath: at.path, CommitSHA: at.commit}
 }
 
 // whole runs every rule on the whole text: gitleaks' findings there.
-func (d *detectors) whole(text string) []report.Finding {
-	found := d.rest.DetectString(text)
+func (d *detectors) whole(text string, at where) []report.Finding {
+	found := d.rest.Detect(fragment(text, at))
 	if d.generic == nil {
 		return found
 	}
-	return withGeneric(found, d.generic.DetectString(text))
+	return withGeneric(found, d.generic.Detect(fragment(text, at)))
 }
 
 // withGeneric adds to the other rules' findings the generic findings they

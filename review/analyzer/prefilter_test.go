@@ -87,7 +87,7 @@ func TestFastPathMatchesGitleaks(t *testing.T) {
 				generic++
 			}
 		}
-		if diff := cmp.Diff(want, hitKeys(det.detect(text))); diff != "" {
+		if diff := cmp.Diff(want, hitKeys(det.detect(text, where{}))); diff != "" {
 			t.Errorf("text %d (-gitleaks +fast path):\n%s\n%s", i, diff, text)
 		}
 	}

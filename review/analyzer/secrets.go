@@ -21,6 +21,8 @@ import (
 // rule and the line, and its snippet is left empty.
 type Secrets struct {
 	detector func() (*detectors, error)
+	// policy is the repository's (ForRepo); nil: the defaults.
+	policy *secretPolicy
 }
 
 // NewSecrets returns the secret scanner. The gitleaks rule set (about 200
@@ -168,7 +170,8 @@ func (s *Secrets) scan(det *detectors, f *diff.File, lines []AddedLine) []review
 		b.WriteString(l.Text)
 		b.WriteByte('\n')
 	}
-	hits := det.detect(b.String())
+	at := s.where(f)
+	hits := det.detect(b.String(), at)
 	// gitleaks runs its rules in map order: sort for a stable report.
 	slices.SortFunc(hits, func(a, b report.Finding) int {
 		return cmp.Or(cmp.Compare(a.StartLine, b.StartLine), cmp.Compare(a.EndLine, b.EndLine), strings.Compare(a.RuleID, b.RuleID))
@@ -183,7 +186,14 @@ func (s *Secrets) scan(det *detectors, f *diff.File, lines []AddedLine) []review
 		if stop.Hunk != start.Hunk {
 			stop = start // a comment range must stay inside one hunk
 		}
-		out = append(out, secretFinding(s.Name(), f, start.Num, stop.Num, hit.RuleID, hit.Description, det.heuristicRule(hit.RuleID)))
+		if s.policy.ignored(f.Path(), hit.RuleID, start.Num) {
+			continue
+		}
+		fd := secretFinding(s.Name(), f, start.Num, stop.Num, hit.RuleID, hit.Description, det.heuristicRule(hit.RuleID))
+		if hit.RuleID == privateKeyRule {
+			fd = keyFinding(fd, hasKeyMaterial(fileLines(lines, hit.StartLine, end)))
+		}
+		out = append(out, s.policy.fixture(fd))
 	}
 	for _, i := range long {
 		out = append(out, s.scanLong(det, f, lines[i])...)
@@ -197,17 +207,36 @@ func (s *Secrets) scanLong(det *detectors, f *diff.File, l AddedLine) []review.F
 	var out []review.Finding
 	seen := map[string]bool{}
 	for at := 0; at < len(l.Text); at += longLine - windowOverlap {
-		for _, hit := range det.detect(l.Text[at:min(len(l.Text), at+longLine)]) {
-			if !seen[hit.RuleID] {
-				seen[hit.RuleID] = true
-				out = append(out, secretFinding(s.Name(), f, l.Num, l.Num, hit.RuleID, hit.Description, det.heuristicRule(hit.RuleID)))
+		for _, hit := range det.detect(l.Text[at:min(len(l.Text), at+longLine)], s.where(f)) {
+			if seen[hit.RuleID] || s.policy.ignored(f.Path(), hit.RuleID, l.Num) {
+				continue
 			}
+			seen[hit.RuleID] = true
+			fd := secretFinding(s.Name(), f, l.Num, l.Num, hit.RuleID, hit.Description, det.heuristicRule(hit.RuleID))
+			if hit.RuleID == privateKeyRule {
+				fd = keyFinding(fd, hasKeyMaterial([]string{l.Text}))
+			}
+			out = append(out, s.policy.fixture(fd))
 		}
 		if at+longLine >= len(l.Text) {
 			break
 		}
 	}
 	return out
+}
+
+// privateKeyRule is gitleaks' rule for PEM private keys.
+const privateKeyRule = "private-key"
+
+// where is the file gitleaks is told a text is of: with the repository's
+// own configuration, its path and the head commit, so that its path and
+// commit allowlists apply; with the default one, none (MergeGuard scans
+// the lock and vendored files gitleaks' default allowlist skips).
+func (s *Secrets) where(f *diff.File) where {
+	if s.policy == nil || !s.policy.paths {
+		return where{}
+	}
+	return where{path: f.Path(), commit: s.policy.commit}
 }
 
 // keywordRule starts the regular expression of gitleaks' keyword-proximity
@@ -217,14 +246,21 @@ const keywordRule = `(?i)[\w.-]{0,50}?(?:`
 
 // heuristicRule reports whether a gitleaks rule is a heuristic: a generic
 // rule (a high-entropy value assigned to a secret-looking name) or a
-// keyword-proximity rule. The others match a token's own format (a fixed
-// prefix such as AKIA, ghp_ or xoxb-, or a PEM block) and are exact.
+// keyword-proximity rule, or a rule that matches a constant text. The
+// others match a token's own format (a fixed prefix such as AKIA, ghp_ or
+// xoxb- and the token's own characters, or a PEM block) and are exact.
 func (d *detectors) heuristicRule(id string) bool {
 	if strings.Contains(id, "generic") {
 		return true
 	}
 	r, ok := d.rules[id]
-	return !ok || r.Regex == nil || strings.HasPrefix(r.Regex.String(), keywordRule)
+	if !ok || r.Regex == nil || strings.HasPrefix(r.Regex.String(), keywordRule) {
+		return true
+	}
+	// A rule that matches one constant text (gitleaks' short-lived Bedrock
+	// key rule matches the prefix every such key shares) finds no token.
+	_, constant := r.Regex.LiteralPrefix()
+	return constant
 }
 
 // secretFinding describes a gitleaks hit without the secret. A heuristic

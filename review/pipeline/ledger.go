@@ -173,7 +173,7 @@ type stillReported struct{ problems map[string]bool }
 // analyzer that fails reports everything: its findings stay open.
 func (r *run) analyzersOver(ctx context.Context, d *diff.Diff) *stillReported {
 	s := &stillReported{problems: map[string]bool{}}
-	analyzers := r.p.d.Analyzers
+	analyzers := r.builtins()
 	for i, got := range analyzer.Run(ctx, analyzers, d.Files) {
 		name := analyzers[i].Name()
 		if got.Err != nil {

@@ -272,6 +272,9 @@ type run struct {
 	// lintUnchecked counts the files a linter applied to but could not
 	// read (or were too large): the summary says so.
 	lintUnchecked atomic.Int64
+	// analyzers are the pipeline's analyzers configured for the
+	// repository (secretAnalyzers).
+	analyzers []analyzer.Analyzer
 }
 
 // memoCounter remembers the count of every text it was asked about, and
@@ -364,11 +367,14 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("read back binary files: %w", err)
 	}
 	modelSkipped := r.modelGate(change, repo, d)
+	var secretNotes []string
+	r.analyzers, secretNotes = r.secretAnalyzers(ctx, repo, change.HeadSHA, d)
 	idx := diff.NewIndex(d)
 	sc, focus, since := scope(r.req.History, repo, d)
 	r.known = knownFindings(r.req.History, focus)
 
 	pl, prompts, notes := r.planStage(ctx, change, focus)
+	notes = append(secretNotes, notes...)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}

@@ -296,7 +296,7 @@ func (r *run) deterministic(ctx context.Context, scan, secretsOnly []*diff.File)
 	linted := make([]analyzed, len(deps.Linters))
 	notes := make([][]string, len(deps.Linters))
 	var wg sync.WaitGroup
-	wg.Go(func() { analyzers = r.runAnalyzers(ctx, deps.Analyzers, scan, secretsOnly) })
+	wg.Go(func() { analyzers = r.runAnalyzers(ctx, r.builtins(), scan, secretsOnly) })
 	for i, l := range deps.Linters {
 		wg.Go(func() { linted[i], notes[i] = r.runLinter(ctx, l, scan) })
 	}
