@@ -114,11 +114,7 @@ func newWorkers(ctx context.Context, cfg config.Config, st *store.Store, gh work
 		RunTimeout:    cfg.Workers.RunTimeout,
 		DefaultRepo:   cfg.Review,
 		Retry:         worker.Retry{Base: cfg.Workers.RetryBase, Max: cfg.Workers.RetryMax},
-		Budgets: worker.Budgets{
-			ReviewMaxTokens:            cfg.Budgets.ReviewMaxTokens,
-			InstallationDailyMaxTokens: cfg.Budgets.InstallationDailyMaxTokens,
-			InstallationDailyMaxCost:   cfg.Budgets.InstallationDailyMaxCost,
-		},
+		Budgets:       cfg.Budgets,
 	})
 }
 

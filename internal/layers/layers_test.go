@@ -35,6 +35,9 @@ var rules = []rule{
 	{folder: "config", forbidden: githubLibraries},
 	{folder: "migrations"},
 	{folder: "internal", may: []string{"internal"}},
+	// The life of a pull request is pure, as review/ is, and needs nothing
+	// of internal/ either: it speaks through the role interfaces it defines.
+	{folder: "review/lifecycle", may: []string{"review", "config"}, forbidden: githubLibraries},
 	{folder: "review", may: []string{"review", "config", "internal"}, forbidden: githubLibraries},
 	{folder: "github", may: []string{"github", "review", "config", "internal"}},
 	// config: the stored GitHub App's secrets are config.Secret, which never print.
@@ -137,6 +140,11 @@ func TestCheckCatchesForbiddenImports(t *testing.T) {
 		{"review/pipeline", module + "/server/store", true},
 		{"review/pipeline", module + "/config", false},
 		{"review/pipeline", module + "/internal/retry", false},
+		{"review/lifecycle", module + "/internal/retry", true},
+		{"review/lifecycle", module + "/github", true},
+		{"review/lifecycle", module + "/server/store", true},
+		{"review/lifecycle", module + "/review/pipeline", false},
+		{"review/lifecycle", module + "/config", false},
 		{"config", module + "/review", true},
 		{"server/worker", "github.com/google/go-github/v60/github", true},
 		{"server/webhook", "github.com/palantir/go-githubapp/githubapp", true},

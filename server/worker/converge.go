@@ -8,6 +8,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -17,18 +18,6 @@ import (
 // healed from GitHub's thread states, and what changed since the last
 // reviewed head), and what follows a posted review (fixed findings' threads
 // resolved).
-
-// Reasons for a full review.
-const (
-	reasonFirst      = "first review of this pull request"
-	reasonAsked      = "a full review was asked for"
-	reasonFailed     = "the previous review did not complete"
-	reasonNoLedger   = "the previous review was made before MergeGuard kept a finding ledger"
-	reasonSameHead   = "this head was reviewed before; it is reviewed again whole"
-	reasonBaseMoved  = "the base branch moved since the last review"
-	reasonRewritten  = "the branch was force-pushed or rebased since the last review"
-	reasonCompareErr = "the commits since the last review could not be compared"
-)
 
 // history is what a pull request run starts from.
 type history struct {
@@ -50,18 +39,39 @@ func (p *Pool) loadHistory(ctx context.Context, j *job, repo Repo, opts review.O
 		return history{}, err
 	}
 	h := history{pipeline: &pipeline.History{Ledger: ledger}, resolved: resolved}
+	last, err := p.lastReview(ctx, j)
+	if err != nil {
+		return history{}, err
+	}
+	h.followUp = last.Found
+	head := lifecycle.Head{SHA: run.HeadSHA, BaseSHA: run.BaseSHA}
+	if h.pipeline.FullReason = lifecycle.FullReason(last, head, opts.Full); h.pipeline.FullReason != "" {
+		return h, nil
+	}
+	cmp, err := repo.Compare(ctx, last.HeadSHA, run.HeadSHA)
+	if err != nil && !errors.Is(err, review.ErrNotFound) {
+		if _, ok := github.Transient(err); ok {
+			return history{}, err
+		}
+		j.log.Warn().Err(err).Msg("compare with the last reviewed head")
+	}
+	h.pipeline.Since, h.pipeline.FullReason = lifecycle.Compared(last, cmp, err)
+	return h, nil
+}
+
+// lastReview is what the pull request's last review left, the zero
+// LastReview when it was never reviewed.
+func (p *Pool) lastReview(ctx context.Context, j *job) (lifecycle.LastReview, error) {
+	run := j.run
 	last, err := p.deps.Store.LastReview(ctx, run.Repository, run.PRNumber, run.ID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		h.pipeline.FullReason = reasonFirst
-		return h, nil
+		return lifecycle.LastReview{}, nil
 	case err != nil:
-		return history{}, err
+		return lifecycle.LastReview{}, err
 	}
-	h.followUp = true
-	since, reason, err := p.since(ctx, j, repo, last, opts)
-	h.pipeline.Since, h.pipeline.FullReason = since, reason
-	return h, err
+	return lifecycle.LastReview{Found: true, Succeeded: last.Status == store.StatusSucceeded, KeptLedger: last.ReviewKind != "",
+		HeadSHA: last.HeadSHA, BaseSHA: last.BaseSHA, ConfigDigest: last.ConfigDigest}, nil
 }
 
 // healedLedger reads the ledger and records on it the thread states GitHub
@@ -206,41 +216,6 @@ func (w *writers) can(ctx context.Context, j *job, login string) bool {
 	}
 	w.known[login] = ok
 	return ok
-}
-
-// since is what changed from the last review's head to the run's, when an
-// incremental review can start from it; otherwise the reason for a full
-// review.
-func (p *Pool) since(ctx context.Context, j *job, repo Repo, last store.Run, opts review.Options) (*pipeline.Since, string, error) {
-	run := j.run
-	switch {
-	case opts.Full:
-		return nil, reasonAsked, nil
-	case last.Status != store.StatusSucceeded:
-		return nil, reasonFailed, nil
-	case last.ReviewKind == "":
-		return nil, reasonNoLedger, nil
-	case last.HeadSHA == run.HeadSHA:
-		return nil, reasonSameHead, nil
-	case last.BaseSHA != run.BaseSHA:
-		return nil, reasonBaseMoved, nil
-	}
-	cmp, err := repo.Compare(ctx, last.HeadSHA, run.HeadSHA)
-	switch {
-	case errors.Is(err, review.ErrNotFound):
-		return nil, reasonRewritten, nil
-	case err != nil:
-		if _, ok := github.Transient(err); ok {
-			return nil, "", err
-		}
-		j.log.Warn().Err(err).Msg("compare with the last reviewed head")
-		return nil, reasonCompareErr, nil
-	case cmp.Status == review.CompareIdentical:
-		return nil, reasonSameHead, nil
-	case cmp.Status != review.CompareAhead:
-		return nil, reasonRewritten, nil
-	}
-	return &pipeline.Since{SHA: last.HeadSHA, Commits: cmp.AheadBy, Diff: cmp.Diff, ConfigDigest: last.ConfigDigest}, "", nil
 }
 
 // followUp is the follow-up part of the review body.

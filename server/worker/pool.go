@@ -57,19 +57,9 @@ type Config struct {
 	DefaultRepo config.Repo
 	// Retry is the backoff of transient failures.
 	Retry Retry
-	// Budgets cap what reviews may spend.
-	Budgets Budgets
-}
-
-// Budgets cap spending; zero values mean unlimited.
-type Budgets struct {
-	// ReviewMaxTokens caps the tokens of one review (the pipeline enforces
-	// it).
-	ReviewMaxTokens int
-	// InstallationDailyMaxTokens caps an installation's tokens per UTC day.
-	InstallationDailyMaxTokens int
-	// InstallationDailyMaxCost caps an installation's USD cost per UTC day.
-	InstallationDailyMaxCost float64
+	// Budgets cap what reviews may spend, as configured (config/ holds
+	// their defaults; zero values mean unlimited).
+	Budgets config.Budgets
 }
 
 // Pool is a set of workers sharing one store.
