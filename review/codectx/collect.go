@@ -329,12 +329,36 @@ func (c *collector) search(ctx context.Context, targets []*target, changed []*di
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for _, f := range c.parseAll(ctx, order, contents, byPath, targets) {
-		if f != nil {
-			c.scan(f, targets)
+	for _, fam := range families(targets) {
+		var ts []*target
+		for _, t := range targets {
+			if t.fam == fam {
+				ts = append(ts, t)
+			}
+		}
+		var famOrder []string
+		for _, p := range order {
+			if family(lang.Detect(p)) == fam {
+				famOrder = append(famOrder, p)
+			}
+		}
+		in := corpus{order: famOrder, contents: contents, changed: byPath}
+		if err := resolverFor(fam).resolve(ctx, c, ts, in); err != nil {
+			return err
 		}
 	}
 	return ctx.Err()
+}
+
+// families lists the language families of the targets, in their order.
+func families(targets []*target) []string {
+	var out []string
+	for _, t := range targets {
+		if !slices.Contains(out, t.fam) {
+			out = append(out, t.fam)
+		}
+	}
+	return out
 }
 
 // parseAll parses the files of order that mention a name the targets look
