@@ -117,9 +117,10 @@ type Result struct {
 // target is a changed file being given context.
 type target struct {
 	f       *file
-	changed map[int]bool // head lines added, or next to removed lines
-	shown   map[int]bool // head lines the diff's hunks show
-	uses    []string     // names its changed lines call or use as types
+	changed map[int]bool   // head lines added, or next to removed lines
+	shown   map[int]bool   // head lines the diff's hunks show
+	uses    []string       // names its changed lines call or use as types
+	refs    map[string]ref // how each of uses is used
 	funcs   map[string]bool
 	fam     string
 }
@@ -220,7 +221,7 @@ func (c *collector) target(ctx context.Context, df *diff.File) (*target, error) 
 			}
 		}
 	}
-	t.uses = f.uses(t.changed)
+	t.uses, t.refs = f.uses(t.changed)
 	t.funcs = f.changedFuncs(t.changed)
 	return t, nil
 }

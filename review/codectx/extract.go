@@ -139,32 +139,82 @@ func (f *file) container(d *def) *def {
 	return best
 }
 
-// uses returns the names that the given lines call or use as types.
-func (f *file) uses(lines map[int]bool) []string {
-	seen := map[string]bool{}
+// ref is how changed lines use a name.
+type ref struct {
+	// member is true when every use is a call on a receiver (x.name()),
+	// which only a method can answer.
+	member bool
+	// class is the enclosing class when every use is a call on self or
+	// this; "" otherwise.
+	class string
+}
+
+// uses returns the names that the given lines call or use as types, in
+// order, less the language's builtins, and how each is used.
+func (f *file) uses(lines map[int]bool) ([]string, map[string]ref) {
 	var out []string
-	add := func(n *Node) {
+	refs := map[string]ref{}
+	add := func(n *Node, call *Node) {
 		if n == nil || !lines[n.Start] {
 			return
 		}
-		if name := n.Text(f.src); len(name) >= 3 && !seen[name] {
-			seen[name] = true
+		name := n.Text(f.src)
+		r := f.refOf(n, call)
+		if len(name) < 3 || (f.g.builtins[name] && r.class == "") {
+			return // a builtin, unless called on self/this
+		}
+		if old, seen := refs[name]; seen {
+			merged := ref{member: old.member && r.member}
+			if old.class == r.class {
+				merged.class = r.class
+			}
+			r = merged
+		} else {
 			out = append(out, name)
 		}
+		refs[name] = r
 	}
 	f.root.walk(func(n *Node) bool {
 		if !overlaps(n.Start, n.End, lines) {
 			return false
 		}
 		if field, ok := f.g.calls[n.Kind]; ok {
-			add(callee(n.Child(field)))
+			add(callee(n.Child(field)), n)
 		}
 		if n.Kind == "type_identifier" || (n.Kind == "identifier" && n.Parent != nil && n.Parent.Kind == "type") {
-			add(n)
+			add(n, nil)
 		}
 		return true
 	})
-	return out
+	return out, refs
+}
+
+// refOf tells how the callee n of call is used: on a receiver, on
+// self/this (then in the enclosing class), or by its bare name. Go's
+// names are left bare: its search stays by name.
+func (f *file) refOf(n, call *Node) ref {
+	if call == nil || f.g.selfNames == nil {
+		return ref{}
+	}
+	recv := call.Child("object") // Java: method_invocation.object
+	if n.Parent != nil && n.Parent != call {
+		recv = n.Parent.Child("object") // Python attribute, JS member_expression
+	}
+	if recv == nil {
+		return ref{}
+	}
+	r := ref{member: true}
+	if f.g.selfNames[recv.Kind] || f.g.selfNames[recv.Text(f.src)] {
+		for p := call.Parent; p != nil; p = p.Parent {
+			if f.g.types[p.Kind] {
+				if name := p.Child("name"); name != nil {
+					r.class = name.Text(f.src)
+				}
+				break
+			}
+		}
+	}
+	return r
 }
 
 // callee returns the identifier naming a called function: the name

@@ -1,0 +1,72 @@
+package codectx
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCollectResolvesNames: builtins and standard-library names never
+// match the repository's definitions, and a call on self/this resolves to
+// the enclosing class.
+func TestCollectResolvesNames(t *testing.T) {
+	if !Available {
+		t.Skip("no parser without cgo")
+	}
+	tests := []struct {
+		name       string
+		base, head repo
+		file       string
+		want       []string
+	}{
+		{
+			name: "python: str.format and len are builtins, not the repository's format",
+			base: repo{
+				"app/log.py":  "def format(record):\n    \"\"\"Render a log record.\"\"\"\n    return str(record)\n\n\ndef len(items):\n    return 0\n",
+				"app/view.py": "def title(name):\n    return name\n",
+			},
+			head: repo{"app/view.py": "def title(name):\n    return \"{} ({})\".format(name, len(name))\n"},
+			file: "app/view.py",
+		},
+		{
+			name: "python: self.get resolves to the enclosing class",
+			base: repo{
+				"app/cache.py":   "class Cache:\n    def get(self, key):\n        return None\n",
+				"app/session.py": "class Session:\n    def get(self, key):\n        \"\"\"Return the session value.\"\"\"\n        return self.data[key]\n\n    def user(self):\n        return None\n",
+			},
+			head: repo{"app/session.py": "class Session:\n    def get(self, key):\n        \"\"\"Return the session value.\"\"\"\n        return self.data[key]\n\n    def user(self):\n        return self.get(\"user\")\n"},
+			file: "app/session.py",
+			want: []string{"definition app/session.py:2-4 get"},
+		},
+		{
+			name: "javascript: push and map are Array methods, not the repository's",
+			base: repo{
+				"lib/queue.js": "export class Queue {\n  push(job) {\n    this.jobs.push(job);\n  }\n  map(fn) {\n    return [];\n  }\n}\n",
+				"lib/ids.js":   "export function ids(users) {\n  return [];\n}\n",
+			},
+			head: repo{"lib/ids.js": "export function ids(users) {\n  const out = [];\n  users.map((u) => out.push(u.id));\n  return out;\n}\n"},
+			file: "lib/ids.js",
+		},
+		{
+			name: "java: toString and equals are Object's",
+			base: repo{
+				"src/a/Money.java": "package a;\n\npublic class Money {\n    public String toString() {\n        return \"\";\n    }\n}\n",
+				"src/a/Label.java": "package a;\n\nclass Label {\n    String text(Object o) {\n        return \"\";\n    }\n}\n",
+			},
+			head: repo{"src/a/Label.java": "package a;\n\nclass Label {\n    String text(Object o) {\n        return o.toString();\n    }\n}\n"},
+			file: "src/a/Label.java",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := gitDiff(t, tt.base, tt.head)
+			res, err := Collect(t.Context(), merged(tt.base, tt.head), d.Files, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, brief(res.ByFile[tt.file])); diff != "" {
+				t.Errorf("snippets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
