@@ -147,6 +147,9 @@ type ref struct {
 	// class is the enclosing class when every use is a call on self or
 	// this; "" otherwise.
 	class string
+	// value is true when every use reads the name as a value, which only
+	// a constant or variable outside functions answers.
+	value bool
 }
 
 // uses returns the names that the given lines call or use as types, in
@@ -164,7 +167,7 @@ func (f *file) uses(lines map[int]bool) ([]string, map[string]ref) {
 			return // a builtin, unless called on self/this
 		}
 		if old, seen := refs[name]; seen {
-			merged := ref{member: old.member && r.member}
+			merged := ref{member: old.member && r.member, value: old.value && r.value}
 			if old.class == r.class {
 				merged.class = r.class
 			}
@@ -183,16 +186,40 @@ func (f *file) uses(lines map[int]bool) ([]string, map[string]ref) {
 		}
 		if n.Kind == "type_identifier" || (n.Kind == "identifier" && n.Parent != nil && n.Parent.Kind == "type") {
 			add(n, nil)
+		} else if f.readsValue(n) {
+			add(n, n)
 		}
 		return true
 	})
 	return out, refs
 }
 
+// readsValue reports whether n is a bare identifier read as a value (not
+// a declared name, a parameter, a key or a member, nor a call's callee):
+// a constant or module variable is what it may name. Go is left out (its
+// search stays by name over calls and types).
+func (f *file) readsValue(n *Node) bool {
+	if n.Kind != "identifier" || f.g.selfNames == nil || n.Parent == nil {
+		return false
+	}
+	switch n.Field {
+	case "name", "left", "key", "property", "attribute", "field", "parameter", "pattern", "alias", "module_name":
+		return false
+	}
+	p := n.Parent
+	if _, call := f.g.calls[p.Kind]; call || strings.Contains(p.Kind, "parameter") || strings.Contains(p.Kind, "import") {
+		return false
+	}
+	return true
+}
+
 // refOf tells how the callee n of call is used: on a receiver, on
 // self/this (then in the enclosing class), or by its bare name. Go's
 // names are left bare: its search stays by name.
 func (f *file) refOf(n, call *Node) ref {
+	if call == n {
+		return ref{value: true}
+	}
 	if call == nil || f.g.selfNames == nil {
 		return ref{}
 	}

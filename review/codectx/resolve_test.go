@@ -56,6 +56,26 @@ func TestCollectResolvesNames(t *testing.T) {
 			head: repo{"src/a/Label.java": "package a;\n\nclass Label {\n    String text(Object o) {\n        return o.toString();\n    }\n}\n"},
 			file: "src/a/Label.java",
 		},
+		{
+			name: "python: a module-level constant read by a changed line",
+			base: repo{
+				"net/config.py": "import os\n\n# Retries of a failed request.\nMAX_RETRIES = 3\n",
+				"net/client.py": "from net.config import MAX_RETRIES\n\n\ndef send(req):\n    return req\n",
+			},
+			head: repo{"net/client.py": "from net.config import MAX_RETRIES\n\n\ndef send(req):\n    for _ in range(MAX_RETRIES):\n        pass\n    return req\n"},
+			file: "net/client.py",
+			want: []string{"definition net/config.py:3-4 MAX_RETRIES"},
+		},
+		{
+			name: "typescript: an exported constant read by a changed line",
+			base: repo{
+				"src/limits.ts": "/** In milliseconds. */\nexport const DEFAULT_TIMEOUT = 5000;\n",
+				"src/http.ts":   "export function get(url: string) {\n  return fetch(url);\n}\n",
+			},
+			head: repo{"src/http.ts": "export function get(url: string) {\n  return fetch(url, { timeout: DEFAULT_TIMEOUT });\n}\n"},
+			file: "src/http.ts",
+			want: []string{"definition src/limits.ts:1-2 DEFAULT_TIMEOUT"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

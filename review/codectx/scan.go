@@ -56,8 +56,12 @@ func (c *collector) definitions(t *target, f *file) {
 // answers reports whether d can be what a use r of its name means, and
 // the score of its snippet: a call on self/this only a method of the
 // enclosing class answers; a call on another receiver only a method,
-// ranked below a bare name's definition.
+// ranked below a bare name's definition; a name read as a value only a
+// constant or variable outside classes and functions.
 func (f *file) answers(d *def, r ref) (int, bool) {
+	if r.value {
+		return 30, !d.fn && !f.g.types[d.node.Kind] && f.container(d) == nil
+	}
 	if !r.member {
 		return 30, true
 	}
