@@ -14,6 +14,8 @@ type file struct {
 	root  *Node
 	g     *grammar
 	defs  []def
+	// mods are the names bound to modules (modules), computed once.
+	mods map[string]bool
 }
 
 // def is one definition of a file.
@@ -147,6 +149,12 @@ type ref struct {
 	// class is the enclosing class when every use is a call on self or
 	// this; "" otherwise.
 	class string
+	// function is true when every use is a bare call or a call on an
+	// imported module (Python, JavaScript), which a method cannot answer.
+	function bool
+	// module is true when the call is on an imported module (requests.get):
+	// a builtin's name is then the module's own function.
+	module bool
 	// value is true when every use reads the name as a value, which only
 	// a constant or variable outside functions answers.
 	value bool
@@ -163,11 +171,11 @@ func (f *file) uses(lines map[int]bool) ([]string, map[string]ref) {
 		}
 		name := n.Text(f.src)
 		r := f.refOf(n, call)
-		if len(name) < 3 || (f.g.builtins[name] && r.class == "") {
-			return // a builtin, unless called on self/this
+		if len(name) < 3 || (f.g.builtins[name] && r.class == "" && !r.module) {
+			return // a builtin, unless called on self/this or a module
 		}
 		if old, seen := refs[name]; seen {
-			merged := ref{member: old.member && r.member, value: old.value && r.value}
+			merged := ref{member: old.member && r.member, value: old.value && r.value, function: old.function && r.function}
 			if old.class == r.class {
 				merged.class = r.class
 			}
@@ -192,6 +200,37 @@ func (f *file) uses(lines map[int]bool) ([]string, map[string]ref) {
 		return true
 	})
 	return out, refs
+}
+
+// modules returns the names the file's imports bind to whole modules
+// (Python's import x and import x as y, JavaScript's import * as x).
+func (f *file) modules() map[string]bool {
+	if f.mods != nil {
+		return f.mods
+	}
+	f.mods = map[string]bool{}
+	f.root.walk(func(n *Node) bool {
+		switch n.Kind {
+		case "import_statement":
+			for _, c := range n.Children {
+				name := c
+				if c.Kind == "aliased_import" {
+					name = c.Child("alias")
+				}
+				if name != nil && (name.Kind == "dotted_name" || name.Kind == "identifier") {
+					f.mods[name.Text(f.src)] = true
+				}
+			}
+		case "namespace_import":
+			for _, c := range n.Children {
+				if c.Kind == "identifier" {
+					f.mods[c.Text(f.src)] = true
+				}
+			}
+		}
+		return true
+	})
+	return f.mods
 }
 
 // readsValue reports whether n is a bare identifier read as a value (not
@@ -228,7 +267,12 @@ func (f *file) refOf(n, call *Node) ref {
 		recv = n.Parent.Child("object") // Python attribute, JS member_expression
 	}
 	if recv == nil {
-		return ref{}
+		// A bare call: in Python and JavaScript never a method (Java's
+		// implicit this is).
+		return ref{function: f.g.selfNames["self"] || f.g.calls["call_expression"] != ""}
+	}
+	if f.modules()[recv.Text(f.src)] {
+		return ref{function: true, module: true} // module.f(): a function, not a method
 	}
 	r := ref{member: true}
 	if f.g.selfNames[recv.Kind] || f.g.selfNames[recv.Text(f.src)] {

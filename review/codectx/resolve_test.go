@@ -57,6 +57,17 @@ func TestCollectResolvesNames(t *testing.T) {
 			file: "src/a/Label.java",
 		},
 		{
+			name: "python: module.func() is the module's function, not a method of the same name",
+			base: repo{
+				"pkg/api.py":      "def post(url, data=None):\n    \"\"\"Send a POST request.\"\"\"\n    return None\n",
+				"pkg/sessions.py": "class Session:\n    def post(self, url, data=None):\n        return None\n",
+				"tests/test_x.py": "import pkg\n\n\ndef test_x():\n    pass\n",
+			},
+			head: repo{"tests/test_x.py": "import pkg\n\n\ndef test_x():\n    pkg.post(\"u\")\n"},
+			file: "tests/test_x.py",
+			want: []string{"definition pkg/api.py:1-3 post"},
+		},
+		{
 			name: "python: a module-level constant read by a changed line",
 			base: repo{
 				"net/config.py": "import os\n\n# Retries of a failed request.\nMAX_RETRIES = 3\n",

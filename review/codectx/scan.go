@@ -62,6 +62,9 @@ func (f *file) answers(d *def, r ref) (int, bool) {
 	if r.value {
 		return 30, !d.fn && !f.g.types[d.node.Kind] && f.container(d) == nil
 	}
+	if r.function {
+		return 30, f.container(d) == nil || !d.fn
+	}
 	if !r.member {
 		return 30, true
 	}
