@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/diff"
 )
 
 // slowRepo is a repo whose reads take delay each: a loaded machine or a
@@ -53,12 +54,7 @@ func TestCollectSameOnSlowMachine(t *testing.T) {
 	if !Available {
 		t.Skip("no parser without cgo")
 	}
-	base := repo{"core/price.py": "def price(cents):\n    return cents / 100\n"}
-	for i := range 40 {
-		base[fmt.Sprintf("shop/m%02d.py", i)] = fmt.Sprintf("from core.price import price\n\n\ndef show%d(c):\n    return price(c)\n", i)
-	}
-	head := repo{"core/price.py": "def price(cents, rate):\n    return cents * rate / 100\n"}
-	d := gitDiff(t, base, head)
+	base, head, d := priceChange(t)
 	lim := testLimits()
 	idle, err := Collect(t.Context(), merged(base, head), d.Files, lim)
 	if err != nil {
@@ -83,12 +79,7 @@ func TestCollectDeadlineIsAnError(t *testing.T) {
 	if !Available {
 		t.Skip("no parser without cgo")
 	}
-	base := repo{"core/price.py": "def price(cents):\n    return cents / 100\n"}
-	for i := range 40 {
-		base[fmt.Sprintf("shop/m%02d.py", i)] = fmt.Sprintf("def show%d(c):\n    return price(c)\n", i)
-	}
-	head := repo{"core/price.py": "def price(cents, rate):\n    return cents * rate / 100\n"}
-	d := gitDiff(t, base, head)
+	base, head, d := priceChange(t)
 	res, err := Collect(t.Context(), slowRepo{merged(base, head), 20 * time.Millisecond}, d.Files, Limits{Deadline: 50 * time.Millisecond})
 	if !errors.Is(err, errDeadline) {
 		t.Fatalf("err = %v, want errDeadline", err)
@@ -96,4 +87,15 @@ func TestCollectDeadlineIsAnError(t *testing.T) {
 	if n := len(res.ByFile); n != 0 {
 		t.Errorf("%d files got snippets, want none", n)
 	}
+}
+
+// priceChange is a changed function with 40 callers, one a file.
+func priceChange(t *testing.T) (base, head repo, d *diff.Diff) {
+	t.Helper()
+	base = repo{"core/price.py": "def price(cents):\n    return cents / 100\n"}
+	for i := range 40 {
+		base[fmt.Sprintf("shop/m%02d.py", i)] = fmt.Sprintf("from core.price import price\n\n\ndef show%d(c):\n    return price(c)\n", i)
+	}
+	head = repo{"core/price.py": "def price(cents, rate):\n    return cents * rate / 100\n"}
+	return base, head, gitDiff(t, base, head)
 }

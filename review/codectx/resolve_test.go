@@ -2,8 +2,6 @@ package codectx
 
 import (
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestCollectResolvesNames: builtins and standard-library names never
@@ -89,15 +87,6 @@ func TestCollectResolvesNames(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := gitDiff(t, tt.base, tt.head)
-			res, err := Collect(t.Context(), merged(tt.base, tt.head), d.Files, Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, brief(res.ByFile[tt.file])); diff != "" {
-				t.Errorf("snippets (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkSnippets(t, tt.base, tt.head, tt.file, tt.want) })
 	}
 }
