@@ -74,7 +74,7 @@ func (f *file) collectDefs() []def {
 // inFunc reports whether n lies inside a function.
 func (f *file) inFunc(n *Node) bool {
 	for p := n.Parent; p != nil; p = p.Parent {
-		if f.g.funcs[p.Kind] || strings.Contains(p.Kind, "arrow_function") || p.Kind == "func_literal" || p.Kind == "lambda" {
+		if f.g.funcs[p.Kind] || strings.Contains(p.Kind, "function") || p.Kind == "func_literal" || p.Kind == "lambda" {
 			return true
 		}
 	}
@@ -165,12 +165,19 @@ type ref struct {
 func (f *file) uses(lines map[int]bool) ([]string, map[string]ref) {
 	var out []string
 	refs := map[string]ref{}
+	var declared, locals map[string]bool
+	if f.g.selfNames != nil {
+		declared, locals = f.declared()
+	}
 	add := func(n *Node, call *Node) {
 		if n == nil || !lines[n.Start] {
 			return
 		}
 		name := n.Text(f.src)
 		r := f.refOf(n, call)
+		if r.function && !r.module && locals[name] {
+			return // a call of the file's own variable (var express = require(...))
+		}
 		if len(name) < 3 || (f.g.builtins[name] && r.class == "" && !r.module) {
 			return // a builtin, unless called on self/this or a module
 		}
@@ -194,12 +201,36 @@ func (f *file) uses(lines map[int]bool) ([]string, map[string]ref) {
 		}
 		if n.Kind == "type_identifier" || (n.Kind == "identifier" && n.Parent != nil && n.Parent.Kind == "type") {
 			add(n, nil)
-		} else if f.readsValue(n) {
+		} else if f.readsValue(n) && !declared[n.Text(f.src)] {
 			add(n, n)
 		}
 		return true
 	})
 	return out, refs
+}
+
+// declared returns the names the file itself declares anywhere (a
+// variable, a parameter, an import): read as values they are the file's
+// own, never another file's; locals are those less the imports.
+func (f *file) declared() (all, locals map[string]bool) {
+	all, locals = map[string]bool{}, map[string]bool{}
+	f.root.walk(func(n *Node) bool {
+		if n.Kind != "identifier" || n.Parent == nil {
+			return true
+		}
+		p := n.Parent
+		switch {
+		case strings.Contains(p.Kind, "import"), n.Field == "alias":
+			all[n.Text(f.src)] = true
+		case n.Field == "name" && (p.Kind == "variable_declarator" || f.g.vars[p.Kind]), n.Field == "left", n.Field == "pattern",
+			strings.Contains(p.Kind, "parameter"), p.Kind == "pattern_list":
+			all[n.Text(f.src)], locals[n.Text(f.src)] = true, true
+		case n.Field == "name":
+			all[n.Text(f.src)] = true
+		}
+		return true
+	})
+	return all, locals
 }
 
 // modules returns the names the file's imports bind to whole modules

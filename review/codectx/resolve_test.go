@@ -66,6 +66,15 @@ func TestCollectResolvesNames(t *testing.T) {
 			want: []string{"definition pkg/api.py:1-3 post"},
 		},
 		{
+			name: "javascript: a call of the file's own variable is not another file's variable of that name",
+			base: repo{
+				"test/a.js": "var express = require('../');\n\nit('a', function () {\n  var app = express();\n});\n",
+				"test/b.js": "var express = require('..');\n\nit('b', function () {\n});\n",
+			},
+			head: repo{"test/b.js": "var express = require('..');\n\nit('b', function () {\n  var app = express();\n  app.listen(0);\n});\n"},
+			file: "test/b.js",
+		},
+		{
 			name: "python: a module-level constant read by a changed line",
 			base: repo{
 				"net/config.py": "import os\n\n# Retries of a failed request.\nMAX_RETRIES = 3\n",
