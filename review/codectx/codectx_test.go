@@ -143,16 +143,21 @@ func TestCollect(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := gitDiff(t, tt.base, tt.head)
-			res, err := Collect(t.Context(), merged(tt.base, tt.head), d.Files, Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, brief(res.ByFile[tt.file])); diff != "" {
-				t.Errorf("snippets (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkSnippets(t, tt.base, tt.head, tt.file, tt.want) })
+	}
+}
+
+// checkSnippets collects the change from base to head and compares the
+// snippets of file with want.
+func checkSnippets(t *testing.T, base, head repo, file string, want []string) {
+	t.Helper()
+	d := gitDiff(t, base, head)
+	res, err := Collect(t.Context(), merged(base, head), d.Files, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, brief(res.ByFile[file])); diff != "" {
+		t.Errorf("snippets (-want +got):\n%s", diff)
 	}
 }
 

@@ -47,15 +47,31 @@ type Limits struct {
 	// definition is shown by its signature, a longer caller around the
 	// call (60).
 	MaxSnippetLines int
-	// Timeout bounds the whole collection (10 s).
-	Timeout time.Duration
+	// MaxReadBytes bounds the bytes read in all (32 MiB); the files past
+	// it in the search order are left out, with a note.
+	MaxReadBytes int
+	// MaxParseBytes bounds the bytes parsed in all (8 MiB), the parse
+	// work; the files past it in the search order are left out, with a
+	// note.
+	MaxParseBytes int
+	// Deadline is a safety bound on the whole collection (2 min), far
+	// above what the other limits allow: a collection that hits it fails
+	// with errDeadline rather than returning a part of the context, so
+	// that what the limits above let in never depends on the machine's
+	// speed.
+	Deadline time.Duration
 }
+
+// errDeadline is the cause of a collection stopped by Limits.Deadline.
+var errDeadline = errors.New("code context: the collection hit its safety deadline")
 
 func (l Limits) withDefaults() Limits {
 	l.MaxFiles = cmp.Or(l.MaxFiles, 200)
 	l.MaxFileBytes = cmp.Or(l.MaxFileBytes, 1<<20)
 	l.MaxSnippetLines = cmp.Or(l.MaxSnippetLines, 60)
-	l.Timeout = cmp.Or(l.Timeout, 10*time.Second)
+	l.MaxReadBytes = cmp.Or(l.MaxReadBytes, 32<<20)
+	l.MaxParseBytes = cmp.Or(l.MaxParseBytes, 8<<20)
+	l.Deadline = cmp.Or(l.Deadline, 2*time.Minute)
 	return l
 }
 
@@ -101,9 +117,10 @@ type Result struct {
 // target is a changed file being given context.
 type target struct {
 	f       *file
-	changed map[int]bool // head lines added, or next to removed lines
-	shown   map[int]bool // head lines the diff's hunks show
-	uses    []string     // names its changed lines call or use as types
+	changed map[int]bool   // head lines added, or next to removed lines
+	shown   map[int]bool   // head lines the diff's hunks show
+	uses    []string       // names its changed lines call or use as types
+	refs    map[string]ref // how each of uses is used
 	funcs   map[string]bool
 	fam     string
 }
@@ -112,12 +129,22 @@ type target struct {
 // files to give context to (the reviewed ones). Files are read from r at
 // the head revision; a changed file r cannot read (a bare diff) is pieced
 // together from its hunks. It stops at lim's bounds and returns what it
-// found so far, with a note.
+// found so far, with a note. The limits count files and bytes, never
+// time, so that the same change gives the same context on any machine;
+// the safety deadline (Limits.Deadline) is an error, never a silent cut.
 func Collect(ctx context.Context, r Reader, files []*diff.File, lim Limits) (Result, error) {
 	lim = lim.withDefaults()
-	parent := ctx
-	ctx, cancel := context.WithTimeout(parent, lim.Timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, lim.Deadline, errDeadline)
 	defer cancel()
+	res, err := collect(ctx, r, files, lim)
+	if err != nil && errors.Is(context.Cause(ctx), errDeadline) {
+		return Result{ByFile: map[string][]Snippet{}}, fmt.Errorf("%w (%s)", errDeadline, lim.Deadline)
+	}
+	return res, err
+}
+
+// collect is Collect under the safety deadline.
+func collect(ctx context.Context, r Reader, files []*diff.File, lim Limits) (Result, error) {
 	c := &collector{r: r, lim: lim, res: Result{ByFile: map[string][]Snippet{}}, parsed: map[string]*file{}}
 	if p, ok := r.(preloader); ok && supported(files) >= preloadFrom {
 		_ = p.Preload(ctx) // best effort: otherwise files are read one by one
@@ -137,10 +164,7 @@ func Collect(ctx context.Context, r Reader, files []*diff.File, lim Limits) (Res
 		return c.res, nil
 	}
 	if err := c.search(ctx, targets, files); err != nil {
-		if parent.Err() != nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return c.res, err
-		}
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("Code context: the search stopped at its time limit (%s).", lim.Timeout))
+		return c.res, err
 	}
 	for p, ss := range c.res.ByFile {
 		c.res.ByFile[p] = rank(ss)
@@ -154,6 +178,8 @@ type collector struct {
 	lim    Limits
 	res    Result
 	parsed map[string]*file
+	// parseBytes are the bytes parsed so far, against MaxParseBytes.
+	parseBytes int
 }
 
 // target reads and parses a changed file; nil when it has no grammar or
@@ -195,7 +221,7 @@ func (c *collector) target(ctx context.Context, df *diff.File) (*target, error) 
 			}
 		}
 	}
-	t.uses = f.uses(t.changed)
+	t.uses, t.refs = f.uses(t.changed)
 	t.funcs = f.changedFuncs(t.changed)
 	return t, nil
 }
@@ -235,6 +261,7 @@ func (c *collector) parse(ctx context.Context, p, l string, src []byte) (*file, 
 		return f, nil
 	}
 	start := time.Now()
+	c.parseBytes += len(src)
 	f, err := parseFile(ctx, p, l, src)
 	c.res.ParseTime += time.Since(start)
 	if err != nil {
@@ -329,12 +356,36 @@ func (c *collector) search(ctx context.Context, targets []*target, changed []*di
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for _, f := range c.parseAll(ctx, order, contents, byPath, targets) {
-		if f != nil {
-			c.scan(f, targets)
+	for _, fam := range families(targets) {
+		var ts []*target
+		for _, t := range targets {
+			if t.fam == fam {
+				ts = append(ts, t)
+			}
+		}
+		var famOrder []string
+		for _, p := range order {
+			if family(lang.Detect(p)) == fam {
+				famOrder = append(famOrder, p)
+			}
+		}
+		in := corpus{order: famOrder, contents: contents, changed: byPath}
+		if err := resolverFor(fam).resolve(ctx, c, ts, in); err != nil {
+			return err
 		}
 	}
 	return ctx.Err()
+}
+
+// families lists the language families of the targets, in their order.
+func families(targets []*target) []string {
+	var out []string
+	for _, t := range targets {
+		if !slices.Contains(out, t.fam) {
+			out = append(out, t.fam)
+		}
+	}
+	return out
 }
 
 // parseAll parses the files of order that mention a name the targets look
@@ -356,6 +407,13 @@ func (c *collector) parseAll(ctx context.Context, order []string, contents map[s
 		if src == nil || len(src) > c.lim.MaxFileBytes || !mentions(src, targets, family(lang.Detect(p))) {
 			continue
 		}
+		// The parse budget is spent in the search order, before any
+		// parsing: what is parsed never depends on how fast it goes.
+		if c.parseBytes+len(src) > c.lim.MaxParseBytes {
+			c.res.Notes = append(c.res.Notes, fmt.Sprintf("Code context: files past %s in the search order were not parsed (limit of %d bytes parsed).", p, c.lim.MaxParseBytes))
+			break
+		}
+		c.parseBytes += len(src)
 		g.Go(func() error {
 			start := time.Now()
 			f, err := parseFile(ctx, p, lang.Detect(p), src)
@@ -384,7 +442,14 @@ func (c *collector) contents(ctx context.Context, order []string) map[string][]b
 	}
 	read := c.readAll(ctx, toRead)
 	out := make(map[string][]byte, len(toRead))
+	total := 0
 	for i, p := range toRead {
+		total += len(read[i])
+		if total > c.lim.MaxReadBytes {
+			c.res.Notes = append(c.res.Notes, fmt.Sprintf("Code context: %d of %d files were searched: the rest is past the limit of %d bytes read.",
+				i, len(toRead), c.lim.MaxReadBytes))
+			break
+		}
 		out[p] = read[i]
 	}
 	return out

@@ -14,6 +14,8 @@ type file struct {
 	root  *Node
 	g     *grammar
 	defs  []def
+	// mods are the names bound to modules (modules), computed once.
+	mods map[string]bool
 }
 
 // def is one definition of a file.
@@ -72,7 +74,7 @@ func (f *file) collectDefs() []def {
 // inFunc reports whether n lies inside a function.
 func (f *file) inFunc(n *Node) bool {
 	for p := n.Parent; p != nil; p = p.Parent {
-		if f.g.funcs[p.Kind] || strings.Contains(p.Kind, "arrow_function") || p.Kind == "func_literal" || p.Kind == "lambda" {
+		if f.g.funcs[p.Kind] || strings.Contains(p.Kind, "function") || p.Kind == "func_literal" || p.Kind == "lambda" {
 			return true
 		}
 	}
@@ -139,32 +141,182 @@ func (f *file) container(d *def) *def {
 	return best
 }
 
-// uses returns the names that the given lines call or use as types.
-func (f *file) uses(lines map[int]bool) []string {
-	seen := map[string]bool{}
+// ref is how changed lines use a name.
+type ref struct {
+	// member is true when every use is a call on a receiver (x.name()),
+	// which only a method can answer.
+	member bool
+	// class is the enclosing class when every use is a call on self or
+	// this; "" otherwise.
+	class string
+	// function is true when every use is a bare call or a call on an
+	// imported module (Python, JavaScript), which a method cannot answer.
+	function bool
+	// module is true when the call is on an imported module (requests.get):
+	// a builtin's name is then the module's own function.
+	module bool
+	// value is true when every use reads the name as a value, which only
+	// a constant or variable outside functions answers.
+	value bool
+}
+
+// uses returns the names that the given lines call or use as types, in
+// order, less the language's builtins, and how each is used.
+func (f *file) uses(lines map[int]bool) ([]string, map[string]ref) {
 	var out []string
-	add := func(n *Node) {
+	refs := map[string]ref{}
+	var declared, locals map[string]bool
+	if f.g.selfNames != nil {
+		declared, locals = f.declared()
+	}
+	add := func(n *Node, call *Node) {
 		if n == nil || !lines[n.Start] {
 			return
 		}
-		if name := n.Text(f.src); len(name) >= 3 && !seen[name] {
-			seen[name] = true
+		name := n.Text(f.src)
+		r := f.refOf(n, call)
+		if r.function && !r.module && locals[name] {
+			return // a call of the file's own variable (var express = require(...))
+		}
+		if len(name) < 3 || (f.g.builtins[name] && r.class == "" && !r.module) {
+			return // a builtin, unless called on self/this or a module
+		}
+		if old, seen := refs[name]; seen {
+			merged := ref{member: old.member && r.member, value: old.value && r.value, function: old.function && r.function}
+			if old.class == r.class {
+				merged.class = r.class
+			}
+			r = merged
+		} else {
 			out = append(out, name)
 		}
+		refs[name] = r
 	}
 	f.root.walk(func(n *Node) bool {
 		if !overlaps(n.Start, n.End, lines) {
 			return false
 		}
 		if field, ok := f.g.calls[n.Kind]; ok {
-			add(callee(n.Child(field)))
+			add(callee(n.Child(field)), n)
 		}
 		if n.Kind == "type_identifier" || (n.Kind == "identifier" && n.Parent != nil && n.Parent.Kind == "type") {
-			add(n)
+			add(n, nil)
+		} else if f.readsValue(n) && !declared[n.Text(f.src)] {
+			add(n, n)
 		}
 		return true
 	})
-	return out
+	return out, refs
+}
+
+// declared returns the names the file itself declares anywhere (a
+// variable, a parameter, an import): read as values they are the file's
+// own, never another file's; locals are those less the imports.
+func (f *file) declared() (all, locals map[string]bool) {
+	all, locals = map[string]bool{}, map[string]bool{}
+	f.root.walk(func(n *Node) bool {
+		if n.Kind != "identifier" || n.Parent == nil {
+			return true
+		}
+		p := n.Parent
+		switch {
+		case strings.Contains(p.Kind, "import"), n.Field == "alias":
+			all[n.Text(f.src)] = true
+		case n.Field == "name" && (p.Kind == "variable_declarator" || f.g.vars[p.Kind]), n.Field == "left", n.Field == "pattern",
+			strings.Contains(p.Kind, "parameter"), p.Kind == "pattern_list":
+			all[n.Text(f.src)], locals[n.Text(f.src)] = true, true
+		case n.Field == "name":
+			all[n.Text(f.src)] = true
+		}
+		return true
+	})
+	return all, locals
+}
+
+// modules returns the names the file's imports bind to whole modules
+// (Python's import x and import x as y, JavaScript's import * as x).
+func (f *file) modules() map[string]bool {
+	if f.mods != nil {
+		return f.mods
+	}
+	f.mods = map[string]bool{}
+	f.root.walk(func(n *Node) bool {
+		switch n.Kind {
+		case "import_statement":
+			for _, c := range n.Children {
+				name := c
+				if c.Kind == "aliased_import" {
+					name = c.Child("alias")
+				}
+				if name != nil && (name.Kind == "dotted_name" || name.Kind == "identifier") {
+					f.mods[name.Text(f.src)] = true
+				}
+			}
+		case "namespace_import":
+			for _, c := range n.Children {
+				if c.Kind == "identifier" {
+					f.mods[c.Text(f.src)] = true
+				}
+			}
+		}
+		return true
+	})
+	return f.mods
+}
+
+// readsValue reports whether n is a bare identifier read as a value (not
+// a declared name, a parameter, a key or a member, nor a call's callee):
+// a constant or module variable is what it may name. Go is left out (its
+// search stays by name over calls and types).
+func (f *file) readsValue(n *Node) bool {
+	if n.Kind != "identifier" || f.g.selfNames == nil || n.Parent == nil {
+		return false
+	}
+	switch n.Field {
+	case "name", "left", "key", "property", "attribute", "field", "parameter", "pattern", "alias", "module_name":
+		return false
+	}
+	p := n.Parent
+	if _, call := f.g.calls[p.Kind]; call || strings.Contains(p.Kind, "parameter") || strings.Contains(p.Kind, "import") {
+		return false
+	}
+	return true
+}
+
+// refOf tells how the callee n of call is used: on a receiver, on
+// self/this (then in the enclosing class), or by its bare name. Go's
+// names are left bare: its search stays by name.
+func (f *file) refOf(n, call *Node) ref {
+	if call == n {
+		return ref{value: true}
+	}
+	if call == nil || f.g.selfNames == nil {
+		return ref{}
+	}
+	recv := call.Child("object") // Java: method_invocation.object
+	if n.Parent != nil && n.Parent != call {
+		recv = n.Parent.Child("object") // Python attribute, JS member_expression
+	}
+	if recv == nil {
+		// A bare call: in Python and JavaScript never a method (Java's
+		// implicit this is).
+		return ref{function: f.g.selfNames["self"] || f.g.calls["call_expression"] != ""}
+	}
+	if f.modules()[recv.Text(f.src)] {
+		return ref{function: true, module: true} // module.f(): a function, not a method
+	}
+	r := ref{member: true}
+	if f.g.selfNames[recv.Kind] || f.g.selfNames[recv.Text(f.src)] {
+		for p := call.Parent; p != nil; p = p.Parent {
+			if f.g.types[p.Kind] {
+				if name := p.Child("name"); name != nil {
+					r.class = name.Text(f.src)
+				}
+				break
+			}
+		}
+	}
+	return r
 }
 
 // callee returns the identifier naming a called function: the name

@@ -28,6 +28,11 @@ type grammar struct {
 	calls map[string]string
 	// comments are comment kinds.
 	comments set
+	// builtins are names never looked up (builtinsOf).
+	builtins set
+	// selfNames are the receivers naming the enclosing class's instance
+	// (self, this), as node kinds or texts; nil keeps calls bare (Go).
+	selfNames set
 }
 
 // set is a set of node kinds.
@@ -89,6 +94,8 @@ var pythonGrammar = grammar{
 	wrappers:  setOf("decorated_definition", "expression_statement"),
 	calls:     map[string]string{"call": "function"},
 	comments:  setOf("comment"),
+	builtins:  pythonBuiltins,
+	selfNames: setOf("self", "cls"),
 }
 
 var jsGrammar = grammar{
@@ -101,6 +108,8 @@ var jsGrammar = grammar{
 	wrappers:  setOf("export_statement", "lexical_declaration", "variable_declaration"),
 	calls:     map[string]string{"call_expression": "function", "new_expression": "constructor"},
 	comments:  setOf("comment"),
+	builtins:  jsBuiltins,
+	selfNames: setOf("this"),
 }
 
 var javaGrammar = grammar{
@@ -112,4 +121,6 @@ var javaGrammar = grammar{
 	wrappers:  setOf("field_declaration", "constant_declaration"),
 	calls:     map[string]string{"method_invocation": "name", "object_creation_expression": "type"},
 	comments:  setOf("line_comment", "block_comment"),
+	builtins:  javaBuiltins,
+	selfNames: setOf("this"),
 }

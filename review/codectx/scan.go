@@ -43,13 +43,39 @@ func (c *collector) definitions(t *target, f *file) {
 		if !uses[d.name] || d.inFunc || (f == t.f && overlaps(d.start, d.end, t.changed)) {
 			continue
 		}
-		if c.count(t, Definition, d.name) >= maxDefsPerName {
+		score, ok := f.answers(d, t.refs[d.name])
+		if !ok || c.count(t, Definition, d.name) >= maxDefsPerName {
 			continue
 		}
 		start, end := d.start, min(d.end, d.start+c.lim.MaxSnippetLines-1)
-		c.add(t, Definition, f, d.name, start, end, 30+near(t, f))
-		c.decls(t, f, d.node, d.name, 25+near(t, f))
+		c.add(t, Definition, f, d.name, start, end, score+near(t, f))
+		c.decls(t, f, d.node, d.name, score-5+near(t, f))
 	}
+}
+
+// answers reports whether d can be what a use r of its name means, and
+// the score of its snippet: a call on self/this only a method of the
+// enclosing class answers; a call on another receiver only a method,
+// ranked below a bare name's definition; a name read as a value only a
+// constant or variable outside classes and functions.
+func (f *file) answers(d *def, r ref) (int, bool) {
+	if r.value {
+		return 30, !d.fn && !f.g.types[d.node.Kind] && f.container(d) == nil
+	}
+	if r.function {
+		return 30, f.container(d) == nil || !d.fn
+	}
+	if !r.member {
+		return 30, true
+	}
+	k := f.container(d)
+	if !d.fn || k == nil {
+		return 0, false
+	}
+	if r.class != "" {
+		return 30, k.name == r.class
+	}
+	return 27, true
 }
 
 // callers adds f's calls of the functions t changes, each shown with its

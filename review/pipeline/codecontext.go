@@ -15,15 +15,18 @@ import (
 // call sites of changed functions (review/codectx), read-only in each
 // chunk's prompt.
 const (
-	codeShare          = 4 // code context gets at most 1/4 of the input budget
-	codeFramingTokens  = 60
-	codeSeparator      = "\n"
-	codeContextTimeout = 10 * time.Second
+	codeShare         = 4 // code context gets at most 1/4 of the input budget
+	codeFramingTokens = 60
+	codeSeparator     = "\n"
 )
 
-// codeLimits bound the search for code context in one review.
+// codeLimits bound the search for code context in one review: files and
+// bytes, never time, so that a commit gets the same context on a busy
+// machine; the 2-minute deadline is a safety bound that fails the
+// collection (a note says so), never a cut.
 func codeLimits() codectx.Limits {
-	return codectx.Limits{MaxFiles: 200, MaxFileBytes: 1 << 20, MaxSnippetLines: 60, Timeout: codeContextTimeout}
+	return codectx.Limits{MaxFiles: 200, MaxFileBytes: 1 << 20, MaxReadBytes: 32 << 20, MaxParseBytes: 8 << 20,
+		MaxSnippetLines: 60, Deadline: 2 * time.Minute}
 }
 
 // codeHeader introduces the code context in a chunk's prompt.
