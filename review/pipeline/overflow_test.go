@@ -112,7 +112,7 @@ func randomText(rng *rand.Rand, lines int) string {
 // proved nothing more. Slow: skipped by -short (make test-short).
 func TestUnknownModelNeverOverflows(t *testing.T) {
 	if testing.Short() {
-		t.Skip("slow (400 prompts, about 10 s): skipped by -short; make test runs it")
+		t.Skip("slow: 400 prompts, about 10 s; skipped by -short, make test runs it")
 	}
 	const (
 		model                    = "llama3.1:8b"
