@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: run run-notice test lint bench bench-peers soak build fmt eval
+.PHONY: run run-notice test test-short lint bench bench-peers soak build fmt eval
 
 ## run: serve on :8080; without DATABASE_URL, start the dev PostgreSQL in .mergeguard/pg;
 ## serve prints "MergeGuard is running: open URL" (the sign-in link) once it listens
@@ -38,6 +38,13 @@ test:
 	go -C deploy/validate test ./...
 	go -C bench vet ./...
 	bash scripts/with-postgres.sh go -C bench test ./...
+
+## test-short: the fast tier for the inner loop (target: under a minute): every test
+## with -short, without the race detector, against a throwaway PostgreSQL (or
+## MERGEGUARD_TEST_DATABASE_URL's server). -short skips the slow tests, each of which
+## says so in its t.Skip message ("slow: ... skipped by -short"); make test runs them all
+test-short:
+	bash scripts/with-postgres.sh go test -short ./...
 
 ## lint: golangci-lint (installed into bin/ on first use)
 lint: $(GOLANGCI_LINT)

@@ -25,20 +25,37 @@ type PullRef struct {
 }
 
 // ParsePullURL parses a pull request's web address,
-// https://HOST/OWNER/REPO/pull/N (a trailing slash or a tab such as
-// /files is allowed).
-func ParsePullURL(raw string) (PullRef, error) {
+// WEB/OWNER/REPO/pull/N (a trailing slash or a tab such as /files is
+// allowed). webURL is the GitHub it must be on (github.web_url:
+// https://github.com/ or a GitHub Enterprise address, path included): an
+// address on any other host, port or path, or with a user, is refused,
+// since the App would otherwise review a pull request of the named
+// repository on its own host. An empty webURL accepts any http(s) host
+// (the CLI's --pr, whose token and API address follow the host).
+func ParsePullURL(raw, webURL string) (PullRef, error) {
 	bad := func(why string) (PullRef, error) {
 		return PullRef{}, fmt.Errorf("pull request address %q: %s (want https://HOST/OWNER/REPO/pull/NUMBER)", raw, why)
 	}
-	u, err := url.Parse(raw)
+	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return bad(err.Error())
 	}
 	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
 		return bad("not an http(s) address")
 	}
-	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	rest := u.Path
+	if webURL != "" {
+		base, err := url.Parse(webURL)
+		if err != nil {
+			return PullRef{}, fmt.Errorf("github web URL %q: %w", webURL, err)
+		}
+		var onBase bool
+		rest, onBase = strings.CutPrefix(u.Path, withSlash(base.Path))
+		if !strings.EqualFold(u.Host, base.Host) || !onBase || u.User != nil {
+			return bad("not on this server's GitHub (" + webURL + ")")
+		}
+	}
+	parts := strings.Split(strings.Trim(rest, "/"), "/")
 	if len(parts) < 4 || parts[2] != "pull" || parts[0] == "" || parts[1] == "" {
 		return bad("not a pull request's address")
 	}
@@ -47,6 +64,14 @@ func ParsePullURL(raw string) (PullRef, error) {
 		return bad("the pull request number is not a positive number")
 	}
 	return PullRef{Host: u.Host, Owner: parts[0], Repo: parts[1], Number: n}, nil
+}
+
+// withSlash is s ending in a slash.
+func withSlash(s string) string {
+	if strings.HasSuffix(s, "/") {
+		return s
+	}
+	return s + "/"
 }
 
 // APIURLs returns the REST and GraphQL addresses for a web host:

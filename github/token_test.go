@@ -8,24 +8,50 @@ import (
 	"github.com/mergeguard/mergeguard/github/githubtest"
 )
 
+// TestParsePullURL covers both uses of the one parser: the API's
+// github_url, which must be on the server's GitHub (webURL set), and the
+// CLI's --pr, on any host (webURL empty).
 func TestParsePullURL(t *testing.T) {
+	const gh = "https://github.com/"
+	ref := func(host, owner, repo string, n int) PullRef {
+		return PullRef{Host: host, Owner: owner, Repo: repo, Number: n}
+	}
 	tests := map[string]struct {
-		in   string
-		want PullRef
-		ok   bool
+		web, in string
+		want    PullRef
+		ok      bool
 	}{
-		"github.com":        {"https://github.com/acme/widgets/pull/7", PullRef{Host: "github.com", Owner: "acme", Repo: "widgets", Number: 7}, true},
-		"files tab":         {"https://github.com/acme/widgets/pull/7/files", PullRef{Host: "github.com", Owner: "acme", Repo: "widgets", Number: 7}, true},
-		"enterprise":        {"https://ghe.example.com/team/app/pull/12/", PullRef{Host: "ghe.example.com", Owner: "team", Repo: "app", Number: 12}, true},
-		"issue":             {"https://github.com/acme/widgets/issues/7", PullRef{}, false},
-		"zero":              {"https://github.com/acme/widgets/pull/0", PullRef{}, false},
-		"no scheme":         {"github.com/acme/widgets/pull/7", PullRef{}, false},
-		"short":             {"https://github.com/acme/pull/7", PullRef{}, false},
-		"owner/repo#number": {"acme/widgets#7", PullRef{}, false},
+		// the CLI: any host
+		"cli github.com":        {"", "https://github.com/acme/widgets/pull/7", ref("github.com", "acme", "widgets", 7), true},
+		"cli files tab":         {"", "https://github.com/acme/widgets/pull/7/files", ref("github.com", "acme", "widgets", 7), true},
+		"cli enterprise":        {"", "https://ghe.example.com/team/app/pull/12/", ref("ghe.example.com", "team", "app", 12), true},
+		"cli issue":             {"", "https://github.com/acme/widgets/issues/7", PullRef{}, false},
+		"cli zero":              {"", "https://github.com/acme/widgets/pull/0", PullRef{}, false},
+		"cli no scheme":         {"", "github.com/acme/widgets/pull/7", PullRef{}, false},
+		"cli short":             {"", "https://github.com/acme/pull/7", PullRef{}, false},
+		"cli owner/repo#number": {"", "acme/widgets#7", PullRef{}, false},
+		// the API: on the server's GitHub only
+		"api github.com":        {gh, "https://github.com/octo/hello/pull/12", ref("github.com", "octo", "hello", 12), true},
+		"api files tab":         {gh, "https://github.com/octo/hello/pull/12/files", ref("github.com", "octo", "hello", 12), true},
+		"api host case":         {gh, "https://GitHub.com/octo/hello/pull/12", ref("GitHub.com", "octo", "hello", 12), true},
+		"api web without slash": {"https://github.com", "https://github.com/octo/hello/pull/12", ref("github.com", "octo", "hello", 12), true},
+		"api enterprise":        {"https://ghe.example.com/", "https://ghe.example.com/team/svc/pull/3", ref("ghe.example.com", "team", "svc", 3), true},
+		"api enterprise path":   {"https://example.com/ghe/", "https://example.com/ghe/team/svc/pull/3", ref("example.com", "team", "svc", 3), true},
+		"api other enterprise":  {gh, "https://ghe.example.com/team/svc/pull/3", PullRef{}, false},
+		"api other host":        {gh, "https://anything.invalid/acme/priv/pull/3", PullRef{}, false},
+		"api lookalike host":    {gh, "https://github.com.evil.example/acme/priv/pull/3", PullRef{}, false},
+		"api other port":        {gh, "https://github.com:8443/acme/priv/pull/3", PullRef{}, false},
+		"api user":              {gh, "https://user@github.com/acme/priv/pull/3", PullRef{}, false},
+		"api off the path":      {"https://example.com/ghe/", "https://example.com/other/team/svc/pull/3", PullRef{}, false},
+		"api issue":             {gh, "https://github.com/octo/hello/issues/12", PullRef{}, false},
+		"api not a number":      {gh, "https://github.com/octo/hello/pull/zero", PullRef{}, false},
+		"api negative":          {gh, "https://github.com/octo/hello/pull/-1", PullRef{}, false},
+		"api ftp":               {gh, "ftp://github.com/octo/hello/pull/1", PullRef{}, false},
+		"api owner/repo#number": {gh, "octo/hello#1", PullRef{}, false},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, err := ParsePullURL(tc.in)
+			got, err := ParsePullURL(tc.in, tc.web)
 			if (err == nil) != tc.ok {
 				t.Fatalf("err = %v, want ok %v", err, tc.ok)
 			}

@@ -69,6 +69,9 @@ func modelFinding(file string, start, end int, sev, cat, title string) map[strin
 // end to end, the verifier against planted hallucinations, and the
 // throughput (the whole corpus in under 60 s).
 func TestEvalCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the whole corpus twice, about 15 s; skipped by -short, make test runs it")
+	}
 	cases, err := eval.LoadCorpus(corpusDir)
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +179,9 @@ func TestEvalFlags(t *testing.T) {
 // is in another file seen; without it (the hunks alone) that case missed.
 // No prompt may exceed the model's context.
 func TestEvalContextOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the whole corpus, about 10 s; skipped by -short, make test runs it")
+	}
 	out := filepath.Join(t.TempDir(), "ctx.json")
 	stdout, stderr, err := runCmd(t, env(nil), "eval", "--context-only", "--out", out, corpusDir)
 	if err != nil {

@@ -78,6 +78,9 @@ func TestReviewHugeDiffMemory(t *testing.T) {
 	if raceEnabled {
 		t.Skip("heap bounds do not hold under the race detector: make test runs this test without it")
 	}
+	if testing.Short() {
+		t.Skip("slow: a 40 MB diff, about 20 s; skipped by -short, make test runs it")
+	}
 	dir, path, size := hugeDiff(t)
 	growth, _ := reviewHugeDiff(t, dir, path)
 	t.Logf("diff %d MB, heap growth %d MB (%.2f× the diff)", size>>20, growth>>20, float64(growth)/float64(size))

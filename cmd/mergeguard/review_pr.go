@@ -30,7 +30,7 @@ type prReview struct {
 // learns the login the token posts as (--login, else GET /user; GitHub
 // Actions' token: github-actions[bot]).
 func openPR(ctx context.Context, f reviewFlags, getenv func(string) string, stderr io.Writer) (*prReview, error) {
-	ref, err := github.ParsePullURL(f.pr)
+	ref, err := github.ParsePullURL(f.pr, "")
 	if err != nil {
 		return nil, usageError{fmt.Errorf("review: --pr: %w", err)}
 	}

@@ -188,7 +188,8 @@ func TestCountMatchesTiktoken(t *testing.T) {
 	paths := slices.Sorted(maps.Keys(files))
 	for i, path := range paths {
 		// The race detector makes tiktoken-go slow: compare one file in 8.
-		if !raceEnabled || i%8 == 0 {
+		// Slow: -short (make test-short) compares one file in 8 too.
+		if !(raceEnabled || testing.Short()) || i%8 == 0 {
 			texts[path] = files[path]
 		}
 	}
@@ -241,7 +242,7 @@ func TestCountLongPieces(t *testing.T) {
 		},
 	}
 	sizes := map[string][]int{O200kBase: {4 << 10, 12 << 10}, CL100kBase: {4 << 10}}
-	if raceEnabled {
+	if raceEnabled || testing.Short() { // slow: -short (make test-short) counts the smaller texts too
 		sizes = map[string][]int{O200kBase: {4 << 10}, CL100kBase: {2 << 10}}
 	}
 	for name, ns := range sizes {

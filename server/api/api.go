@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -22,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/server/access"
@@ -312,11 +311,12 @@ func checkDiffText(text string) string {
 // resolvePull fills nr for a review of the pull request at rawURL. It
 // answers the client itself when it returns false.
 func (a *API) resolvePull(w http.ResponseWriter, r *http.Request, rawURL string, nr *store.NewRun) bool {
-	owner, repo, number, err := ParsePullURL(rawURL, a.d.GitHubWebURL)
+	ref, err := github.ParsePullURL(rawURL, a.d.GitHubWebURL)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		writeError(w, http.StatusBadRequest, "github_url: "+err.Error())
 		return false
 	}
+	owner, repo, number := ref.Owner, ref.Repo, ref.Number
 	if a.d.PullRequests == nil {
 		writeError(w, http.StatusUnprocessableEntity, "the GitHub App is not configured on this server")
 		return false
@@ -340,42 +340,6 @@ func (a *API) resolvePull(w http.ResponseWriter, r *http.Request, rawURL string,
 	nr.PRNumber = number
 	nr.HeadSHA, nr.BaseSHA, nr.Branch = head.SHA, head.BaseSHA, head.Branch
 	return true
-}
-
-// ParsePullURL splits raw, WEB/owner/repo/pull/N, into its parts, where
-// WEB is webURL (github.web_url: https://github.com/ or a GitHub
-// Enterprise address, path included). A URL on any other host is refused: the App
-// would review a pull request of the named repository on its own host.
-func ParsePullURL(raw, webURL string) (owner, repo string, number int, err error) {
-	notPull := fmt.Errorf("github_url %q is not a pull request URL (%sowner/repo/pull/N)", raw, withSlash(webURL))
-	base, err := url.Parse(webURL)
-	if err != nil {
-		return "", "", 0, fmt.Errorf("github web URL %q: %w", webURL, err)
-	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return "", "", 0, notPull
-	}
-	rest, onBase := strings.CutPrefix(u.Path, withSlash(base.Path))
-	if !strings.EqualFold(u.Host, base.Host) || !onBase || u.User != nil {
-		return "", "", 0, fmt.Errorf("github_url %q is not on this server's GitHub (%s)", raw, webURL)
-	}
-	parts := strings.Split(strings.Trim(rest, "/"), "/")
-	if len(parts) < 4 || parts[2] != "pull" || parts[0] == "" || parts[1] == "" {
-		return "", "", 0, notPull
-	}
-	n, err := strconv.Atoi(parts[3])
-	if err != nil || n <= 0 {
-		return "", "", 0, fmt.Errorf("github_url %q: %q is not a pull request number", raw, parts[3])
-	}
-	return parts[0], parts[1], n, nil
-}
-
-func withSlash(s string) string {
-	if strings.HasSuffix(s, "/") {
-		return s
-	}
-	return s + "/"
 }
 
 // statusResponse is the answer for a run without a verdict (yet), and a
