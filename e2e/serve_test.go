@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,21 +25,50 @@ const (
 	stopTimeout  = 15 * time.Second
 )
 
-// buildBinary builds cmd/mergeguard into the test's temporary directory and
-// returns its path.
+// sharedBuild is the one build of cmd/mergeguard that a run of this
+// package's tests shares (buildBinary): linking the binary took seconds
+// per test, 15 times a run. TestMain removes it.
+var sharedBuild struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// TestMain runs the tests, then removes the shared build.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedBuild.dir != "" {
+		if err := os.RemoveAll(sharedBuild.dir); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: remove the shared build:", err)
+		}
+	}
+	os.Exit(code)
+}
+
+// buildBinary builds cmd/mergeguard once per run of the package's tests
+// and returns the path of the binary. Tests run it; none may change it.
 func buildBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("e2e builds and runs the real binary: not in the fast tier (go test -short)")
 	}
-	bin := filepath.Join(t.TempDir(), "mergeguard")
-	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout)
-	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/mergeguard/mergeguard/cmd/mergeguard")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	sharedBuild.once.Do(func() {
+		sharedBuild.dir, sharedBuild.err = os.MkdirTemp("", "mergeguard-e2e-")
+		if sharedBuild.err != nil {
+			return
+		}
+		sharedBuild.path = filepath.Join(sharedBuild.dir, "mergeguard")
+		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+		defer cancel()
+		build := exec.CommandContext(ctx, "go", "build", "-o", sharedBuild.path, "github.com/mergeguard/mergeguard/cmd/mergeguard")
+		if out, err := build.CombinedOutput(); err != nil {
+			sharedBuild.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if sharedBuild.err != nil {
+		t.Fatal(sharedBuild.err)
 	}
-	return bin
+	return sharedBuild.path
 }
 
 // replica is a running `mergeguard serve` process.
