@@ -71,6 +71,26 @@ func buildBinary(t testing.TB) string {
 	return sharedBuild.path
 }
 
+// goCache is the Go build cache of the tests' go command.
+func goCache(t testing.TB) string {
+	t.Helper()
+	sharedCache.once.Do(func() {
+		out, err := exec.CommandContext(context.Background(), "go", "env", "GOCACHE").Output()
+		sharedCache.dir, sharedCache.err = strings.TrimSpace(string(out)), err
+	})
+	if sharedCache.err != nil {
+		t.Fatalf("go env GOCACHE: %v", sharedCache.err)
+	}
+	return sharedCache.dir
+}
+
+// sharedCache is the Go build cache the replicas share (goCache).
+var sharedCache struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
 // replica is a running `mergeguard serve` process.
 type replica struct {
 	name   string
@@ -134,6 +154,10 @@ func startReplica(t testing.TB, bin, name, dbURL string, opts serveOptions) *rep
 	r.cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + dir,
+		// The test's own Go build cache: go vet's standard library is
+		// export data `go list -export std` builds once into it, not again
+		// for each replica's new HOME.
+		"GOCACHE=" + goCache(t),
 		"DATABASE_URL=" + dbURL,
 		"MERGEGUARD_ADDR=" + addr,
 		"MERGEGUARD_LOG_FORMAT=json",
