@@ -53,7 +53,7 @@ func buildBinary(t testing.TB) string {
 		t.Skip("e2e builds and runs the real binary: not in the fast tier (go test -short)")
 	}
 	sharedBuild.once.Do(func() {
-		sharedBuild.dir, sharedBuild.err = os.MkdirTemp("", "mergeguard-e2e-")
+		sharedBuild.dir, sharedBuild.err = os.MkdirTemp("", "mergeguard-e2e-") //nolint:usetesting // shared by the package's tests; TestMain removes it
 		if sharedBuild.err != nil {
 			return
 		}

@@ -38,7 +38,7 @@ func TestMistakesAreOneLine(t *testing.T) {
 		{[]string{"reveiw"}, `unknown command "reveiw" (did you mean "review"?); "mergeguard help" lists the commands`},
 		{[]string{"deploy"}, `unknown command "deploy"; "mergeguard help" lists the commands`},
 		{[]string{"review", "--fromat", "json"}, `flag provided but not defined: -fromat (did you mean --format?); "mergeguard review -h" lists the flags`},
-		{[]string{"review", "--fail-levle", "x"}, `flag provided but not defined: -fail-levle (did you mean --fail-level?); "mergeguard review -h" lists the flags`},
+		{[]string{"review", "--fail-levl", "x"}, `flag provided but not defined: -fail-levl (did you mean --fail-level?); "mergeguard review -h" lists the flags`},
 		{[]string{"migrate", "upp"}, `migrate: unknown action "upp" (did you mean "up"?) (want up, down N or version)`},
 		{[]string{"completion", "bsh"}, `completion: unknown shell "bsh" (did you mean "bash"?) (want bash, zsh or fish)`},
 	}

@@ -114,8 +114,8 @@ func boundStopWords(vc *gitleaks.ViperConfig) error {
 	for _, a := range vc.Allowlists {
 		count(a.StopWords)
 	}
-	if vc.AllowList != nil {
-		count(vc.AllowList.StopWords)
+	if vc.AllowList != nil { //nolint:staticcheck // repositories still write the older [allowlist], which gitleaks v8 reads
+		count(vc.AllowList.StopWords) //nolint:staticcheck // as above
 	}
 	if n > maxStopWordBytes {
 		return fmt.Errorf("%s: its stop words take more than %d KiB", GitleaksConfigFile, maxStopWordBytes>>10)

@@ -179,8 +179,8 @@ func (d *detectors) detect(text string, at where) []report.Finding {
 }
 
 // fragment is text of at as gitleaks scans it.
-func fragment(text string, at where) detect.Fragment {
-	return detect.Fragment{Raw: text, FilePath: at.path, CommitSHA: at.commit}
+func fragment(text string, at where) detect.Fragment { //nolint:staticcheck // gitleaks v8's API until v9's sources.Fragment
+	return detect.Fragment{Raw: text, FilePath: at.path, CommitSHA: at.commit} //nolint:staticcheck // as above
 }
 
 // whole runs every rule on the whole text: gitleaks' findings there.

@@ -196,7 +196,7 @@ func isBase64(s string) bool {
 	seen := map[byte]bool{}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=') {
+		if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '+' && c != '/' && c != '=' {
 			return false
 		}
 		seen[c] = true

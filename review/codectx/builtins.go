@@ -2,24 +2,6 @@ package codectx
 
 import "strings"
 
-// builtinsOf returns the names that a language family's builtins and
-// standard library define and that a call or a type reference in its
-// files means far more often than a repository's definition of the same
-// name (len, print, format; push, map, toString; equals, get on a List):
-// they are never looked up. Go keeps its name-based search as it was (a
-// typed resolver replaces it).
-func builtinsOf(fam string) set {
-	switch fam {
-	case "python":
-		return pythonBuiltins
-	case "js":
-		return jsBuiltins
-	case "java":
-		return javaBuiltins
-	}
-	return nil
-}
-
 // words is a set of the space-separated names of s.
 func words(s string) set { return setOf(strings.Fields(s)...) }
 

@@ -28,7 +28,10 @@ type grammar struct {
 	calls map[string]string
 	// comments are comment kinds.
 	comments set
-	// builtins are names never looked up (builtinsOf).
+	// builtins are names never looked up: the names a language's
+	// builtins and standard library define, which a call in its files
+	// means far more often than a repository's definition of the same name
+	// (len, print, format; push, map, toString; equals, get on a List).
 	builtins set
 	// selfNames are the receivers naming the enclosing class's instance
 	// (self, this), as node kinds or texts; nil keeps calls bare (Go).

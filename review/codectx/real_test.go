@@ -56,7 +56,7 @@ func TestRealCommits(t *testing.T) {
 		for _, p := range sortedPaths(res.ByFile) {
 			for _, s := range res.ByFile[p] {
 				if s.Kind != Enclosing {
-					fmt.Printf("%s %.10s %s %s %s:%d-%d | %s\n", dir[strings.LastIndex(dir[:len(dir)-5], "/")+1:len(dir)-5], commit, s.Kind, s.Name, s.Path, s.Start, s.End, strings.TrimSpace(s.Lines[0]))
+					t.Logf("%s %.10s %s %s %s:%d-%d | %s", dir[strings.LastIndex(dir[:len(dir)-5], "/")+1:len(dir)-5], commit, s.Kind, s.Name, s.Path, s.Start, s.End, strings.TrimSpace(s.Lines[0]))
 				}
 			}
 		}
