@@ -44,13 +44,14 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corr
 	if budget.EncodingForModel(cfg.Model) == "" && corr != nil {
 		counter = budget.Corrected(base, cfg.Model, corr)
 	}
+	std := goStd()
 	deps = pipeline.Deps{
 		Counter: counter,
 		Model:   cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
 		MaxChunkTokens: cfg.MaxChunkTokens, MaxChunks: cfg.MaxChunks, AgentTimeout: cfg.AgentTimeout,
 		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: cfg.Prices,
 		Temperature: float32(cfg.Temperature), ResponseFormat: agent.ResponseFormat(cfg.ResponseFormat),
-		Walkthrough: cfg.Walkthrough, Linters: linters(),
+		Walkthrough: cfg.Walkthrough, Linters: linters(std), GoStd: std,
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
 			return tools.New(src, d, tools.Options{Strict: cfg.StrictTools,
 				MaxResultBytes: cfg.ToolResultBytes, MaxReadLines: cfg.ToolReadLines, MaxSearchFiles: cfg.ToolSearchFiles})
@@ -71,16 +72,22 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corr
 }
 
 // linters are the linters every review runs: with shellcheck when it is on
-// PATH, and with the Go standard library's types, shared by every review of
-// the process, from the go command's export data when a go command is
-// installed (on PATH or in the Go installation this binary was built
-// with), else from the Go installation's sources when they are on this
-// machine.
-func linters() []lint.Linter {
+// PATH, and with std, the Go standard library's types (nil: Go code is
+// checked untyped).
+func linters(std *gomod.Std) []lint.Linter {
 	shellcheck, err := exec.LookPath("shellcheck")
 	if err != nil {
 		shellcheck = ""
 	}
+	return lint.Default(shellcheck, std)
+}
+
+// goStd returns the Go standard library's types, shared by every review of
+// the process (go vet and the code context), from the go command's export
+// data when a go command is installed (on PATH or in the Go installation
+// this binary was built with), else from the Go installation's sources
+// when they are on this machine; nil when neither is.
+func goStd() *gomod.Std {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		if goCmd, err = exec.LookPath(filepath.Join(gobuild.Default.GOROOT, "bin", "go")); err != nil {
@@ -88,9 +95,8 @@ func linters() []lint.Linter {
 		}
 	}
 	_, err = os.Stat(filepath.Join(gobuild.Default.GOROOT, "src", "fmt"))
-	var std *gomod.Std
-	if goCmd != "" || err == nil {
-		std = gomod.NewStd(goCmd, err == nil)
+	if goCmd == "" && err != nil {
+		return nil
 	}
-	return lint.Default(shellcheck, std)
+	return gomod.NewStd(goCmd, err == nil)
 }

@@ -151,8 +151,14 @@ func TestCollect(t *testing.T) {
 // snippets of file with want.
 func checkSnippets(t *testing.T, base, head repo, file string, want []string) {
 	t.Helper()
+	checkSnippetsWith(t, Options{}, base, head, file, want)
+}
+
+// checkSnippetsWith is checkSnippets with opts.
+func checkSnippetsWith(t *testing.T, opts Options, base, head repo, file string, want []string) {
+	t.Helper()
 	d := gitDiff(t, base, head)
-	res, err := Collect(t.Context(), merged(base, head), d.Files, Limits{})
+	res, err := Collect(t.Context(), merged(base, head), d.Files, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +192,7 @@ func TestCollectFromDiffAlone(t *testing.T) {
 		"b/b.go": "package b\n\n// Helper may return nil.\nfunc Helper() *int {\n\treturn nil\n}\n",
 	}
 	d := gitDiff(t, base, head)
-	res, err := Collect(t.Context(), diffOnly{"a/a.go", "b/b.go"}, d.Files, Limits{})
+	res, err := Collect(t.Context(), diffOnly{"a/a.go", "b/b.go"}, d.Files, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +212,7 @@ func TestCollectLimits(t *testing.T) {
 	}
 	head := repo{"a/a.go": "package a\n\nfunc F() int {\n\treturn 1\n}\n"}
 	d := gitDiff(t, base, head)
-	res, err := Collect(t.Context(), merged(base, head), d.Files, Limits{MaxFiles: 3})
+	res, err := Collect(t.Context(), merged(base, head), d.Files, Options{Limits: Limits{MaxFiles: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/gomod"
 	"github.com/mergeguard/mergeguard/review/lang"
 )
 
@@ -60,6 +61,19 @@ type Limits struct {
 	// that what the limits above let in never depends on the machine's
 	// speed.
 	Deadline time.Duration
+}
+
+// Options are what Collect works with: its limits and, for Go, the
+// standard library's types.
+type Options struct {
+	Limits
+	// Std, when set, has Go resolved with go/types over the module
+	// (review/gomod): the module's packages are type-checked from the head
+	// tree and the standard library comes from Std. Without it Go is
+	// resolved by name like the other languages.
+	Std *gomod.Std
+	// Go bounds the type-checking (zero fields: gomod's defaults).
+	Go gomod.Limits
 }
 
 // errDeadline is the cause of a collection stopped by Limits.Deadline.
@@ -128,24 +142,25 @@ type target struct {
 // Collect finds the context of the changed files: files are the changed
 // files to give context to (the reviewed ones). Files are read from r at
 // the head revision; a changed file r cannot read (a bare diff) is pieced
-// together from its hunks. It stops at lim's bounds and returns what it
+// together from its hunks. It stops at the limits and returns what it
 // found so far, with a note. The limits count files and bytes, never
 // time, so that the same change gives the same context on any machine;
 // the safety deadline (Limits.Deadline) is an error, never a silent cut.
-func Collect(ctx context.Context, r Reader, files []*diff.File, lim Limits) (Result, error) {
-	lim = lim.withDefaults()
-	ctx, cancel := context.WithTimeoutCause(ctx, lim.Deadline, errDeadline)
+func Collect(ctx context.Context, r Reader, files []*diff.File, opts Options) (Result, error) {
+	opts.Limits = opts.withDefaults()
+	ctx, cancel := context.WithTimeoutCause(ctx, opts.Deadline, errDeadline)
 	defer cancel()
-	res, err := collect(ctx, r, files, lim)
+	res, err := collect(ctx, r, files, opts)
 	if err != nil && errors.Is(context.Cause(ctx), errDeadline) {
-		return Result{ByFile: map[string][]Snippet{}}, fmt.Errorf("%w (%s)", errDeadline, lim.Deadline)
+		return Result{ByFile: map[string][]Snippet{}}, fmt.Errorf("%w (%s)", errDeadline, opts.Deadline)
 	}
 	return res, err
 }
 
 // collect is Collect under the safety deadline.
-func collect(ctx context.Context, r Reader, files []*diff.File, lim Limits) (Result, error) {
-	c := &collector{r: r, lim: lim, res: Result{ByFile: map[string][]Snippet{}}, parsed: map[string]*file{}}
+func collect(ctx context.Context, r Reader, files []*diff.File, opts Options) (Result, error) {
+	c := &collector{r: r, lim: opts.Limits, opts: opts, res: Result{ByFile: map[string][]Snippet{}},
+		parsed: map[string]*file{}, goFiles: map[string]*file{}}
 	if p, ok := r.(preloader); ok && supported(files) >= preloadFrom {
 		_ = p.Preload(ctx) // best effort: otherwise files are read one by one
 	}
@@ -176,8 +191,12 @@ func collect(ctx context.Context, r Reader, files []*diff.File, lim Limits) (Res
 type collector struct {
 	r      Reader
 	lim    Limits
+	opts   Options
 	res    Result
 	parsed map[string]*file
+	// goFiles are the Go files the typed resolver read, by path: their
+	// lines, for snippets.
+	goFiles map[string]*file
 	// parseBytes are the bytes parsed so far, against MaxParseBytes.
 	parseBytes int
 }
@@ -370,7 +389,7 @@ func (c *collector) search(ctx context.Context, targets []*target, changed []*di
 			}
 		}
 		in := corpus{order: famOrder, contents: contents, changed: byPath}
-		if err := resolverFor(fam).resolve(ctx, c, ts, in); err != nil {
+		if err := c.resolverFor(fam).resolve(ctx, c, ts, in); err != nil {
 			return err
 		}
 	}

@@ -56,12 +56,12 @@ func TestCollectSameOnSlowMachine(t *testing.T) {
 	}
 	base, head, d := priceChange(t)
 	lim := testLimits()
-	idle, err := Collect(t.Context(), merged(base, head), d.Files, lim)
+	idle, err := Collect(t.Context(), merged(base, head), d.Files, Options{Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	slow, err := Collect(t.Context(), slowRepo{merged(base, head), 20 * time.Millisecond}, d.Files, lim)
+	slow, err := Collect(t.Context(), slowRepo{merged(base, head), 20 * time.Millisecond}, d.Files, Options{Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestCollectDeadlineIsAnError(t *testing.T) {
 		t.Skip("no parser without cgo")
 	}
 	base, head, d := priceChange(t)
-	res, err := Collect(t.Context(), slowRepo{merged(base, head), 20 * time.Millisecond}, d.Files, Limits{Deadline: 50 * time.Millisecond})
+	res, err := Collect(t.Context(), slowRepo{merged(base, head), 20 * time.Millisecond}, d.Files, Options{Limits: Limits{Deadline: 50 * time.Millisecond}})
 	if !errors.Is(err, errDeadline) {
 		t.Fatalf("err = %v, want errDeadline", err)
 	}

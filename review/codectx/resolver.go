@@ -32,8 +32,12 @@ type corpus struct {
 }
 
 // resolverFor returns the resolver of a language family ("go", "python",
-// "js", "java"): the name-based one unless a family has its own.
-func resolverFor(string) resolver {
+// "js", "java"): Go's types (typedGo) when the collection has the
+// standard library's types (Options.Std), else the name-based one.
+func (c *collector) resolverFor(fam string) resolver {
+	if fam == "go" && c.opts.Std != nil {
+		return typedGo{std: c.opts.Std, lim: c.opts.Go}
+	}
 	return byName{}
 }
 

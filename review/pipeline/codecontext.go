@@ -61,7 +61,7 @@ func (r *run) codeContext(ctx context.Context, d *diff.Diff) codeFound {
 		return codeFound{notes: []string{"Code context is not available in this build (no cgo for the tree-sitter parser): the model read the hunks with their few lines of context only."}}
 	}
 	start := time.Now()
-	res, err := codectx.Collect(ctx, r.req.Source, files, codeLimits())
+	res, err := codectx.Collect(ctx, r.req.Source, files, codectx.Options{Limits: codeLimits(), Std: r.p.d.GoStd})
 	out := codeFound{notes: res.Notes}
 	if err != nil {
 		out.notes = append(out.notes, "Code context could not be collected: "+err.Error())

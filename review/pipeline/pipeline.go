@@ -34,6 +34,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/gomod"
 	"github.com/mergeguard/mergeguard/review/lint"
 )
 
@@ -92,6 +93,10 @@ type Deps struct {
 	// Dockerfiles, Go, shell) beside the analyzers; nil runs none
 	// (lint.Default is the set `mergeguard` runs).
 	Linters []lint.Linter
+	// GoStd, when set, has the code context of Go changes resolved with
+	// go/types (review/codectx, review/gomod): the standard library's
+	// types, shared by every review; nil resolves Go by name.
+	GoStd *gomod.Std
 	// Recheck asks the LLM to confirm or refute each critical finding
 	// before the verdict (one extra call per finding).
 	Recheck bool
