@@ -50,7 +50,7 @@ func (g typedGo) resolve(ctx context.Context, c *collector, targets []*target, i
 	files := loadedFiles(ld)
 	changed := changedLines(targets)
 	for _, tt := range typed {
-		g.definitions(c, ld.Fset(), files, tt)
+		g.definitions(c, ld, files, tt)
 		c.typedCallers(ld, files, tt, changed)
 	}
 	for _, n := range ld.Notes() {
@@ -99,7 +99,12 @@ func loadedFiles(ld *gomod.Loader) map[string]*ast.File {
 
 // definitions adds the declarations of the module's functions, methods,
 // types, constants and package-level variables that t's changed lines use.
-func (g typedGo) definitions(c *collector, fset *token.FileSet, files map[string]*ast.File, t typedTarget) {
+func (g typedGo) definitions(c *collector, ld *gomod.Loader, files map[string]*ast.File, t typedTarget) {
+	fset := ld.Fset()
+	source := map[*types.Package]bool{} // the packages type-checked from the tree
+	for _, p := range ld.Packages() {
+		source[p.Types] = true
+	}
 	var objs []types.Object
 	seen := map[types.Object]bool{}
 	ast.Inspect(t.file, func(n ast.Node) bool {
@@ -107,7 +112,7 @@ func (g typedGo) definitions(c *collector, fset *token.FileSet, files map[string
 		if !ok || !t.changed[fset.Position(id.Pos()).Line] {
 			return true
 		}
-		if o := t.pkg.Info.Uses[id]; declared(o) && !seen[o] {
+		if o := t.pkg.Info.Uses[id]; declared(o) && source[o.Pkg()] && !seen[o] {
 			seen[o] = true
 			objs = append(objs, o)
 		}
@@ -129,8 +134,9 @@ func (g typedGo) definitions(c *collector, fset *token.FileSet, files map[string
 }
 
 // declared reports whether o is what a reader opens to understand a use:
-// a function, method, type, constant or package-level variable of a
-// package that was type-checked from source.
+// a function, method, type, constant or package-level variable (the
+// caller checks its package was type-checked from the tree: the standard
+// library's positions are in another file set).
 func declared(o types.Object) bool {
 	if o == nil || o.Pkg() == nil || !o.Pos().IsValid() {
 		return false

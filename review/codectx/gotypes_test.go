@@ -2,6 +2,7 @@ package codectx
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -85,6 +86,21 @@ func TestCollectGoTypes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkSnippetsWith(t, goOptions(), tt.base, tt.head, tt.file, tt.want) })
 	}
+}
+
+// TestCollectGoStdPositions: the standard library's objects have their
+// positions in another file set, so a use of one never becomes a snippet
+// of whatever module file has that offset.
+func TestCollectGoStdPositions(t *testing.T) {
+	if !Available {
+		t.Skip("no parser without cgo")
+	}
+	base := repo{"go.mod": goMod, "app/app.go": "package app\n\nfunc F() error {\n\treturn nil\n}\n"}
+	for i := range 5 { // files of the module past the standard library's offsets
+		base[fmt.Sprintf("big/b%d.go", i)] = "package big\n\n" + strings.Repeat("// padding so that the file set's offsets reach the standard library's.\n", 10000)
+	}
+	head := repo{"app/app.go": "package app\n\nimport (\n\t\"errors\"\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n\n\t_ \"example.com/m/big\"\n)\n\nfunc F() error {\n\treturn fmt.Errorf(\"%w %s\", errors.New(os.Getenv(\"A\")), strings.Join(os.Args, \" \"))\n}\n"}
+	checkSnippetsWith(t, goOptions(), base, head, "app/app.go", nil)
 }
 
 // TestCollectGoUntypedFallsBack: a changed Go file the loader does not

@@ -49,7 +49,7 @@ func TestRealCommits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Collect(t.Context(), gitRepo{dir, commit}, d.Files, Options{})
+		res, err := Collect(t.Context(), gitRepo{dir, commit}, d.Files, goOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
