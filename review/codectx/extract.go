@@ -146,8 +146,9 @@ type ref struct {
 	// member is true when every use is a call on a receiver (x.name()),
 	// which only a method can answer.
 	member bool
-	// class is the enclosing class when every use is a call on self or
-	// this; "" otherwise.
+	// class is the class every use is called on: the enclosing class
+	// for self or this, the receiver's class where the file declares it
+	// (receiverType); "" otherwise.
 	class string
 	// function is true when every use is a bare call or a call on an
 	// imported module (Python, JavaScript), which a method cannot answer.
@@ -315,6 +316,8 @@ func (f *file) refOf(n, call *Node) ref {
 				break
 			}
 		}
+	} else if isIdent(recv.Kind) {
+		r.class = f.receiverType(recv.Text(f.src), call) // x.get(): x's class, where the file says it
 	}
 	return r
 }

@@ -94,6 +94,56 @@ func TestCollectResolvesNames(t *testing.T) {
 			file: "src/http.ts",
 			want: []string{"definition src/limits.ts:1-2 DEFAULT_TIMEOUT"},
 		},
+		{
+			name: "python: a parameter's annotation says the receiver's class",
+			base: repo{
+				"app/models.py": "class Cart:\n    def total(self):\n        return 0\n\n\nclass Invoice:\n    def total(self):\n        \"\"\"The amount due.\"\"\"\n        return 1\n",
+				"app/view.py":   "def show(inv: Invoice):\n    return None\n",
+			},
+			head: repo{"app/view.py": "def show(inv: Invoice):\n    return inv.total()\n"},
+			file: "app/view.py",
+			want: []string{"definition app/models.py:7-9 total"},
+		},
+		{
+			name: "python: a variable assigned a constructor call",
+			base: repo{
+				"app/models.py": "class Cart:\n    def total(self):\n        return 0\n\n\nclass Invoice:\n    def total(self):\n        return 1\n",
+				"app/view.py":   "def show():\n    return None\n",
+			},
+			head: repo{"app/view.py": "def show():\n    cart = Cart()\n    return cart.total()\n"},
+			file: "app/view.py",
+			want: []string{"definition app/models.py:1-3 Cart"}, // the class, which holds its total
+		},
+		{
+			name: "typescript: new Foo() and a typed parameter",
+			base: repo{
+				"src/a.ts": "export class Queue {\n  size() {\n    return 0;\n  }\n}\nexport class Stack {\n  size() {\n    return 1;\n  }\n}\n",
+				"src/b.ts": "export function f(s: Stack) {\n  return 0;\n}\n",
+			},
+			head: repo{"src/b.ts": "export function f(s: Stack) {\n  const q = new Queue();\n  return q.size() + s.size();\n}\n"},
+			file: "src/b.ts",
+			want: []string{"definition src/a.ts:1-5 Queue", "definition src/a.ts:7-9 size"},
+		},
+		{
+			name: "typescript: a receiver of a class the repository does not define matches nothing",
+			base: repo{
+				"src/a.ts": "export class Queue {\n  size() {\n    return 0;\n  }\n}\n",
+				"src/b.ts": "export function f(m: Map<string, number>) {\n  return 0;\n}\n",
+			},
+			head: repo{"src/b.ts": "export function f(m: Map<string, number>) {\n  return m.size();\n}\n"},
+			file: "src/b.ts",
+		},
+		{
+			name: "java: a local variable's declared type",
+			base: repo{
+				"src/a/Cart.java":    "package a;\n\nclass Cart {\n    int total() {\n        return 0;\n    }\n}\n",
+				"src/a/Invoice.java": "package a;\n\nclass Invoice {\n    int total() {\n        return 1;\n    }\n}\n",
+				"src/a/View.java":    "package a;\n\nclass View {\n    int show() {\n        return 0;\n    }\n}\n",
+			},
+			head: repo{"src/a/View.java": "package a;\n\nclass View {\n    int show() {\n        Invoice inv = new Invoice();\n        return inv.total();\n    }\n}\n"},
+			file: "src/a/View.java",
+			want: []string{"definition src/a/Invoice.java:3-7 Invoice"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkSnippets(t, tt.base, tt.head, tt.file, tt.want) })
