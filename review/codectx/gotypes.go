@@ -50,7 +50,7 @@ func (g typedGo) resolve(ctx context.Context, c *collector, targets []*target, i
 	files := loadedFiles(ld)
 	changed := changedLines(targets)
 	for _, tt := range typed {
-		g.definitions(c, ld, files, tt)
+		g.definitions(c, ld, files, tt, changed)
 		c.typedCallers(ld, files, tt, changed)
 	}
 	for _, n := range ld.Notes() {
@@ -98,8 +98,9 @@ func loadedFiles(ld *gomod.Loader) map[string]*ast.File {
 }
 
 // definitions adds the declarations of the module's functions, methods,
-// types, constants and package-level variables that t's changed lines use.
-func (g typedGo) definitions(c *collector, ld *gomod.Loader, files map[string]*ast.File, t typedTarget) {
+// types, constants and package-level variables that t's changed lines use,
+// but those declared on a changed line of any file: the diff shows them.
+func (g typedGo) definitions(c *collector, ld *gomod.Loader, files map[string]*ast.File, t typedTarget, changed map[string]map[int]bool) {
 	fset := ld.Fset()
 	source := map[*types.Package]bool{} // the packages type-checked from the tree
 	for _, p := range ld.Packages() {
@@ -121,7 +122,7 @@ func (g typedGo) definitions(c *collector, ld *gomod.Loader, files map[string]*a
 	for _, o := range objs {
 		pos := fset.Position(o.Pos())
 		af := files[pos.Filename]
-		if af == nil || (pos.Filename == t.f.path && t.changed[pos.Line]) {
+		if af == nil || changed[pos.Filename][pos.Line] {
 			continue
 		}
 		f := c.goFile(pos.Filename)

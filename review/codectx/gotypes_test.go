@@ -70,6 +70,20 @@ func TestCollectGoTypes(t *testing.T) {
 			want: []string{"call site job/job_test.go:5-9 Do", "call site cli/run.go:5-7 Do"},
 		},
 		{
+			name: "a definition declared on a changed line of another changed file is in the diff already",
+			base: repo{
+				"go.mod":     goMod,
+				"job/job.go": "package job\n\n// Do runs n jobs.\nfunc Do(n int) int {\n\treturn n\n}\n\n// Max is the most jobs.\nconst Max = 3\n",
+				"cli/run.go": "package cli\n\nfunc Run() int {\n\treturn 0\n}\n",
+			},
+			head: repo{
+				"job/job.go": "package job\n\n// Do runs n jobs.\nfunc Do(n, m int) int {\n\treturn n\n}\n\n// Max is the most jobs.\nconst Max = 3\n",
+				"cli/run.go": "package cli\n\nimport \"example.com/m/job\"\n\nfunc Run() int {\n\treturn job.Do(job.Max, 1)\n}\n",
+			},
+			file: "cli/run.go",
+			want: []string{"definition job/job.go:8-9 Max"},
+		},
+		{
 			name: "callers of a method, not of another type's method of that name",
 			base: repo{
 				"go.mod":       goMod,
