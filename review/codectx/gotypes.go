@@ -72,9 +72,15 @@ type typedTarget struct {
 }
 
 // load type-checks the package of t's directory with its tests and finds
-// t's file in it.
+// t's file in it. A file outside any module (no go.mod above it) is left
+// to the name-based search: without a module path its package's imports
+// of the tree's other packages cannot be resolved.
 func (g typedGo) load(ctx context.Context, ld *gomod.Loader, t *target) (typedTarget, bool) {
-	pkgs, err := ld.Load(ctx, path.Dir(t.f.path), true)
+	dir := path.Dir(t.f.path)
+	if _, ok, err := ld.ModuleOf(ctx, dir); err != nil || !ok {
+		return typedTarget{}, false
+	}
+	pkgs, err := ld.Load(ctx, dir, true)
 	if err != nil {
 		return typedTarget{}, false
 	}

@@ -159,3 +159,18 @@ func TestCollectGoSameOnSlowMachine(t *testing.T) {
 		t.Errorf("slow machine (-idle +slow):\n%s", diff)
 	}
 }
+
+// TestCollectGoWithoutModule: Go files with no go.mod above them are
+// searched by name: without a module path the loader cannot resolve
+// their imports of each other.
+func TestCollectGoWithoutModule(t *testing.T) {
+	if !Available {
+		t.Skip("no parser without cgo")
+	}
+	base := repo{
+		"job/job.go": "package job\n\n// Do runs n jobs.\nfunc Do(n int) int {\n\treturn n\n}\n",
+		"cli/run.go": "package cli\n\nimport \"example.com/m/job\"\n\nfunc Run() int {\n\treturn job.Do(2)\n}\n",
+	}
+	head := repo{"job/job.go": "package job\n\n// Do runs n jobs.\nfunc Do(n int) int {\n\treturn n * 2\n}\n"}
+	checkSnippetsWith(t, goOptions(), base, head, "job/job.go", []string{"call site cli/run.go:5-7 Do"})
+}
