@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
@@ -32,8 +36,9 @@ func (g gitRepo) ListFiles(context.Context) ([]string, error) {
 }
 
 // TestRealCommits lists the code context of real commits, one line per
-// snippet, for judging by hand: MERGEGUARD_CTX_REAL is a space-separated
-// list of GITDIR@COMMIT (fetched mirrors). Without it the test is skipped.
+// snippet, for judging by hand, and checks it is the same on a loaded
+// machine: MERGEGUARD_CTX_REAL is a space-separated list of GITDIR@COMMIT
+// (fetched mirrors). Without it the test is skipped.
 func TestRealCommits(t *testing.T) {
 	spec := os.Getenv("MERGEGUARD_CTX_REAL")
 	if spec == "" || !Available {
@@ -53,6 +58,9 @@ func TestRealCommits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if loaded := collectLoaded(t, gitRepo{dir, commit}, d); prompt(loaded) != prompt(res) {
+			t.Errorf("%s: the context differs on a loaded machine (-idle +loaded):\n%s", dc, cmp.Diff(prompt(res), prompt(loaded)))
+		}
 		for _, p := range sortedPaths(res.ByFile) {
 			for _, s := range res.ByFile[p] {
 				if s.Kind != Enclosing {
@@ -61,4 +69,40 @@ func TestRealCommits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// collectLoaded collects d's context as a loaded machine would: one core,
+// busy with other work, and every read slowed down.
+func collectLoaded(t *testing.T, r gitRepo, d *diff.Diff) Result {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	stop := make(chan struct{})
+	defer close(stop)
+	for range 4 {
+		go func() { // busy work competing for the core
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	res, err := Collect(t.Context(), slowGit{r, 2 * time.Millisecond}, d.Files, goOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// slowGit is a gitRepo whose reads take delay more each.
+type slowGit struct {
+	gitRepo
+	delay time.Duration
+}
+
+func (s slowGit) ReadFile(ctx context.Context, p string, rev review.Revision) ([]byte, error) {
+	time.Sleep(s.delay)
+	return s.gitRepo.ReadFile(ctx, p, rev)
 }
