@@ -16,7 +16,7 @@
 #     *.ksh, *.dash, or a file without an extension whose #! line names sh,
 #     bash, dash or ksh; the dialect is the one shellcheck picks itself);
 #   - actionlint (the version in go.mod) on .github/workflows/*.y{a,}ml, with
-#     shellcheck and without pyflakes, as MergeGuard runs it;
+#     the shellcheck above and without pyflakes, as MergeGuard runs it;
 #   - go vet -json with MergeGuard's passes on the changed packages (modules
 #     downloaded through the Go module proxy).
 # Only findings on lines C added are kept: {tool, rule, path, line}. One
