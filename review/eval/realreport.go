@@ -37,6 +37,8 @@ func WriteRealMarkdown(w io.Writer, r RealReport, command string) error {
 		frac(s.Analyzers.Matched, s.Analyzers.Found), frac(s.Analyzers.Matched, s.Analyzers.Truth),
 		frac(s.Context.CallersFound, s.Context.Callers), frac(s.Context.DefinitionsFound, s.Context.Definitions),
 		frac(s.Context.Useful, s.Context.Snippets), seconds(s.MedianWallMS), seconds(s.MaxWallMS))
+	fmt.Fprintf(&b, "%d commits with analyzer truth, %d with context truth; review seconds are the wall time of the review without a model, "+
+		"context seconds that of collecting the code context a review with a model would have.\n\n", s.AnalyzerCommits, s.ContextCommits)
 	tools := make([]string, 0, len(s.ByTool))
 	for t := range s.ByTool {
 		tools = append(tools, t)
