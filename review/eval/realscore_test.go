@@ -113,10 +113,10 @@ func TestSummarizeReal(t *testing.T) {
 		{Repo: "o/e", Commit: "5", WallMS: 8000},
 	}
 	want := RealSummary{Commits: 5, Errors: 1, AnalyzerCommits: 2,
-		Analyzers: AnalyzerTotals{Truth: 4, Found: 3, Matched: 2},
-		ByTool:    map[string]AnalyzerTotals{"shellcheck": {Truth: 4, Found: 2, Matched: 2}, "govet": {Found: 1}},
+		Analyzers:      AnalyzerTotals{Truth: 4, Found: 3, Matched: 2},
+		ByTool:         map[string]AnalyzerTotals{"shellcheck": {Truth: 4, Found: 2, Matched: 2}, "govet": {Found: 1}},
 		ContextCommits: 2, Context: ContextScore{Callers: 5, CallersFound: 3, Definitions: 6, DefinitionsFound: 6, Snippets: 8, Useful: 4},
-		MedianWallMS:   2500, MaxWallMS: 8000}
+		MedianWallMS: 2500, MaxWallMS: 8000}
 	got := SummarizeReal(results)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
