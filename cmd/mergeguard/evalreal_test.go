@@ -154,3 +154,62 @@ func copyDir(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestEvalRealCommand runs `mergeguard eval --real` end to end on a set of
+// one commit of a local repository whose bare clone is the mirror, with a
+// truth of two shellcheck findings of which the review reports one; and
+// refuses a set whose repository has no mirror, saying how to make it.
+func TestEvalRealCommand(t *testing.T) {
+	if shellcheckVersion() == "" {
+		t.Skip("shellcheck is not installed")
+	}
+	repo := t.TempDir()
+	gitRun(t, repo, "init", "-q")
+	commit := func(content string) string {
+		if err := os.WriteFile(filepath.Join(repo, "s.sh"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitRun(t, repo, "add", "-A")
+		gitRun(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "c")
+		return strings.TrimSpace(gitOut(t, repo, "rev-parse", "HEAD"))
+	}
+	commit("#!/bin/bash\nf() {\n\techo hi\n}\n")
+	head := commit("#!/bin/bash\nf() {\n\tlocal x=$(date)\n\techo \"$x\"\n}\n")
+	mirrors := t.TempDir()
+	gitRun(t, repo, "clone", "-q", "--bare", repo, filepath.Join(mirrors, "o+r", "repo"))
+	set := t.TempDir()
+	writeTruth := func(name, body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(set, "analyzers"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(set, "analyzers", name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTruth("o+r.json", `{"repo":"o/r","commit":"`+head+`","findings":[
+		{"tool":"shellcheck","rule":"SC2155","path":"s.sh","line":3},
+		{"tool":"shellcheck","rule":"SC2034","path":"s.sh","line":4}]}`)
+	out := filepath.Join(t.TempDir(), "real.json")
+	stdout, stderr, err := runCmd(t, env(nil), "eval", "--real", set, "--mirrors", mirrors, "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if want := "| 1 (0 errors) | 1/1 (100.0%) | 1/2 (50.0%) |"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"matched": 1`) {
+		t.Errorf("--out lacks the match:\n%s", b)
+	}
+
+	writeTruth("o+missing.json", `{"repo":"o/missing","commit":"`+head+`","findings":[]}`)
+	_, _, err = runCmd(t, env(nil), "eval", "--real", set, "--mirrors", mirrors)
+	want := "git clone --bare https://github.com/o/missing " + filepath.Join(mirrors, "o+missing", "repo")
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a missing mirror: err = %v, want one containing %q", err, want)
+	}
+}
