@@ -39,12 +39,13 @@ func WriteRealMarkdown(w io.Writer, r RealReport, command string) error {
 		frac(s.Context.Useful, s.Context.Snippets), seconds(s.MedianWallMS), seconds(s.MaxWallMS))
 	fmt.Fprintf(&b, "%d commits with analyzer truth, %d with context truth; review seconds are the wall time of the review without a model, "+
 		"context seconds that of collecting the code context a review with a model would have.\n\n", s.AnalyzerCommits, s.ContextCommits)
-	tools := make([]string, 0, len(s.ByTool))
+	tools := []string{"shellcheck", "actionlint", "govet"}
 	for t := range s.ByTool {
-		tools = append(tools, t)
+		if !slices.Contains(tools, t) {
+			tools = append(tools, t)
+		}
 	}
-	slices.Sort(tools)
-	if len(tools) > 0 {
+	if s.AnalyzerCommits > 0 {
 		fmt.Fprintf(&b, "Analyzers on %d commits, against the tools' own CLIs (same tool, rule, path and line):\n\n", s.AnalyzerCommits)
 		b.WriteString("| tool | tool's findings | MergeGuard's | matched | precision | recall |\n|---|---|---|---|---|---|\n")
 		for _, t := range tools {

@@ -131,6 +131,8 @@ func TestSummarizeReal(t *testing.T) {
 	for _, s := range []string{
 		"| 5 (1 errors) | 2/3 (66.7%) | 2/4 (50.0%) | 3/5 (60.0%) | 6/6 (100.0%) | 4/8 (50.0%) | 2.50 | 8.00 |",
 		"| shellcheck | 4 | 2 | 2 | 100.0% | 50.0% |",
+		"| actionlint | 0 | 0 | 0 | 100.0% | 100.0% |", // listed when nothing was found
+		"| govet | 0 | 1 | 0 | 0.0% | 100.0% |",
 		"| o/d@4 | error: review: boom |",
 	} {
 		if !strings.Contains(b.String(), s) {
