@@ -39,6 +39,15 @@ func WriteRealMarkdown(w io.Writer, r RealReport, command string) error {
 		frac(s.Context.Useful, s.Context.Snippets), seconds(s.MedianWallMS), seconds(s.MaxWallMS))
 	fmt.Fprintf(&b, "%d commits with analyzer truth, %d with context truth; review seconds are the wall time of the review without a model, "+
 		"context seconds that of collecting the code context a review with a model would have.\n\n", s.AnalyzerCommits, s.ContextCommits)
+	if len(s.Context.ByKind) > 0 {
+		var parts []string
+		for _, k := range []string{"func", "method", "type", "const", "var"} {
+			if n, ok := s.Context.ByKind[k]; ok {
+				parts = append(parts, fmt.Sprintf("%s %s", k, frac(n.Found, n.Truth)))
+			}
+		}
+		fmt.Fprintf(&b, "Definitions found by kind: %s.\n\n", strings.Join(parts, ", "))
+	}
 	tools := []string{"shellcheck", "actionlint", "govet"}
 	for t := range s.ByTool {
 		if !slices.Contains(tools, t) {

@@ -60,10 +60,19 @@ type ContextScore struct {
 	// enclosing definition; Useful those covering a truth item.
 	Snippets int `json:"snippets"`
 	Useful   int `json:"useful"`
+	// ByKind splits the definitions by kind (func, method, type, const,
+	// var).
+	ByKind map[string]KindCount `json:"by_kind,omitempty"`
 	// MissedCallers and MissedDefinitions are the truth items no snippet
 	// covers.
 	MissedCallers     []TruthCaller     `json:"missed_callers,omitempty"`
 	MissedDefinitions []TruthDefinition `json:"missed_definitions,omitempty"`
+}
+
+// KindCount counts the definitions of a kind and those found.
+type KindCount struct {
+	Truth int `json:"truth"`
+	Found int `json:"found"`
 }
 
 // lintTools maps the agents of MergeGuard's linters to the tools whose
@@ -171,11 +180,18 @@ func scoreContext(t ContextTruth, snippets []codectx.Snippet) ContextScore {
 		}
 	}
 	for _, d := range t.Definitions {
+		if s.ByKind == nil {
+			s.ByKind = map[string]KindCount{}
+		}
+		k := s.ByKind[d.Kind]
+		k.Truth++
 		if covered(d.Path, d.Line) {
 			s.DefinitionsFound++
+			k.Found++
 		} else {
 			s.MissedDefinitions = append(s.MissedDefinitions, d)
 		}
+		s.ByKind[d.Kind] = k
 	}
 	for _, sp := range other {
 		useful := slices.ContainsFunc(t.Callers, func(c TruthCaller) bool { return sp.covers(c.Path, c.Line) }) ||
@@ -255,6 +271,15 @@ func SummarizeReal(results []RealResult) RealSummary {
 			s.Context.DefinitionsFound += c.DefinitionsFound
 			s.Context.Snippets += c.Snippets
 			s.Context.Useful += c.Useful
+			for kind, n := range c.ByKind {
+				if s.Context.ByKind == nil {
+					s.Context.ByKind = map[string]KindCount{}
+				}
+				k := s.Context.ByKind[kind]
+				k.Truth += n.Truth
+				k.Found += n.Found
+				s.Context.ByKind[kind] = k
+			}
 		}
 	}
 	if len(walls) > 0 {

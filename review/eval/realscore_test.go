@@ -82,14 +82,17 @@ func TestScoreContext(t *testing.T) {
 			snip(codectx.Caller, "c.go", 4, 4),
 			snip(codectx.Definition, "a.go", 3, 3),
 			snip(codectx.Definition, "z.go", 1, 9), // a name collision
-		}, ContextScore{Callers: 2, CallersFound: 2, Definitions: 2, DefinitionsFound: 2, Snippets: 4, Useful: 3}},
+		}, ContextScore{Callers: 2, CallersFound: 2, Definitions: 2, DefinitionsFound: 2, Snippets: 4, Useful: 3,
+			ByKind: map[string]KindCount{"const": {1, 1}, "type": {1, 1}}}},
 		{"a range shown for two files counts once; edges are inclusive", []codectx.Snippet{
 			snip(codectx.Caller, "b.go", 10, 11),
 			{Kind: codectx.Caller, For: "d.go", Path: "b.go", Start: 10, End: 11},
 			snip(codectx.Definition, "a.go", 4, 20),
 		}, ContextScore{Callers: 2, CallersFound: 1, Definitions: 2, DefinitionsFound: 1, Snippets: 2, Useful: 2,
+			ByKind:        map[string]KindCount{"const": {Truth: 1}, "type": {1, 1}},
 			MissedCallers: truth.Callers[1:], MissedDefinitions: truth.Definitions[:1]}},
-		{"no snippets", nil, ContextScore{Callers: 2, Definitions: 2, MissedCallers: truth.Callers, MissedDefinitions: truth.Definitions}},
+		{"no snippets", nil, ContextScore{Callers: 2, Definitions: 2, ByKind: map[string]KindCount{"const": {Truth: 1}, "type": {Truth: 1}},
+			MissedCallers: truth.Callers, MissedDefinitions: truth.Definitions}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,15 +110,18 @@ func TestSummarizeReal(t *testing.T) {
 			ByTool: map[string]AnalyzerTotals{"shellcheck": {Truth: 4, Found: 2, Matched: 2}}}},
 		{Repo: "o/b", Commit: "2", WallMS: 1000, Analyzers: &AnalyzerScore{AnalyzerTotals: AnalyzerTotals{Found: 1},
 			ByTool: map[string]AnalyzerTotals{"govet": {Found: 1}}},
-			Context: &ContextScore{Callers: 4, CallersFound: 3, Definitions: 5, DefinitionsFound: 5, Snippets: 6, Useful: 3}},
-		{Repo: "o/c", Commit: "3", WallMS: 2000, Context: &ContextScore{Callers: 1, Definitions: 1, DefinitionsFound: 1, Snippets: 2, Useful: 1}},
+			Context: &ContextScore{Callers: 4, CallersFound: 3, Definitions: 5, DefinitionsFound: 5, Snippets: 6, Useful: 3,
+				ByKind: map[string]KindCount{"func": {4, 4}, "const": {1, 1}}}},
+		{Repo: "o/c", Commit: "3", WallMS: 2000, Context: &ContextScore{Callers: 1, Definitions: 1, DefinitionsFound: 1, Snippets: 2, Useful: 1,
+			ByKind: map[string]KindCount{"const": {1, 1}}}},
 		{Repo: "o/d", Commit: "4", WallMS: 9000, Error: "review: boom", Context: &ContextScore{Callers: 9}},
 		{Repo: "o/e", Commit: "5", WallMS: 8000},
 	}
 	want := RealSummary{Commits: 5, Errors: 1, AnalyzerCommits: 2,
 		Analyzers:      AnalyzerTotals{Truth: 4, Found: 3, Matched: 2},
 		ByTool:         map[string]AnalyzerTotals{"shellcheck": {Truth: 4, Found: 2, Matched: 2}, "govet": {Found: 1}},
-		ContextCommits: 2, Context: ContextScore{Callers: 5, CallersFound: 3, Definitions: 6, DefinitionsFound: 6, Snippets: 8, Useful: 4},
+		ContextCommits: 2, Context: ContextScore{Callers: 5, CallersFound: 3, Definitions: 6, DefinitionsFound: 6, Snippets: 8, Useful: 4,
+			ByKind: map[string]KindCount{"func": {4, 4}, "const": {2, 2}}},
 		MedianWallMS: 2500, MaxWallMS: 8000}
 	got := SummarizeReal(results)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -134,6 +140,7 @@ func TestSummarizeReal(t *testing.T) {
 		"| actionlint | 0 | 0 | 0 | 100.0% | 100.0% |", // listed when nothing was found
 		"| govet | 0 | 1 | 0 | 0.0% | 100.0% |",
 		"| o/d@4 | error: review: boom |",
+		"Definitions found by kind: func 4/4 (100.0%), const 2/2 (100.0%).",
 	} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("markdown lacks %q:\n%s", s, b.String())
