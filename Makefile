@@ -91,7 +91,7 @@ eval: build
 	bin/mergeguard eval --analyzers-only testdata/eval
 	bin/mergeguard eval --context-only testdata/eval
 
-## eval-real: the real-world set (testdata/eval-real: 70 pinned commits of 9 public
+## eval-real: the real-world set (testdata/eval-real: 86 pinned commits of 13 public
 ## repositories) reviewed without a model and scored against the tools' own findings and
 ## a go/types reference; prints the markdown tables of docs/evaluation.md. Needs a bare
 ## clone of each repository in MIRRORS (default /work/.mirror), OWNER+NAME/repo; it says
