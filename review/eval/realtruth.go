@@ -125,7 +125,7 @@ func LoadReal(dir string) ([]RealCase, error) {
 		order = append(order, k)
 		return c, nil
 	}
-	err := eachJSON(filepath.Join(dir, "analyzers"), func(path string, b []byte) error {
+	err := eachJSON(filepath.Join(dir, "analyzers"), func(b []byte) error {
 		var t AnalyzerTruth
 		if err := json.Unmarshal(b, &t); err != nil {
 			return err
@@ -139,7 +139,7 @@ func LoadReal(dir string) ([]RealCase, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = eachJSON(filepath.Join(dir, "context"), func(path string, b []byte) error {
+	err = eachJSON(filepath.Join(dir, "context"), func(b []byte) error {
 		var t ContextTruth
 		if err := json.Unmarshal(b, &t); err != nil {
 			return err
@@ -166,7 +166,7 @@ func LoadReal(dir string) ([]RealCase, error) {
 
 // eachJSON calls fn with each *.json file of dir, in name order; a
 // missing dir has none.
-func eachJSON(dir string, fn func(path string, b []byte) error) error {
+func eachJSON(dir string, fn func(b []byte) error) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -190,7 +190,7 @@ func eachJSON(dir string, fn func(path string, b []byte) error) error {
 		if err != nil {
 			return fmt.Errorf("read the real-world set: %w", err)
 		}
-		if err := fn(p, b); err != nil {
+		if err := fn(b); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}

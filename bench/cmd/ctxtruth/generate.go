@@ -83,7 +83,7 @@ func loadNotes(pkgs []*packages.Package) []string {
 // git runs git in dir ("" for the current directory) and returns its
 // standard output.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := exec.CommandContext(ctx, "git", args...) //nolint:gosec // fixed git subcommands on the pinned commits
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -96,7 +96,7 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 
 // goCmd runs the go command in dir and returns its combined output.
 func goCmd(ctx context.Context, dir string, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd := exec.CommandContext(ctx, "go", args...) //nolint:gosec // go mod download in the checkout
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
 	return string(out), err

@@ -55,7 +55,7 @@ func run(ctx context.Context, list, mirrors, out string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := os.MkdirAll(out, 0o755); err != nil { //nolint:gosec // committed test data, readable by all
 		return err
 	}
 	for _, c := range commits {
@@ -113,5 +113,5 @@ func writeTruth(path string, t truthFile) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return os.WriteFile(path, append(b, '\n'), 0o644) //nolint:gosec // committed test data, readable by all
 }
