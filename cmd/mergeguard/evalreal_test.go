@@ -79,8 +79,11 @@ func TestEvalRealSlice(t *testing.T) {
 			}
 			results = append(results, got)
 			w.Repo, w.Commit = c.Repo, c.Commit
-			if diff := cmp.Diff(w, got, cmpopts.IgnoreFields(eval.RealResult{}, "WallMS", "ContextMS"), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(w, got, cmpopts.IgnoreFields(eval.RealResult{}, "WallMS", "ContextMS", "ContextDigest"), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("figures (-want +got):\n%s", diff)
+			}
+			if (c.Context != nil) != (got.ContextDigest != "") {
+				t.Errorf("context digest %q for a case with context truth %v", got.ContextDigest, c.Context != nil)
 			}
 		})
 	}

@@ -2,7 +2,11 @@ package eval
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/codectx"
@@ -28,6 +32,10 @@ type RealResult struct {
 	// Analyzers and Context are nil when the commit has no such truth.
 	Analyzers *AnalyzerScore `json:"analyzers,omitempty"`
 	Context   *ContextScore  `json:"context,omitempty"`
+	// ContextDigest identifies the set of snippets collected (each
+	// one's file, kind and range), to compare two runs: the same commit
+	// must get the same context on an idle and on a loaded machine.
+	ContextDigest string `json:"context_digest,omitempty"`
 	// Error is why the commit could not be reviewed; it is then left out
 	// of every figure.
 	Error string `json:"error,omitempty"`
@@ -95,8 +103,21 @@ func ScoreReal(c RealCase, o Observed) RealResult {
 	if c.Context != nil {
 		s := scoreContext(*c.Context, o.Snippets)
 		r.Context = &s
+		r.ContextDigest = snippetDigest(o.Snippets)
 	}
 	return r
+}
+
+// snippetDigest is the first 12 hex digits of the SHA-256 of the
+// snippets' sorted "for kind path start end" lines.
+func snippetDigest(snippets []codectx.Snippet) string {
+	lines := make([]string, 0, len(snippets))
+	for _, s := range snippets {
+		lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%d\t%d", s.For, s.Kind, s.Path, s.Start, s.End))
+	}
+	slices.Sort(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:6])
 }
 
 // scoreAnalyzers matches MergeGuard's linter findings (those of agents

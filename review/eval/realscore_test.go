@@ -104,6 +104,25 @@ func TestScoreContext(t *testing.T) {
 	}
 }
 
+// TestContextDigest: the digest of a commit's context does not depend on
+// the order the snippets come in, and changes with any snippet's range.
+func TestContextDigest(t *testing.T) {
+	a := codectx.Snippet{Kind: codectx.Caller, For: "a.go", Path: "b.go", Start: 3, End: 9}
+	b := codectx.Snippet{Kind: codectx.Definition, For: "a.go", Path: "c.go", Start: 1, End: 2}
+	moved := b
+	moved.End = 3
+	c := RealCase{Repo: "o/r", Commit: strings.Repeat("a", 40), Context: &ContextTruth{}}
+	d1 := ScoreReal(c, Observed{Snippets: []codectx.Snippet{a, b}}).ContextDigest
+	d2 := ScoreReal(c, Observed{Snippets: []codectx.Snippet{b, a}}).ContextDigest
+	d3 := ScoreReal(c, Observed{Snippets: []codectx.Snippet{a, moved}}).ContextDigest
+	if len(d1) != 12 || d1 != d2 || d1 == d3 {
+		t.Errorf("digests %q, %q (reordered), %q (a range moved): want 12 hex digits, the first two equal, the third not", d1, d2, d3)
+	}
+	if got := ScoreReal(RealCase{Repo: "o/r", Commit: c.Commit}, Observed{Snippets: []codectx.Snippet{a}}).ContextDigest; got != "" {
+		t.Errorf("a commit without context truth has digest %q", got)
+	}
+}
+
 func TestSummarizeReal(t *testing.T) {
 	results := []RealResult{
 		{Repo: "o/a", Commit: "1", WallMS: 3000, Analyzers: &AnalyzerScore{AnalyzerTotals: AnalyzerTotals{Truth: 4, Found: 2, Matched: 2},
