@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: run run-notice test test-short lint bench bench-peers soak build fmt eval
+.PHONY: run run-notice test test-short lint bench bench-peers soak build fmt eval eval-real
 
 ## run: serve on :8080; without DATABASE_URL, start the dev PostgreSQL in .mergeguard/pg;
 ## serve prints "MergeGuard is running: open URL" (the sign-in link) once it listens
@@ -90,6 +90,15 @@ soak:
 eval: build
 	bin/mergeguard eval --analyzers-only testdata/eval
 	bin/mergeguard eval --context-only testdata/eval
+
+## eval-real: the real-world set (testdata/eval-real: 86 pinned commits of 13 public
+## repositories) reviewed without a model and scored against the tools' own findings and
+## a go/types reference; prints the markdown tables of docs/evaluation.md. Needs a bare
+## clone of each repository in MIRRORS (default /work/.mirror), OWNER+NAME/repo; it says
+## which are missing and the `git clone --bare` that makes each
+MIRRORS ?= /work/.mirror
+eval-real: build
+	bin/mergeguard eval --real testdata/eval-real --mirrors $(MIRRORS)
 
 ## build: bin/mergeguard with the version stamped in
 build:

@@ -15,6 +15,7 @@ require (
 	github.com/reviewdog/reviewdog v0.21.0
 	github.com/rs/zerolog v1.35.1
 	github.com/sourcegraph/go-diff v0.10.0
+	golang.org/x/tools v0.49.0
 )
 
 require (
@@ -50,6 +51,7 @@ require (
 	github.com/sashabaranov/go-openai v1.43.0 // indirect
 	github.com/shurcooL/githubv4 v0.0.0-20240120211514-18a1ae0e79dc // indirect
 	github.com/shurcooL/graphql v0.0.0-20181231061246-d48a9a75455f // indirect
+	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect

@@ -55,8 +55,10 @@ func commands() []command {
 			actions:  []string{"export"}},
 		{name: "eval", usage: "eval [flags] DATASET", summary: "review a dataset of cases and score the findings",
 			about: "Reviews each case of a dataset with golden comments and scores the findings (precision, recall, F1), " +
-				"or measures the context the prompts hold (--context-only), or the analyzers alone (--analyzers-only).",
-			examples: []string{"mergeguard eval --analyzers-only testdata/eval", "mergeguard eval --context-only testdata/eval", "mergeguard eval --out report.json testdata/eval"}},
+				"or measures the context the prompts hold (--context-only), or the analyzers alone (--analyzers-only); " +
+				"with --real DIR --mirrors DIR, reviews the real-world set without a model and scores it against the tools' own findings and a go/types reference.",
+			examples: []string{"mergeguard eval --analyzers-only testdata/eval", "mergeguard eval --context-only testdata/eval", "mergeguard eval --out report.json testdata/eval",
+				"mergeguard eval --real testdata/eval-real --mirrors mirrors"}},
 		{name: "app", usage: "app [--config FILE] [--one-line] export", summary: "print the GitHub App created at /setup as environment lines",
 			about:    "Prints the GitHub App that /setup created and stored as environment lines, for a secret manager (needs DATABASE_URL and MERGEGUARD_SECRET_KEY).",
 			examples: []string{"mergeguard app export > mergeguard-app.env", "mergeguard app export --one-line"},

@@ -21,6 +21,7 @@ import (
 type evalFlags struct {
 	dataset, martianDiffs, config      string
 	out, markdown                      string
+	real, mirrors                      string
 	judgeModel, judgeBaseURL           string
 	tolerance, parallel                int
 	resume, contextOnly, analyzersOnly bool
@@ -40,12 +41,17 @@ func parseEvalFlags(args []string, stderr io.Writer) (evalFlags, error) {
 	fs.BoolVar(&f.resume, "resume", false, "skip the cases already scored in the --out file")
 	fs.BoolVar(&f.contextOnly, "context-only", false, "measure context recall without a model: whether each case's first prompt holds its context_lines")
 	fs.BoolVar(&f.analyzersOnly, "analyzers-only", false, "review with the built-in analyzers only, even when a model is configured")
+	fs.StringVar(&f.real, "real", "", "review the real-world set in `directory` (testdata/eval-real) without a model and score it against its truth; needs --mirrors")
+	fs.StringVar(&f.mirrors, "mirrors", "", "with --real: `directory` of bare clones of the set's repositories, OWNER+NAME/repo")
 	configPath := configFlag(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return f, err
 	}
 	f.config = *configPath
+	if f.real != "" || f.mirrors != "" {
+		return f, f.checkReal(rest)
+	}
 	switch {
 	case len(rest) != 1:
 		return f, usageError{errors.New("eval: want one dataset: a JSONL file of cases, a corpus directory, or Martian's JSON with --martian-diffs")}
@@ -60,6 +66,22 @@ func parseEvalFlags(args []string, stderr io.Writer) (evalFlags, error) {
 	return f, nil
 }
 
+// checkReal checks the flags of `mergeguard eval --real`.
+func (f evalFlags) checkReal(rest []string) error {
+	switch {
+	case f.real == "":
+		return usageError{errors.New("eval: --mirrors needs --real")}
+	case f.mirrors == "":
+		return usageError{errNoMirrors}
+	case len(rest) != 0:
+		return usageError{fmt.Errorf("eval: --real takes no dataset, got %q", rest[0])}
+	case f.martianDiffs != "" || f.judgeModel != "" || f.contextOnly || f.analyzersOnly || f.resume:
+		return usageError{errors.New("eval: --real reviews without a model and measures the context itself: " +
+			"it cannot be combined with --martian-diffs, --judge-model, --context-only, --analyzers-only or --resume")}
+	}
+	return nil
+}
+
 // runEval is `mergeguard eval`: it reviews every case of a dataset, scores
 // the findings against the golden comments and prints the figures.
 func runEval(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -70,6 +92,9 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	cfg, err := loadConfig(f.config, getenv)
 	if err != nil {
 		return err
+	}
+	if f.real != "" {
+		return runEvalReal(ctx, f, cfg, getenv, stdout, stderr)
 	}
 	cases, err := loadDataset(f)
 	if err != nil {

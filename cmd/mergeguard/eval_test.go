@@ -165,6 +165,11 @@ func TestEvalFlags(t *testing.T) {
 		{[]string{"eval", "--parallel", "0", corpusDir}, "--parallel must be at least 1"},
 		{[]string{"eval", "--context-only", "--judge-model", "j", corpusDir}, "cannot be combined with --judge-model"},
 		{[]string{"eval", filepath.Join(t.TempDir(), "missing.jsonl")}, "read dataset"},
+		{[]string{"eval", "--real", corpusDir}, "--real needs --mirrors"},
+		{[]string{"eval", "--mirrors", "m"}, "--mirrors needs --real"},
+		{[]string{"eval", "--real", "r", "--mirrors", "m", corpusDir}, "--real takes no dataset"},
+		{[]string{"eval", "--real", "r", "--mirrors", "m", "--context-only"}, "cannot be combined with"},
+		{[]string{"eval", "--real", t.TempDir(), "--mirrors", "m"}, "no truth files"},
 	}
 	for _, tt := range tests {
 		_, _, err := runCmd(t, env(nil), tt.args...)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/codectx"
 	"github.com/mergeguard/mergeguard/review/diff"
@@ -48,12 +50,7 @@ type codeFound struct {
 // most 1/codeShare of the input budget (zero when there is none). Without
 // cgo there is no parser and a note says so.
 func (r *run) codeContext(ctx context.Context, d *diff.Diff) codeFound {
-	var files []*diff.File
-	for _, f := range d.Files {
-		if skipReason(f, r.req.Repo) == "" && codectx.Supported(f.Path()) {
-			files = append(files, f)
-		}
-	}
+	files := contextFiles(d, r.req.Repo)
 	if len(files) == 0 {
 		return codeFound{}
 	}
@@ -81,6 +78,30 @@ func (r *run) codeContext(ctx context.Context, d *diff.Diff) codeFound {
 		out.snippets, out.tokens = res.ByFile, min(total, input/codeShare)
 	}
 	return out
+}
+
+// contextFiles are the files of a change that get code context: those
+// the review reads and codectx has a grammar for.
+func contextFiles(d *diff.Diff, repo config.Repo) []*diff.File {
+	var files []*diff.File
+	for _, f := range d.Files {
+		if skipReason(f, repo) == "" && codectx.Supported(f.Path()) {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// CodeContext collects the code context of a change as a review with a
+// model does (the same files, the same limits), every snippet of every
+// changed file before any is left out to fit a prompt: what `mergeguard
+// eval --real` measures. Without cgo there is no parser, and no snippet.
+func CodeContext(ctx context.Context, src review.Source, d *diff.Diff, repo config.Repo) (codectx.Result, error) {
+	files := contextFiles(d, repo)
+	if len(files) == 0 || !codectx.Available {
+		return codectx.Result{ByFile: map[string][]codectx.Snippet{}}, nil
+	}
+	return codectx.Collect(ctx, src, files, codeLimits())
 }
 
 // chunkCode fits the code context of a chunk's files into limit tokens,
