@@ -14,6 +14,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review/budget"
+	"github.com/mergeguard/mergeguard/review/codectx"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/eval"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -189,13 +190,20 @@ func (r realRunner) codeContext(ctx context.Context, req pipeline.Request, o *ev
 		return fmt.Errorf("code context: %w", err)
 	}
 	start := time.Now()
-	res, err := pipeline.CodeContext(ctx, req.Source, d, req.Repo)
+	res, err := pipeline.New(r.deps).CodeContext(ctx, req.Source, d, req.Repo)
 	if err != nil {
 		return fmt.Errorf("code context: %w", err)
 	}
 	o.ContextMS = time.Since(start).Milliseconds()
 	for _, ss := range res.ByFile {
 		o.Snippets = append(o.Snippets, ss...)
+	}
+	for _, f := range d.Files {
+		for _, h := range f.Hunks {
+			if h.NewLines > 0 {
+				o.Hunks = append(o.Hunks, codectx.Snippet{Path: f.Path(), Start: int(h.NewStart), End: int(h.NewStart + h.NewLines - 1)})
+			}
+		}
 	}
 	return nil
 }

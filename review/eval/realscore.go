@@ -19,6 +19,10 @@ type Observed struct {
 	Findings []review.Finding
 	// Snippets are the code-context snippets of every changed file.
 	Snippets []codectx.Snippet
+	// Hunks are the head-side line ranges the diff's hunks show (their
+	// context lines included): a truth item there is in front of the
+	// reader already, so it counts as found (ShownByDiff).
+	Hunks []codectx.Snippet
 	// WallMS is the review's wall time; ContextMS the collection's.
 	WallMS, ContextMS int64
 }
@@ -101,7 +105,7 @@ func ScoreReal(c RealCase, o Observed) RealResult {
 		r.Analyzers = &s
 	}
 	if c.Context != nil {
-		s := scoreContext(*c.Context, o.Snippets)
+		s := scoreContext(*c.Context, o.Snippets, o.Hunks)
 		r.Context = &s
 		r.ContextDigest = snippetDigest(o.Snippets)
 	}
@@ -175,11 +179,15 @@ func (s span) covers(path string, line int) bool {
 	return s.path == path && line >= s.start && line <= s.end
 }
 
-// scoreContext counts the truth items some snippet (of any kind) covers,
-// and the snippets other than the enclosing definitions that cover one (a
-// range shown for two changed files counts once).
-func scoreContext(t ContextTruth, snippets []codectx.Snippet) ContextScore {
+// scoreContext counts the truth items some snippet (of any kind) or a hunk
+// of the diff covers, and the snippets other than the enclosing
+// definitions that cover one (a range shown for two changed files counts
+// once).
+func scoreContext(t ContextTruth, snippets, hunks []codectx.Snippet) ContextScore {
 	var all, other []span
+	for _, h := range hunks {
+		all = append(all, span{path: h.Path, start: h.Start, end: h.End})
+	}
 	seen := map[span]bool{}
 	for _, sn := range snippets {
 		sp := span{path: sn.Path, start: sn.Start, end: sn.End}

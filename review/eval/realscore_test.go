@@ -74,6 +74,7 @@ func TestScoreContext(t *testing.T) {
 	tests := []struct {
 		name     string
 		snippets []codectx.Snippet
+		hunks    []codectx.Snippet
 		want     ContextScore
 	}{
 		{"every item covered, one snippet useless, an enclosing one not counted", []codectx.Snippet{
@@ -82,21 +83,27 @@ func TestScoreContext(t *testing.T) {
 			snip(codectx.Caller, "c.go", 4, 4),
 			snip(codectx.Definition, "a.go", 3, 3),
 			snip(codectx.Definition, "z.go", 1, 9), // a name collision
-		}, ContextScore{Callers: 2, CallersFound: 2, Definitions: 2, DefinitionsFound: 2, Snippets: 4, Useful: 3,
+		}, nil, ContextScore{Callers: 2, CallersFound: 2, Definitions: 2, DefinitionsFound: 2, Snippets: 4, Useful: 3,
 			ByKind: map[string]KindCount{"const": {1, 1}, "type": {1, 1}}}},
 		{"a range shown for two files counts once; edges are inclusive", []codectx.Snippet{
 			snip(codectx.Caller, "b.go", 10, 11),
 			{Kind: codectx.Caller, For: "d.go", Path: "b.go", Start: 10, End: 11},
 			snip(codectx.Definition, "a.go", 4, 20),
-		}, ContextScore{Callers: 2, CallersFound: 1, Definitions: 2, DefinitionsFound: 1, Snippets: 2, Useful: 2,
+		}, nil, ContextScore{Callers: 2, CallersFound: 1, Definitions: 2, DefinitionsFound: 1, Snippets: 2, Useful: 2,
 			ByKind:        map[string]KindCount{"const": {Truth: 1}, "type": {1, 1}},
 			MissedCallers: truth.Callers[1:], MissedDefinitions: truth.Definitions[:1]}},
-		{"no snippets", nil, ContextScore{Callers: 2, Definitions: 2, ByKind: map[string]KindCount{"const": {Truth: 1}, "type": {Truth: 1}},
+		{"items the diff's hunks show are found, and are no snippet", []codectx.Snippet{
+			snip(codectx.Caller, "b.go", 8, 12),
+		}, []codectx.Snippet{{Path: "a.go", Start: 1, End: 5}, {Path: "c.go", Start: 2, End: 6}},
+			ContextScore{Callers: 2, CallersFound: 2, Definitions: 2, DefinitionsFound: 1, Snippets: 1, Useful: 1,
+				ByKind:            map[string]KindCount{"const": {1, 1}, "type": {Truth: 1}},
+				MissedDefinitions: truth.Definitions[1:]}},
+		{"no snippets", nil, nil, ContextScore{Callers: 2, Definitions: 2, ByKind: map[string]KindCount{"const": {Truth: 1}, "type": {Truth: 1}},
 			MissedCallers: truth.Callers, MissedDefinitions: truth.Definitions}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ScoreReal(RealCase{Repo: "o/r", Commit: strings.Repeat("a", 40), Context: &truth}, Observed{Snippets: tc.snippets})
+			got := ScoreReal(RealCase{Repo: "o/r", Commit: strings.Repeat("a", 40), Context: &truth}, Observed{Snippets: tc.snippets, Hunks: tc.hunks})
 			if diff := cmp.Diff(&tc.want, got.Context); diff != "" {
 				t.Errorf("score (-want +got):\n%s", diff)
 			}

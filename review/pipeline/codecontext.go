@@ -58,7 +58,7 @@ func (r *run) codeContext(ctx context.Context, d *diff.Diff) codeFound {
 		return codeFound{notes: []string{"Code context is not available in this build (no cgo for the tree-sitter parser): the model read the hunks with their few lines of context only."}}
 	}
 	start := time.Now()
-	res, err := codectx.Collect(ctx, r.req.Source, files, codectx.Options{Limits: codeLimits(), Std: r.p.d.GoStd})
+	res, err := codectx.Collect(ctx, r.req.Source, files, r.p.codeOptions())
 	out := codeFound{notes: res.Notes}
 	if err != nil {
 		out.notes = append(out.notes, "Code context could not be collected: "+err.Error())
@@ -96,12 +96,17 @@ func contextFiles(d *diff.Diff, repo config.Repo) []*diff.File {
 // model does (the same files, the same limits), every snippet of every
 // changed file before any is left out to fit a prompt: what `mergeguard
 // eval --real` measures. Without cgo there is no parser, and no snippet.
-func CodeContext(ctx context.Context, src review.Source, d *diff.Diff, repo config.Repo) (codectx.Result, error) {
+func (p *Pipeline) CodeContext(ctx context.Context, src review.Source, d *diff.Diff, repo config.Repo) (codectx.Result, error) {
 	files := contextFiles(d, repo)
 	if len(files) == 0 || !codectx.Available {
 		return codectx.Result{ByFile: map[string][]codectx.Snippet{}}, nil
 	}
-	return codectx.Collect(ctx, src, files, codeLimits())
+	return codectx.Collect(ctx, src, files, p.codeOptions())
+}
+
+// codeOptions are the code context's options of every review.
+func (p *Pipeline) codeOptions() codectx.Options {
+	return codectx.Options{Limits: codeLimits(), Std: p.d.GoStd}
 }
 
 // chunkCode fits the code context of a chunk's files into limit tokens,
