@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,16 +77,12 @@ func TestRealCommits(t *testing.T) {
 func collectLoaded(t *testing.T, r gitRepo, d *diff.Diff) Result {
 	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	stop := make(chan struct{})
-	defer close(stop)
+	var stop atomic.Bool
+	defer stop.Store(true)
 	for range 4 {
 		go func() { // busy work competing for the core
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for !stop.Load() {
+				runtime.Gosched()
 			}
 		}()
 	}
