@@ -190,7 +190,7 @@ func (p *Pool) acknowledge(ctx context.Context, j *job, repo Repo, e review.Ledg
 	if _, err := repo.Reply(ctx, j.run.PRNumber, e.CommentID, text); err != nil {
 		j.log.Warn().Err(err).Msg("acknowledge a dismissal")
 	}
-	if err := resolveThreadOf(ctx, repo, j.run.PRNumber, e); err != nil {
+	if err := lifecycle.ResolveThreadOf(ctx, repo, j.run.PRNumber, e); err != nil {
 		j.log.Warn().Err(err).Msg("resolve a dismissed finding's thread")
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -110,7 +111,7 @@ type Deps struct {
 	// Reviewer runs the reviews.
 	Reviewer Reviewer
 	// Answerer answers questions (answer runs); nil fails them.
-	Answerer Answerer
+	Answerer lifecycle.Answerer
 	// PublicURL is where people reach MergeGuard's web UI; reviews link
 	// their run's page under it. Empty leaves the link out.
 	PublicURL string

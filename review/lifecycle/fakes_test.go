@@ -1,0 +1,134 @@
+package lifecycle
+
+import (
+	"context"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/pipeline"
+)
+
+// The fakes of this file are in-memory role implementations in the manner
+// of policy-bot's pulltest.Context: a value and an error field per call,
+// and a record of what was written, so each case runs in microseconds.
+
+// posted is a comment the fake GitHub was asked to write: a reply in a
+// thread (To is its first comment) or, To 0, a comment in the conversation.
+type posted struct {
+	To   int64
+	Body string
+}
+
+// fakeGitHub is one pull request's repository on GitHub.
+type fakeGitHub struct {
+	ThreadsValue        []review.ReviewThread
+	ThreadsError        error
+	ResolveThreadError  error
+	ThreadMessagesValue []review.ThreadMessage
+	ThreadMessagesError error
+	ReplyValue          int64
+	ReplyError          error
+	AnswerValue         int64
+	AnswerError         error
+
+	// What was written.
+	Resolved []string
+	Posted   []posted
+}
+
+func (g *fakeGitHub) Threads(context.Context, int) ([]review.ReviewThread, error) {
+	return g.ThreadsValue, g.ThreadsError
+}
+
+func (g *fakeGitHub) ResolveThread(_ context.Context, id string) error {
+	if g.ResolveThreadError != nil {
+		return g.ResolveThreadError
+	}
+	g.Resolved = append(g.Resolved, id)
+	return nil
+}
+
+func (g *fakeGitHub) ThreadMessages(context.Context, int, int64) ([]review.ThreadMessage, error) {
+	return g.ThreadMessagesValue, g.ThreadMessagesError
+}
+
+func (g *fakeGitHub) Reply(_ context.Context, _ int, to int64, body string) (int64, error) {
+	if g.ReplyError != nil {
+		return 0, g.ReplyError
+	}
+	g.Posted = append(g.Posted, posted{To: to, Body: body})
+	return g.ReplyValue, nil
+}
+
+func (g *fakeGitHub) Answer(_ context.Context, _ int, body string) (int64, error) {
+	if g.AnswerError != nil {
+		return 0, g.AnswerError
+	}
+	g.Posted = append(g.Posted, posted{Body: body})
+	return g.AnswerValue, nil
+}
+
+// fakeStore is the pull request's ledger and the repository's learnings.
+type fakeStore struct {
+	FindingOfThreadValue review.LedgerEntry
+	FindingOfThreadError error
+	AnswersInThreadValue int
+	AnswersInThreadError error
+	DismissFindingValue  bool
+	DismissFindingError  error
+	AddLearningError     error
+
+	// What was written.
+	Dismissed []string // fingerprint by how
+	Learnings []review.Learning
+}
+
+func (s *fakeStore) FindingOfThread(context.Context, string, int, int64) (review.LedgerEntry, error) {
+	return s.FindingOfThreadValue, s.FindingOfThreadError
+}
+
+func (s *fakeStore) AnswersInThread(context.Context, string, int, int64, string) (int, error) {
+	return s.AnswersInThreadValue, s.AnswersInThreadError
+}
+
+func (s *fakeStore) DismissFinding(_ context.Context, _ string, _ int, fingerprint, by, how string) (bool, error) {
+	if s.DismissFindingError != nil {
+		return false, s.DismissFindingError
+	}
+	if s.DismissFindingValue {
+		s.Dismissed = append(s.Dismissed, fingerprint+" by "+by+" "+how)
+	}
+	return s.DismissFindingValue, nil
+}
+
+func (s *fakeStore) AddLearning(_ context.Context, l review.Learning) (review.Learning, error) {
+	if s.AddLearningError != nil {
+		return review.Learning{}, s.AddLearningError
+	}
+	l.ID = int64(len(s.Learnings) + 1)
+	s.Learnings = append(s.Learnings, l)
+	return l, nil
+}
+
+// fakeRunLog is the record of the run.
+type fakeRunLog struct {
+	ClaimPostValue bool
+	ClaimPostError error
+	Claims         int
+}
+
+func (r *fakeRunLog) ClaimPost(context.Context) (bool, error) {
+	r.Claims++
+	return r.ClaimPostValue, r.ClaimPostError
+}
+
+// fakeModel answers questions.
+type fakeModel struct {
+	AnswerValue *pipeline.AnswerResult
+	AnswerError error
+	Requests    []pipeline.AnswerRequest
+}
+
+func (m *fakeModel) Answer(_ context.Context, req pipeline.AnswerRequest) (*pipeline.AnswerResult, error) {
+	m.Requests = append(m.Requests, req)
+	return m.AnswerValue, m.AnswerError
+}

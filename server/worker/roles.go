@@ -1,0 +1,53 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// This file adapts the store to the role interfaces of review/lifecycle;
+// *github.Repo implements its GitHub roles as it is.
+
+// ledger is the store as the lifecycle's ledger and feedback roles: the
+// store's not found is review.ErrNotFound.
+type ledger struct{ Store }
+
+func (l ledger) FindingOfThread(ctx context.Context, repo string, number int, commentID int64) (review.LedgerEntry, error) {
+	e, err := l.Store.FindingOfThread(ctx, repo, number, commentID)
+	if errors.Is(err, store.ErrNotFound) {
+		return e, fmt.Errorf("finding of thread %d: %w", commentID, review.ErrNotFound)
+	}
+	return e, err
+}
+
+// runLog is the store's record of the run a job works on.
+type runLog struct {
+	st       Store
+	runID    string
+	workerID string
+}
+
+func (p *Pool) runLog(j *job) runLog {
+	return runLog{st: p.deps.Store, runID: j.run.ID, workerID: j.workerID}
+}
+
+func (r runLog) ClaimPost(ctx context.Context) (bool, error) {
+	return r.st.ClaimPost(ctx, r.runID, r.workerID)
+}
+
+// pullOf names the pull request of a run.
+func pullOf(run *store.Run) lifecycle.PullRequest {
+	return lifecycle.PullRequest{Repository: run.Repository, Number: run.PRNumber}
+}
+
+// logProblems logs the best-effort steps of a use case that failed.
+func logProblems(j *job, problems []error) {
+	for _, err := range problems {
+		j.log.Warn().Err(err).Msg("a best-effort step failed; the run went on")
+	}
+}
