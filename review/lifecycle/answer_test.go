@@ -137,8 +137,8 @@ func TestAnswer(t *testing.T) {
 		},
 		"the answer limit with a notice: the notice is posted, no feedback applied": {
 			q: reply, gh: fakeGitHub{ReplyValue: 912}, st: fakeStore{FindingOfThreadValue: open, DismissFindingValue: true},
-			model: fakeModel{AnswerValue: &pipeline.AnswerResult{Skipped: true, Notice: "Enough.", Classification: review.ClassDisagree}},
-			want:  Answered{Skipped: "the thread's answer limit is reached", Posted: true, Text: "Enough.", CommentID: 912, Classification: review.ClassDisagree},
+			model:  fakeModel{AnswerValue: &pipeline.AnswerResult{Skipped: true, Notice: "Enough.", Classification: review.ClassDisagree}},
+			want:   Answered{Skipped: "the thread's answer limit is reached", Posted: true, Text: "Enough.", CommentID: 912, Classification: review.ClassDisagree},
 			posted: []posted{{To: 10, Body: "Enough."}}, claimedToPost: 1,
 		},
 		"an earlier attempt began posting: not posted again": {
