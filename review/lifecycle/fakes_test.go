@@ -29,10 +29,27 @@ type fakeGitHub struct {
 	ReplyError          error
 	AnswerValue         int64
 	AnswerError         error
+	HeadValue           review.PullHead
+	HeadError           error
+	DescribeValue       bool
+	DescribeError       error
 
 	// What was written.
-	Resolved []string
-	Posted   []posted
+	Resolved  []string
+	Posted    []posted
+	Described []Description
+}
+
+func (g *fakeGitHub) Head(context.Context, int) (review.PullHead, error) {
+	return g.HeadValue, g.HeadError
+}
+
+func (g *fakeGitHub) Describe(_ context.Context, _ int, d Description) (bool, error) {
+	if g.DescribeError != nil {
+		return false, g.DescribeError
+	}
+	g.Described = append(g.Described, d)
+	return g.DescribeValue, nil
 }
 
 func (g *fakeGitHub) Threads(context.Context, int) ([]review.ReviewThread, error) {
@@ -76,6 +93,8 @@ type fakeStore struct {
 	DismissFindingValue  bool
 	DismissFindingError  error
 	AddLearningError     error
+	ReviewOfHeadValue    Reviewed
+	ReviewOfHeadError    error
 
 	// What was written.
 	Dismissed []string // fingerprint by how
@@ -107,6 +126,10 @@ func (s *fakeStore) AddLearning(_ context.Context, l review.Learning) (review.Le
 	l.ID = int64(len(s.Learnings) + 1)
 	s.Learnings = append(s.Learnings, l)
 	return l, nil
+}
+
+func (s *fakeStore) ReviewOfHead(context.Context, string, int, string) (Reviewed, error) {
+	return s.ReviewOfHeadValue, s.ReviewOfHeadError
 }
 
 // fakeRunLog is the record of the run.

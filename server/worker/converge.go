@@ -314,8 +314,5 @@ func exposedReply(e review.LedgerEntry) string {
 
 // detailsURL is the run's page in the web UI, "" without a public URL.
 func (p *Pool) detailsURL(runID string) string {
-	if p.deps.PublicURL == "" {
-		return ""
-	}
-	return strings.TrimRight(p.deps.PublicURL, "/") + "/reviews/" + runID
+	return lifecycle.RunPage(p.deps.PublicURL, runID)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -113,7 +114,7 @@ func failureNotice(run *store.Run, err error) string {
 	var (
 		ue     userError
 		cfgErr *pipeline.RepoConfigError
-		de     describeError
+		de     lifecycle.NotDescribedError
 		posted analyzersPosted
 	)
 	switch {
@@ -124,7 +125,7 @@ func failureNotice(run *store.Run, err error) string {
 			run.ID, run.Attempts)
 	case errors.As(err, &de):
 		return fmt.Sprintf("MergeGuard could not write the walkthrough into this pull request's description (run `%s`): %s "+
-			"Comment `/mergeguard describe` to try again.", run.ID, de.reason())
+			"Comment `/mergeguard describe` to try again.", run.ID, de.Reason())
 	case errors.Is(err, pipeline.ErrLLMUnavailable):
 		return fmt.Sprintf("MergeGuard could not complete the review of this pull request (run `%s`): "+
 			"the language model kept failing (rate limits or server errors) over %d attempts. "+

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -136,7 +137,7 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 		return p.publishWithoutModel(ctx, j, repo, res, out, h, err)
 	}
 	if err == nil && describe && out.result.Status == store.StatusSkipped {
-		out.notice = joinNotice(out.notice, describeNotice)
+		out.notice = lifecycle.JoinNotice(out.notice, lifecycle.NoReviewToDescribe)
 	}
 	if err != nil || out.result.Status != store.StatusSucceeded {
 		return out, err

@@ -51,3 +51,14 @@ func logProblems(j *job, problems []error) {
 		j.log.Warn().Err(err).Msg("a best-effort step failed; the run went on")
 	}
 }
+
+func (l ledger) ReviewOfHead(ctx context.Context, repo string, number int, head string) (lifecycle.Reviewed, error) {
+	run, err := l.Store.ReviewOfHead(ctx, repo, number, head)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return lifecycle.Reviewed{}, fmt.Errorf("review of head %s: %w", short(head), review.ErrNotFound)
+	case err != nil:
+		return lifecycle.Reviewed{}, err
+	}
+	return lifecycle.Reviewed{RunID: run.ID, HeadSHA: run.HeadSHA, CheckRunID: run.CheckRunID, Verdict: run.Result}, nil
+}
