@@ -2,6 +2,8 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -33,11 +35,40 @@ type fakeGitHub struct {
 	HeadError           error
 	DescribeValue       bool
 	DescribeError       error
+	CreateCheckValue    int64
+	CreateCheckError    error
+	UpdateCheckError    error
 
 	// What was written.
 	Resolved  []string
 	Posted    []posted
 	Described []Description
+	Created   []Check
+	Updated   map[int64]Check
+}
+
+func (g *fakeGitHub) CreateCheck(_ context.Context, c Check) (int64, error) {
+	if g.CreateCheckError != nil && !errors.Is(g.CreateCheckError, ErrAnnotationsRejected) {
+		return 0, g.CreateCheckError
+	}
+	g.Created = append(g.Created, c)
+	return g.CreateCheckValue, g.CreateCheckError
+}
+
+func (g *fakeGitHub) UpdateCheck(_ context.Context, id int64, c Check) error {
+	if g.UpdateCheckError != nil {
+		return g.UpdateCheckError
+	}
+	if g.Updated == nil {
+		g.Updated = map[int64]Check{}
+	}
+	g.Updated[id] = c
+	return nil
+}
+
+// CheckSummary renders the counts only: the markdown is package github's.
+func (g *fakeGitHub) CheckSummary(ledger []review.LedgerEntry, blocking review.Severity, _ string) (string, string) {
+	return "title", fmt.Sprintf("%d entries, blocking from %s", len(ledger), blocking)
 }
 
 func (g *fakeGitHub) Head(context.Context, int) (review.PullHead, error) {

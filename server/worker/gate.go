@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -75,15 +75,9 @@ func (p *Pool) applyGate(ctx context.Context, g store.GateRefresh) error {
 	if err != nil {
 		return err
 	}
-	c, blocked := ledgerCheck(ledger, cfg, repo.PullURL(g.PRNumber))
-	modelSkippedCheck(c, modelSkippedOf(run.Result))
-	c.HeadSHA, c.Status, c.DetailsURL, c.ExternalID = head.SHA, github.CheckCompleted, p.detailsURL(run.ID), run.ID
-	if run.CheckRunID == 0 {
-		_, err = repo.CreateCheck(ctx, *c)
-	} else {
-		err = repo.UpdateCheck(ctx, run.CheckRunID, *c)
-	}
-	if err != nil {
+	uc := p.checking(repo)
+	c, blocked := uc.OfLedger(ledger, cfg, lifecycle.ModelSkippedOf(run.Result), repo.PullURL(g.PRNumber))
+	if err := uc.Complete(ctx, checkRun(&run), c); err != nil {
 		return fmt.Errorf("complete the check run: %w", err)
 	}
 	if blocked {

@@ -42,7 +42,7 @@ type outcome struct {
 	notice string
 	// check is the completed check run of a posted review; nil gives the
 	// check of the result's status.
-	check *github.Check
+	check *lifecycle.Check
 }
 
 func skipped(reason string) outcome {
@@ -280,7 +280,8 @@ func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Res
 	out.result.Ledger = withPlacements(res.Ledger.Changed, posted.Placements)
 	p.resolveFixed(pctx, j, repo, res.Ledger.Fixed, h.resolved)
 	p.replyExposed(pctx, j, repo, res.Ledger.Exposed)
-	out.check = reviewedCheck(res, repo.PullURL(run.PRNumber))
+	check := p.checking(repo).Reviewed(res, repo.PullURL(run.PRNumber))
+	out.check = &check
 	if describeAsked(run) {
 		p.describeAfterReview(pctx, j, repo, res.Verdict.Walkthrough, &out)
 	}
