@@ -35,16 +35,24 @@ type fakeGitHub struct {
 	HeadError           error
 	DescribeValue       bool
 	DescribeError       error
+	LoginValue          string
+	CanWriteValue       map[string]bool
+	CanWriteError       error
+	ReactionsValue      map[int64][]review.Reaction
+	ReactionsError      error
+	CompareValue        review.Comparison
+	CompareError        error
 	CreateCheckValue    int64
 	CreateCheckError    error
 	UpdateCheckError    error
 
-	// What was written.
-	Resolved  []string
-	Posted    []posted
-	Described []Description
-	Created   []Check
-	Updated   map[int64]Check
+	// What was asked and written.
+	CanWriteCalls int
+	Resolved      []string
+	Posted        []posted
+	Described     []Description
+	Created       []Check
+	Updated       map[int64]Check
 }
 
 func (g *fakeGitHub) CreateCheck(_ context.Context, c Check) (int64, error) {
@@ -69,6 +77,21 @@ func (g *fakeGitHub) UpdateCheck(_ context.Context, id int64, c Check) error {
 // CheckSummary renders the counts only: the markdown is package github's.
 func (g *fakeGitHub) CheckSummary(ledger []review.LedgerEntry, blocking review.Severity, _ string) (string, string) {
 	return "title", fmt.Sprintf("%d entries, blocking from %s", len(ledger), blocking)
+}
+
+func (g *fakeGitHub) Login() string { return g.LoginValue }
+
+func (g *fakeGitHub) CanWrite(_ context.Context, user string) (bool, error) {
+	g.CanWriteCalls++
+	return g.CanWriteValue[user], g.CanWriteError
+}
+
+func (g *fakeGitHub) Reactions(_ context.Context, commentID int64) ([]review.Reaction, error) {
+	return g.ReactionsValue[commentID], g.ReactionsError
+}
+
+func (g *fakeGitHub) Compare(context.Context, string, string) (review.Comparison, error) {
+	return g.CompareValue, g.CompareError
 }
 
 func (g *fakeGitHub) Head(context.Context, int) (review.PullHead, error) {
@@ -126,10 +149,45 @@ type fakeStore struct {
 	AddLearningError     error
 	ReviewOfHeadValue    Reviewed
 	ReviewOfHeadError    error
+	LedgerValue          []review.LedgerEntry
+	LedgerError          error
+	ApplyThreadValue     bool
+	ApplyThreadError     error
+	RecordAgreementError error
+	LastReviewValue      LastReview
+	LastReviewError      error
 
 	// What was written.
-	Dismissed []string // fingerprint by how
-	Learnings []review.Learning
+	Dismissed   []string // fingerprint by how
+	Learnings   []review.Learning
+	Applied     []ThreadChange
+	Agreements  []string // fingerprint by login
+	LedgerReads int
+}
+
+func (s *fakeStore) Ledger(context.Context, string, int) ([]review.LedgerEntry, error) {
+	s.LedgerReads++
+	return s.LedgerValue, s.LedgerError
+}
+
+func (s *fakeStore) ApplyThread(_ context.Context, _ string, _ int, t ThreadChange) (bool, error) {
+	if s.ApplyThreadError != nil {
+		return false, s.ApplyThreadError
+	}
+	s.Applied = append(s.Applied, t)
+	return s.ApplyThreadValue, nil
+}
+
+func (s *fakeStore) RecordAgreement(_ context.Context, _ string, _ int, fingerprint, login string) error {
+	if s.RecordAgreementError != nil {
+		return s.RecordAgreementError
+	}
+	s.Agreements = append(s.Agreements, fingerprint+" by "+login)
+	return nil
+}
+
+func (s *fakeStore) LastReview(context.Context, string, int, string) (LastReview, error) {
+	return s.LastReviewValue, s.LastReviewError
 }
 
 func (s *fakeStore) FindingOfThread(context.Context, string, int, int64) (review.LedgerEntry, error) {

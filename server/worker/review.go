@@ -120,14 +120,14 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 		return outcome{}, err
 	}
 	p.startCheck(ctx, j, repo)
-	h, err := p.loadHistory(ctx, j, repo, req.Options)
+	h, err := p.prepare(ctx, j, repo, req.Options)
 	if err != nil {
 		return outcome{}, err
 	}
 	if req.Learnings, err = p.deps.Store.Learnings(ctx, j.run.Repository, review.LearningActive); err != nil {
 		return outcome{}, err
 	}
-	req.ReadRepoFile, req.Automatic, req.History = true, j.run.Trigger == store.TriggerWebhook, h.pipeline
+	req.ReadRepoFile, req.Automatic, req.History = true, j.run.Trigger == store.TriggerWebhook, h.History
 	res, out, err := p.runPipeline(ctx, req)
 	var moved headMovedError
 	if errors.As(err, &moved) {
@@ -154,7 +154,7 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 // say the model could not be reached) and the run still ends failed,
 // telling the pull request (analyzersPosted): the next review of the pull
 // request is then a full one, which the model reviews.
-func (p *Pool) publishWithoutModel(ctx context.Context, j *job, repo Repo, res *pipeline.Result, out outcome, h history, modelErr error) (outcome, error) {
+func (p *Pool) publishWithoutModel(ctx context.Context, j *job, repo Repo, res *pipeline.Result, out outcome, h lifecycle.Prepared, modelErr error) (outcome, error) {
 	if res == nil || len(res.Verdict.Findings()) == 0 || j.run.Attempts < j.run.MaxAttempts {
 		return outcome{}, modelErr
 	}
@@ -203,7 +203,7 @@ func (p *Pool) gate(ctx context.Context, j *job) (out outcome, stop bool, err er
 type headMovedError struct{ from, to string }
 
 func (e headMovedError) Error() string {
-	return fmt.Sprintf("the head moved from %s to %s before the review started", short(e.from), short(e.to))
+	return fmt.Sprintf("the head moved from %s to %s before the review started", lifecycle.ShortSHA(e.from), lifecycle.ShortSHA(e.to))
 }
 
 // headSource is the Source of a pull request run: when the pipeline first
@@ -238,14 +238,14 @@ func (s headSource) Change(ctx context.Context) (review.Change, error) {
 }
 
 // publish posts the review once, unless the head moved during the review.
-func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Result, out outcome, h history) (outcome, error) {
+func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Result, out outcome, h lifecycle.Prepared) (outcome, error) {
 	run := j.run
 	head, err := repo.Head(ctx, run.PRNumber)
 	if err != nil {
 		return outcome{}, fmt.Errorf("re-read head before posting: %w", err)
 	}
 	if head.SHA != res.Change.HeadSHA {
-		return superseded(fmt.Sprintf("the head moved from %s to %s during the review", short(res.Change.HeadSHA), short(head.SHA))), nil
+		return superseded(fmt.Sprintf("the head moved from %s to %s during the review", lifecycle.ShortSHA(res.Change.HeadSHA), lifecycle.ShortSHA(head.SHA))), nil
 	}
 	var alreadyStarted bool
 	err = withDB(ctx, func() (err error) {
@@ -265,7 +265,7 @@ func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Res
 	defer cancel()
 	post := github.Post{Number: run.PRNumber, HeadSHA: res.Change.HeadSHA, RunID: run.ID, Verdict: res.Verdict,
 		Findings: res.Verdict.Findings(), Index: res.Index, DetailsURL: p.detailsURL(run.ID)} // false positives are stored, not posted
-	if h.followUp {
+	if h.FollowUp {
 		post.FollowUp = followUp(res)
 	}
 	posted, err := repo.Publish(pctx, post)
@@ -277,9 +277,8 @@ func (p *Pool) publish(ctx context.Context, j *job, repo Repo, res *pipeline.Res
 		return outcome{}, err
 	}
 	out.result.Posted = &store.Posting{ReviewID: posted.ReviewID, Placements: placements(j, post.Findings, posted)}
-	out.result.Ledger = withPlacements(res.Ledger.Changed, posted.Placements)
-	p.resolveFixed(pctx, j, repo, res.Ledger.Fixed, h.resolved)
-	p.replyExposed(pctx, j, repo, res.Ledger.Exposed)
+	out.result.Ledger = lifecycle.WithPlacements(res.Ledger.Changed, posted.Placements)
+	p.followUpPosted(pctx, j, repo, res, h)
 	check := p.checking(repo).Reviewed(res, repo.PullURL(run.PRNumber))
 	out.check = &check
 	if describeAsked(run) {
@@ -392,12 +391,4 @@ func (p *Pool) overDailyBudget(ctx context.Context, installationID int64) (strin
 		return fmt.Sprintf("this installation used its daily budget of $%.2f; reviews resume at 00:00 UTC", b.InstallationDailyMaxCost), nil
 	}
 	return "", nil
-}
-
-// short abbreviates a commit SHA.
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }

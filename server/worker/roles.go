@@ -56,9 +56,25 @@ func (l ledger) ReviewOfHead(ctx context.Context, repo string, number int, head 
 	run, err := l.Store.ReviewOfHead(ctx, repo, number, head)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return lifecycle.Reviewed{}, fmt.Errorf("review of head %s: %w", short(head), review.ErrNotFound)
+		return lifecycle.Reviewed{}, fmt.Errorf("review of head %s: %w", lifecycle.ShortSHA(head), review.ErrNotFound)
 	case err != nil:
 		return lifecycle.Reviewed{}, err
 	}
 	return lifecycle.Reviewed{RunID: run.ID, HeadSHA: run.HeadSHA, CheckRunID: run.CheckRunID, Verdict: run.Result}, nil
+}
+
+func (l ledger) ApplyThread(ctx context.Context, repo string, number int, t lifecycle.ThreadChange) (bool, error) {
+	return l.Store.ApplyThread(ctx, repo, number, store.ThreadChange{ThreadID: t.ThreadID, CommentID: t.CommentID, Resolved: t.Resolved, By: t.By})
+}
+
+func (l ledger) LastReview(ctx context.Context, repo string, number int, except string) (lifecycle.LastReview, error) {
+	last, err := l.Store.LastReview(ctx, repo, number, except)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return lifecycle.LastReview{}, nil
+	case err != nil:
+		return lifecycle.LastReview{}, err
+	}
+	return lifecycle.LastReview{Found: true, Succeeded: last.Status == store.StatusSucceeded, KeptLedger: last.ReviewKind != "",
+		HeadSHA: last.HeadSHA, BaseSHA: last.BaseSHA, ConfigDigest: last.ConfigDigest}, nil
 }
