@@ -42,17 +42,21 @@ type fakeGitHub struct {
 	ReactionsError      error
 	CompareValue        review.Comparison
 	CompareError        error
+	SourceValue         review.Source
+	DismissError        error
 	CreateCheckValue    int64
 	CreateCheckError    error
 	UpdateCheckError    error
 
 	// What was asked and written.
 	CanWriteCalls int
-	Resolved      []string
-	Posted        []posted
-	Described     []Description
-	Created       []Check
-	Updated       map[int64]Check
+	// Undone are the heads whose change requests were dismissed.
+	Undone    []string
+	Resolved  []string
+	Posted    []posted
+	Described []Description
+	Created   []Check
+	Updated   map[int64]Check
 }
 
 func (g *fakeGitHub) CreateCheck(_ context.Context, c Check) (int64, error) {
@@ -77,6 +81,34 @@ func (g *fakeGitHub) UpdateCheck(_ context.Context, id int64, c Check) error {
 // CheckSummary renders the counts only: the markdown is package github's.
 func (g *fakeGitHub) CheckSummary(ledger []review.LedgerEntry, blocking review.Severity, _ string) (string, string) {
 	return "title", fmt.Sprintf("%d entries, blocking from %s", len(ledger), blocking)
+}
+
+func (g *fakeGitHub) Source(int) review.Source { return g.SourceValue }
+
+func (g *fakeGitHub) PullURL(number int) string {
+	return fmt.Sprintf("https://github.com/o/r/pull/%d", number)
+}
+
+func (g *fakeGitHub) DismissChangeRequests(_ context.Context, _ int, head string) ([]int64, error) {
+	if g.DismissError != nil {
+		return nil, g.DismissError
+	}
+	g.Undone = append(g.Undone, head)
+	return []int64{1}, nil
+}
+
+// fakeSource is a pull request's files: path at revision (review.Base or
+// review.Head) to content.
+type fakeSource struct {
+	review.Source
+	files map[string]string
+}
+
+func (s fakeSource) ReadFile(_ context.Context, path string, rev review.Revision) ([]byte, error) {
+	if f, ok := s.files[path+"@"+string(rev)]; ok {
+		return []byte(f), nil
+	}
+	return nil, fmt.Errorf("%s at %s: %w", path, rev, review.ErrNotFound)
 }
 
 func (g *fakeGitHub) Login() string { return g.LoginValue }

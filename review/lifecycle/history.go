@@ -31,7 +31,7 @@ type ThreadChange struct {
 // Ledger is the pull request's finding ledger and its last review, as the
 // store keeps them.
 type Ledger interface {
-	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
+	Findings
 	// ApplyThread records a thread's state: a thread resolved by a person
 	// dismisses an open entry, one unresolved reopens an entry its
 	// resolution dismissed; changed is false when the entry said so.

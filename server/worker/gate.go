@@ -3,10 +3,8 @@ package worker
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/mergeguard/mergeguard/review/lifecycle"
-	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -45,9 +43,8 @@ func (p *Pool) refreshGate(ctx context.Context, workerID string) bool {
 	return true
 }
 
-// applyGate completes the check of the pull request's current head from
-// its ledger and, when nothing blocks, dismisses the bot's REQUEST_CHANGES
-// reviews. A head not reviewed yet is left to its review.
+// applyGate refreshes the gate of a pull request
+// (lifecycle.Gating.Refresh).
 func (p *Pool) applyGate(ctx context.Context, g store.GateRefresh) error {
 	if p.deps.GitHub == nil {
 		return errors.New("no GitHub App is configured")
@@ -56,35 +53,7 @@ func (p *Pool) applyGate(ctx context.Context, g store.GateRefresh) error {
 	if err != nil {
 		return err
 	}
-	head, err := repo.Head(ctx, g.PRNumber)
-	if err != nil {
-		return fmt.Errorf("read head: %w", err)
-	}
-	run, err := p.deps.Store.ReviewOfHead(ctx, g.Repository, g.PRNumber, head.SHA)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil // the head's review renders the gate when it ends
-	case err != nil:
-		return err
-	}
-	ledger, err := p.deps.Store.Ledger(ctx, g.Repository, g.PRNumber)
-	if err != nil {
-		return err
-	}
-	cfg, err := pipeline.RepoConfig(ctx, pipeline.Request{Source: repo.Source(g.PRNumber), Repo: p.cfg.DefaultRepo, ReadRepoFile: true})
-	if err != nil {
-		return err
-	}
-	uc := p.checking(repo)
-	c, blocked := uc.OfLedger(ledger, cfg, lifecycle.ModelSkippedOf(run.Result), repo.PullURL(g.PRNumber))
-	if err := uc.Complete(ctx, checkRun(&run), c); err != nil {
-		return fmt.Errorf("complete the check run: %w", err)
-	}
-	if blocked {
-		return nil
-	}
-	if _, err := repo.DismissChangeRequests(ctx, g.PRNumber, head.SHA); err != nil {
-		return err
-	}
-	return nil
+	uc := lifecycle.Gating{GitHub: repo, Checks: checks{repo}, Reviews: ledger{p.deps.Store}, Findings: p.deps.Store,
+		Repo: p.cfg.DefaultRepo, PublicURL: p.deps.PublicURL}
+	return uc.Refresh(ctx, lifecycle.PullRequest{Repository: g.Repository, Number: g.PRNumber})
 }
