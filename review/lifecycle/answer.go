@@ -55,8 +55,11 @@ type Feedback interface {
 // RunLog is the record of the run being worked on.
 type RunLog interface {
 	// ClaimPost marks the run as posting; alreadyStarted is true when an
-	// earlier attempt of the run did.
+	// earlier attempt of the run did. Its error wraps ErrCancelled when
+	// the run was cancelled before.
 	ClaimPost(ctx context.Context) (alreadyStarted bool, err error)
+	// SetHead records the revision the run reviews.
+	SetHead(ctx context.Context, head review.PullHead) error
 }
 
 // PullRequest names a pull request.

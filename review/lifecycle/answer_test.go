@@ -183,7 +183,7 @@ func (tt *answerCase) checkAnswer(t *testing.T) {
 	}
 	got.Problems = nil
 	var statuses []review.LearningStatus
-	for _, l := range tt.st.Learnings {
+	for _, l := range tt.st.Added {
 		statuses = append(statuses, l.Status)
 		if l.Repository != "o/r" || l.PRNumber != 7 || l.Fingerprint != "fp1" || l.Author != "ann" || l.RunID != "run1" || l.ThreadCommentID != 10 {
 			t.Errorf("learning not tied to its thread: %+v", l)

@@ -44,6 +44,8 @@ type fakeGitHub struct {
 	CompareError        error
 	SourceValue         review.Source
 	DismissError        error
+	PublishValue        Posted
+	PublishError        error
 	CreateCheckValue    int64
 	CreateCheckError    error
 	UpdateCheckError    error
@@ -55,6 +57,7 @@ type fakeGitHub struct {
 	Resolved  []string
 	Posted    []posted
 	Described []Description
+	Published []Post
 	Created   []Check
 	Updated   map[int64]Check
 }
@@ -83,6 +86,14 @@ func (g *fakeGitHub) CheckSummary(ledger []review.LedgerEntry, blocking review.S
 	return "title", fmt.Sprintf("%d entries, blocking from %s", len(ledger), blocking)
 }
 
+func (g *fakeGitHub) Publish(_ context.Context, p Post) (Posted, error) {
+	if g.PublishError != nil && !errors.Is(g.PublishError, ErrDismiss) {
+		return Posted{}, g.PublishError
+	}
+	g.Published = append(g.Published, p)
+	return g.PublishValue, g.PublishError
+}
+
 func (g *fakeGitHub) Source(int) review.Source { return g.SourceValue }
 
 func (g *fakeGitHub) PullURL(number int) string {
@@ -101,8 +112,11 @@ func (g *fakeGitHub) DismissChangeRequests(_ context.Context, _ int, head string
 // review.Head) to content.
 type fakeSource struct {
 	review.Source
-	files map[string]string
+	files  map[string]string
+	change review.Change
 }
+
+func (s fakeSource) Change(context.Context) (review.Change, error) { return s.change, nil }
 
 func (s fakeSource) ReadFile(_ context.Context, path string, rev review.Revision) ([]byte, error) {
 	if f, ok := s.files[path+"@"+string(rev)]; ok {
@@ -188,10 +202,12 @@ type fakeStore struct {
 	RecordAgreementError error
 	LastReviewValue      LastReview
 	LastReviewError      error
+	LearningsValue       []review.Learning
+	LearningsError       error
 
 	// What was written.
 	Dismissed   []string // fingerprint by how
-	Learnings   []review.Learning
+	Added       []review.Learning
 	Applied     []ThreadChange
 	Agreements  []string // fingerprint by login
 	LedgerReads int
@@ -216,6 +232,10 @@ func (s *fakeStore) RecordAgreement(_ context.Context, _ string, _ int, fingerpr
 	}
 	s.Agreements = append(s.Agreements, fingerprint+" by "+login)
 	return nil
+}
+
+func (s *fakeStore) Learnings(context.Context, string, review.LearningStatus) ([]review.Learning, error) {
+	return s.LearningsValue, s.LearningsError
 }
 
 func (s *fakeStore) LastReview(context.Context, string, int, string) (LastReview, error) {
@@ -244,8 +264,8 @@ func (s *fakeStore) AddLearning(_ context.Context, l review.Learning) (review.Le
 	if s.AddLearningError != nil {
 		return review.Learning{}, s.AddLearningError
 	}
-	l.ID = int64(len(s.Learnings) + 1)
-	s.Learnings = append(s.Learnings, l)
+	l.ID = int64(len(s.Added) + 1)
+	s.Added = append(s.Added, l)
 	return l, nil
 }
 
@@ -257,7 +277,17 @@ func (s *fakeStore) ReviewOfHead(context.Context, string, int, string) (Reviewed
 type fakeRunLog struct {
 	ClaimPostValue bool
 	ClaimPostError error
+	SetHeadError   error
 	Claims         int
+	Heads          []review.PullHead
+}
+
+func (r *fakeRunLog) SetHead(_ context.Context, head review.PullHead) error {
+	if r.SetHeadError != nil {
+		return r.SetHeadError
+	}
+	r.Heads = append(r.Heads, head)
+	return nil
 }
 
 func (r *fakeRunLog) ClaimPost(context.Context) (bool, error) {
@@ -275,4 +305,20 @@ type fakeModel struct {
 func (m *fakeModel) Answer(_ context.Context, req pipeline.AnswerRequest) (*pipeline.AnswerResult, error) {
 	m.Requests = append(m.Requests, req)
 	return m.AnswerValue, m.AnswerError
+}
+
+// fakePipeline reviews: it reads the change first, as the pipeline does
+// (so the run's head is checked and recorded), then gives RunValue.
+type fakePipeline struct {
+	RunValue *pipeline.Result
+	RunError error
+	Requests []pipeline.Request
+}
+
+func (p *fakePipeline) Run(ctx context.Context, req pipeline.Request) (*pipeline.Result, error) {
+	p.Requests = append(p.Requests, req)
+	if _, err := req.Source.Change(ctx); err != nil {
+		return nil, err
+	}
+	return p.RunValue, p.RunError
 }

@@ -115,7 +115,7 @@ func failureNotice(run *store.Run, err error) string {
 		ue     userError
 		cfgErr *pipeline.RepoConfigError
 		de     lifecycle.NotDescribedError
-		posted analyzersPosted
+		posted lifecycle.AnalyzersPostedError
 	)
 	switch {
 	case errors.As(err, &posted):

@@ -27,17 +27,33 @@ func (l ledger) FindingOfThread(ctx context.Context, repo string, number int, co
 
 // runLog is the store's record of the run a job works on.
 type runLog struct {
-	st       Store
-	runID    string
-	workerID string
+	st  Store
+	job *job
 }
 
-func (p *Pool) runLog(j *job) runLog {
-	return runLog{st: p.deps.Store, runID: j.run.ID, workerID: j.workerID}
+func (p *Pool) runLog(j *job) runLog { return runLog{st: p.deps.Store, job: j} }
+
+// ClaimPost claims the run's post, while the database is out of reach
+// too (withDB); a run cancelled meanwhile is lifecycle.ErrCancelled.
+func (r runLog) ClaimPost(ctx context.Context) (alreadyStarted bool, err error) {
+	err = withDB(ctx, func() (err error) {
+		alreadyStarted, err = r.st.ClaimPost(ctx, r.job.run.ID, r.job.workerID)
+		return err
+	})
+	if errors.Is(err, store.ErrCancelled) {
+		return false, fmt.Errorf("%w: %w", lifecycle.ErrCancelled, err)
+	}
+	return alreadyStarted, err
 }
 
-func (r runLog) ClaimPost(ctx context.Context) (bool, error) {
-	return r.st.ClaimPost(ctx, r.runID, r.workerID)
+// SetHead records on the run the revision its review reads.
+func (r runLog) SetHead(ctx context.Context, head review.PullHead) error {
+	run := r.job.run
+	if err := r.st.SetRunHead(ctx, run.ID, r.job.workerID, head); err != nil {
+		return err
+	}
+	run.HeadSHA, run.BaseSHA, run.Branch = head.SHA, head.BaseSHA, head.Branch
+	return nil
 }
 
 // pullOf names the pull request of a run.
