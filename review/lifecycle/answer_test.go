@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -195,17 +193,10 @@ func (tt *answerCase) checkAnswer(t *testing.T) {
 			asked = append(asked, m.ID)
 		}
 	}
-	for _, d := range []struct {
-		what      string
-		got, want any
-	}{
-		{"answered", got, tt.want}, {"problems", problems, tt.problems}, {"posted", tt.gh.Posted, tt.posted},
-		{"resolved", tt.gh.Resolved, tt.resolved}, {"dismissed", tt.st.Dismissed, tt.dismissed},
-		{"learnings", statuses, tt.learnings}, {"thread given to the model", asked, tt.threadAsked},
-		{"post claims", tt.run.Claims, tt.claimedToPost},
-	} {
-		if diff := cmp.Diff(d.want, d.got); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", d.what, diff)
-		}
-	}
+	checkAll(t,
+		want{"answered", got, tt.want}, want{"problems", problems, tt.problems}, want{"posted", tt.gh.Posted, tt.posted},
+		want{"resolved", tt.gh.Resolved, tt.resolved}, want{"dismissed", tt.st.Dismissed, tt.dismissed},
+		want{"learnings", statuses, tt.learnings}, want{"thread given to the model", asked, tt.threadAsked},
+		want{"post claims", tt.run.Claims, tt.claimedToPost},
+	)
 }

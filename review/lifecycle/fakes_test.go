@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -12,6 +15,23 @@ import (
 // The fakes of this file are in-memory role implementations in the manner
 // of policy-bot's pulltest.Context: a value and an error field per call,
 // and a record of what was written, so each case runs in microseconds.
+
+// want is one thing a case must leave: what it is, what it is, what it
+// should be.
+type want struct {
+	what      string
+	got, want any
+}
+
+// checkAll reports each thing that is not as it should be.
+func checkAll(t *testing.T, all ...want) {
+	t.Helper()
+	for _, w := range all {
+		if diff := cmp.Diff(w.want, w.got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", w.what, diff)
+		}
+	}
+}
 
 // posted is a comment the fake GitHub was asked to write: a reply in a
 // thread (To is its first comment) or, To 0, a comment in the conversation.

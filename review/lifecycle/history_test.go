@@ -138,20 +138,13 @@ func (tt *prepareCase) checkPrepare(t *testing.T) {
 	if len(got.Problems) != tt.problems {
 		t.Errorf("problems %v, want %d", got.Problems, tt.problems)
 	}
-	for _, d := range []struct {
-		what      string
-		got, want any
-	}{
-		{"full-review reason", got.History.FullReason, tt.reason}, {"since", got.History.Since, tt.since},
-		{"follow-up", got.FollowUp, tt.followUp}, {"threads applied", tt.st.Applied, tt.applied},
-		{"ledger changed", got.Applied, tt.changed}, {"resolved threads", got.Resolved, tt.resolved},
-		{"dismissed", tt.st.Dismissed, tt.dismissed}, {"agreements", tt.st.Agreements, tt.agreements},
-		{"posted", tt.gh.Posted, tt.posted}, {"ledger reads", tt.st.LedgerReads, tt.ledgerReads},
-	} {
-		if diff := cmp.Diff(d.want, d.got); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", d.what, diff)
-		}
-	}
+	checkAll(t,
+		want{"full-review reason", got.History.FullReason, tt.reason}, want{"since", got.History.Since, tt.since},
+		want{"follow-up", got.FollowUp, tt.followUp}, want{"threads applied", tt.st.Applied, tt.applied},
+		want{"ledger changed", got.Applied, tt.changed}, want{"resolved threads", got.Resolved, tt.resolved},
+		want{"dismissed", tt.st.Dismissed, tt.dismissed}, want{"agreements", tt.st.Agreements, tt.agreements},
+		want{"posted", tt.gh.Posted, tt.posted}, want{"ledger reads", tt.st.LedgerReads, tt.ledgerReads},
+	)
 }
 
 // TestWriteAccessAskedOnce: whether a person may write is asked of GitHub

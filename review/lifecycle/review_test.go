@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -137,19 +135,12 @@ func (tt *reviewCase) checkReview(t *testing.T) {
 		}
 	}
 	followUp := len(tt.gh.Published) > 0 && tt.gh.Published[0].FollowUp != nil
-	for _, d := range []struct {
-		what      string
-		got, want any
-	}{
-		{"ending", got.Ending, tt.ending}, {"reason", got.Reason, tt.reason}, {"notice", got.Notice, tt.notice},
-		{"reviews published", len(tt.gh.Published), tt.published}, {"follow-up", followUp, tt.followUp},
-		{"placements", placed, tt.placements}, {"heads recorded", tt.run.Heads, tt.recorded},
-		{"descriptions", len(tt.gh.Described), tt.described},
-	} {
-		if diff := cmp.Diff(d.want, d.got); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", d.what, diff)
-		}
-	}
+	checkAll(t,
+		want{"ending", got.Ending, tt.ending}, want{"reason", got.Reason, tt.reason}, want{"notice", got.Notice, tt.notice},
+		want{"reviews published", len(tt.gh.Published), tt.published}, want{"follow-up", followUp, tt.followUp},
+		want{"placements", placed, tt.placements}, want{"heads recorded", tt.run.Heads, tt.recorded},
+		want{"descriptions", len(tt.gh.Described), tt.described},
+	)
 	if got.Ending == EndedSucceeded && (got.Check == nil || got.Check.Conclusion != ConclusionSuccess || got.Ledger[0].CommentID != 77) {
 		t.Errorf("a posted review's check %+v, ledger %+v; want success, the finding's comment 77", got.Check, got.Ledger)
 	}
