@@ -176,22 +176,17 @@ func (p *Pool) repo(j *job) (Repo, error) {
 	return p.deps.GitHub.Repo(j.run.InstallationID, j.run.Repository)
 }
 
-// gate makes the checks that need only the database, before any GitHub
-// call: a paused pull request and an installation over its daily budget are
+// gate admits the run before any GitHub call (lifecycle.Admitting): a
+// paused pull request and an installation over its daily budget are
 // skipped. stop is set when the job ends there.
 func (p *Pool) gate(ctx context.Context, j *job) (out outcome, stop bool, err error) {
-	if j.run.Trigger == store.TriggerWebhook {
-		paused, err := p.deps.Store.Paused(ctx, j.run.Repository, j.run.PRNumber)
-		if err != nil || paused {
-			return skipped("automatic reviews are paused on this pull request (/mergeguard resume restarts them)"), true, err
-		}
-	}
-	reason, err := p.overDailyBudget(ctx, j.run.InstallationID)
-	if err != nil || reason == "" {
+	run := j.run
+	adm, err := lifecycle.Admitting{Usage: p.deps.Store, Budgets: p.cfg.Budgets}.Admit(ctx, pullOf(run), run.InstallationID, run.Trigger == store.TriggerWebhook)
+	if err != nil || adm.Skip == "" {
 		return outcome{}, err != nil, err
 	}
-	out = skipped(reason)
-	out.notice = "MergeGuard did not review this pull request: " + reason + "."
+	out = skipped(adm.Skip)
+	out.notice = adm.Notice
 	return out, true, nil
 }
 
@@ -243,25 +238,4 @@ func (p *Pool) sink(j *job) review.Sink {
 			j.log.Warn().Err(err).Str("event", string(e.Type)).Msg("store review event")
 		}
 	})
-}
-
-// overDailyBudget says why an installation may not spend more today, "" when
-// it may.
-func (p *Pool) overDailyBudget(ctx context.Context, installationID int64) (string, error) {
-	b := p.cfg.Budgets
-	if b.InstallationDailyMaxTokens <= 0 && b.InstallationDailyMaxCost <= 0 {
-		return "", nil
-	}
-	day := time.Now().UTC().Truncate(24 * time.Hour)
-	tokens, cost, err := p.deps.Store.InstallationUsageSince(ctx, installationID, day)
-	if err != nil {
-		return "", err
-	}
-	switch {
-	case b.InstallationDailyMaxTokens > 0 && tokens >= b.InstallationDailyMaxTokens:
-		return fmt.Sprintf("this installation used its daily budget of %d tokens; reviews resume at 00:00 UTC", b.InstallationDailyMaxTokens), nil
-	case b.InstallationDailyMaxCost > 0 && cost >= b.InstallationDailyMaxCost:
-		return fmt.Sprintf("this installation used its daily budget of $%.2f; reviews resume at 00:00 UTC", b.InstallationDailyMaxCost), nil
-	}
-	return "", nil
 }
