@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -93,16 +94,31 @@ type Reviewing struct {
 	PostTimeout time.Duration
 }
 
+// ReviewInput is what any review reads and is asked with.
+type ReviewInput struct {
+	Source  review.Source
+	Options review.Options
+	// Repo is the default repository configuration .mergeguard.yml is
+	// read over.
+	Repo config.Repo
+	// MaxTokens caps the review's tokens; 0 for no cap.
+	MaxTokens int
+	Sink      review.Sink
+}
+
+// request is the pipeline's request of in.
+func (in ReviewInput) request() pipeline.Request {
+	return pipeline.Request{Source: in.Source, Options: in.Options, Repo: in.Repo, MaxTokens: in.MaxTokens, Sink: in.Sink}
+}
+
 // ReviewAsked is a review of a pull request's head to make.
 type ReviewAsked struct {
 	PullRequest
+	ReviewInput
 	RunID string
 	// Queued is the head the run was queued for; a zero SHA takes the
 	// head the review finds.
 	Queued review.PullHead
-	// Request is the pipeline's request: its Source, options, default
-	// configuration, budget and sink; Review adds the rest.
-	Request pipeline.Request
 	// Automatic is set for a review a webhook queued.
 	Automatic bool
 	// LastAttempt is set on the run's last attempt: a review whose model
@@ -132,11 +148,11 @@ type Outcome struct {
 
 // Review reviews the pull request's head and publishes the review once.
 func (r Reviewing) Review(ctx context.Context, q ReviewAsked) (Outcome, error) {
-	prep, err := r.Preparing.Prepare(ctx, q.PullRequest, q.RunID, Head{SHA: q.Queued.SHA, BaseSHA: q.Queued.BaseSHA}, q.Request.Options.Full)
+	prep, err := r.Preparing.Prepare(ctx, q.PullRequest, q.RunID, Head{SHA: q.Queued.SHA, BaseSHA: q.Queued.BaseSHA}, q.Options.Full)
 	if err != nil {
 		return Outcome{}, err
 	}
-	req := q.Request
+	req := q.request()
 	if req.Learnings, err = r.Learnings.Learnings(ctx, q.Repository, review.LearningActive); err != nil {
 		return Outcome{}, err
 	}
@@ -161,6 +177,20 @@ func (r Reviewing) Review(ctx context.Context, q ReviewAsked) (Outcome, error) {
 	out, err := r.publish(ctx, q, res, prep)
 	out.Problems = append(prep.Problems, out.Problems...)
 	return out, err
+}
+
+// ReviewText reviews a change that is not a pull request's (a bare diff);
+// nothing is posted. With the model unavailable it returns the review
+// without the model and the model's error.
+func ReviewText(ctx context.Context, r Reviewer, in ReviewInput) (Outcome, error) {
+	res, err := r.Run(ctx, in.request())
+	if err != nil && (res == nil || !ModelUnavailable(err)) {
+		return Outcome{}, err
+	}
+	if res.Skipped {
+		return Outcome{Ending: EndedSkipped, Reason: res.SkipReason, Notice: res.Notice, Result: res}, err
+	}
+	return Outcome{Ending: EndedSucceeded, Notice: res.Notice, Result: res}, err
 }
 
 // withoutModel delivers a review whose model was unavailable: degraded,

@@ -121,7 +121,7 @@ func (tt *reviewCase) checkReview(t *testing.T) {
 	}
 	src := fakeSource{change: review.Change{HeadSHA: "1111111111", BaseSHA: "b1", HeadRef: "topic"}}
 	got, err := uc.Review(context.Background(), ReviewAsked{PullRequest: PullRequest{Repository: "o/r", Number: 7}, RunID: "run1",
-		Queued: tt.queued, Request: pipeline.Request{Source: src}, LastAttempt: tt.lastAttempt})
+		Queued: tt.queued, ReviewInput: ReviewInput{Source: src}, LastAttempt: tt.lastAttempt})
 	if !errorIs(err, tt.wantErr) {
 		t.Fatalf("Review error = %v, want %v", err, tt.wantErr)
 	}

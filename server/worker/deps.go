@@ -10,7 +10,6 @@ import (
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
-	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -46,11 +45,6 @@ type Store interface {
 }
 
 var _ Store = (*store.Store)(nil)
-
-// Reviewer runs one review; *pipeline.Pipeline implements it.
-type Reviewer interface {
-	Run(ctx context.Context, req pipeline.Request) (*pipeline.Result, error)
-}
 
 // GitHub opens the repository of a pull request run.
 type GitHub interface {
@@ -109,7 +103,7 @@ type Deps struct {
 	// GitHub App is configured; pull request runs then fail.
 	GitHub GitHub
 	// Reviewer runs the reviews.
-	Reviewer Reviewer
+	Reviewer lifecycle.Reviewer
 	// Answerer answers questions (answer runs); nil fails them.
 	Answerer lifecycle.Answerer
 	// PublicURL is where people reach MergeGuard's web UI; reviews link

@@ -13,7 +13,6 @@ import (
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
-	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -53,13 +52,6 @@ func superseded(reason string) outcome {
 	return outcome{result: store.Result{Status: store.StatusSuperseded, Reason: reason}}
 }
 
-// userError is a failure the pull request's author can fix, such as bad
-// run options; its text goes into the failure comment as is.
-type userError struct{ err error }
-
-func (e userError) Error() string { return e.err.Error() }
-func (e userError) Unwrap() error { return e.err }
-
 // review works on one run.
 func (p *Pool) review(ctx context.Context, j *job) (outcome, error) {
 	switch j.run.Mode {
@@ -80,14 +72,14 @@ func (p *Pool) reviewDiff(ctx context.Context, j *job) (outcome, error) {
 	}
 	src, err := difftext.New(*j.run.DiffText)
 	if err != nil {
-		return outcome{}, userError{err}
+		return outcome{}, lifecycle.UserError{Err: err}
 	}
-	req, err := p.request(j, src)
+	in, err := p.input(j, src)
 	if err != nil {
 		return outcome{}, err
 	}
-	_, out, err := p.runPipeline(ctx, req)
-	return out, err
+	o, err := lifecycle.ReviewText(ctx, p.deps.Reviewer, in)
+	return p.reviewed(j, o, err)
 }
 
 // reviewPR is the job of a pull request run: describe from an earlier
@@ -115,14 +107,14 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 			return outcome{}, err
 		}
 	}
-	req, err := p.request(j, repo.Source(j.run.PRNumber))
+	in, err := p.input(j, repo.Source(j.run.PRNumber))
 	if err != nil {
 		return outcome{}, err
 	}
 	p.startCheck(ctx, j, repo)
 	run := j.run
 	o, err := p.reviewing(j, repo, describe).Review(ctx, lifecycle.ReviewAsked{PullRequest: pullOf(run), RunID: run.ID,
-		Queued: review.PullHead{SHA: run.HeadSHA, BaseSHA: run.BaseSHA, Branch: run.Branch}, Request: req,
+		Queued: review.PullHead{SHA: run.HeadSHA, BaseSHA: run.BaseSHA, Branch: run.Branch}, ReviewInput: in,
 		Automatic: run.Trigger == store.TriggerWebhook, LastAttempt: run.Attempts >= run.MaxAttempts})
 	return p.reviewed(j, o, err)
 }
@@ -162,9 +154,11 @@ func (p *Pool) reviewed(j *job, o lifecycle.Outcome, err error) (outcome, error)
 		out.result.Status, out.result.Reason, out.result.Verdict = store.StatusSkipped, o.Reason, nil
 		return out, nil
 	}
-	out.result.Scope = res.Scope
-	out.result.Posted = &store.Posting{ReviewID: o.Posted.ReviewID, Placements: o.Posted.Placements}
-	out.result.Ledger = o.Ledger
+	if o.Posted != nil {
+		out.result.Scope = res.Scope
+		out.result.Posted = &store.Posting{ReviewID: o.Posted.ReviewID, Placements: o.Posted.Placements}
+		out.result.Ledger = o.Ledger
+	}
 	return out, nil
 }
 
@@ -190,38 +184,22 @@ func (p *Pool) gate(ctx context.Context, j *job) (out outcome, stop bool, err er
 	return out, true, nil
 }
 
-// request is the pipeline request of a run: its options, the default
-// repository configuration, the per-review token budget and the event sink.
-func (p *Pool) request(j *job, src review.Source) (pipeline.Request, error) {
+// input is what a run's review reads and is asked with: its options,
+// the default repository configuration, the per-review token budget and
+// the event sink.
+func (p *Pool) input(j *job, src review.Source) (lifecycle.ReviewInput, error) {
 	var opts review.Options
 	if len(j.run.Options) > 0 {
 		if err := json.Unmarshal(j.run.Options, &opts); err != nil {
-			return pipeline.Request{}, fmt.Errorf("decode run options: %w", err)
+			return lifecycle.ReviewInput{}, fmt.Errorf("decode run options: %w", err)
 		}
 	}
 	opts, err := opts.Normalize()
 	if err != nil {
-		return pipeline.Request{}, userError{fmt.Errorf("run options: %w", err)}
+		return lifecycle.ReviewInput{}, lifecycle.UserError{Err: fmt.Errorf("run options: %w", err)}
 	}
-	return pipeline.Request{Source: src, Repo: p.cfg.DefaultRepo, Options: opts,
+	return lifecycle.ReviewInput{Source: src, Repo: p.cfg.DefaultRepo, Options: opts,
 		MaxTokens: p.cfg.Budgets.ReviewMaxTokens, Sink: p.sink(j)}, nil
-}
-
-// runPipeline runs the review and returns the result and the outcome it
-// makes for the run. With pipeline.ErrLLMUnavailable it returns the
-// review without the model too, when the pipeline gave one.
-func (p *Pool) runPipeline(ctx context.Context, req pipeline.Request) (*pipeline.Result, outcome, error) {
-	res, err := p.deps.Reviewer.Run(ctx, req)
-	if err != nil && (res == nil || !errors.Is(err, pipeline.ErrLLMUnavailable)) {
-		return nil, outcome{}, err
-	}
-	out := outcome{notice: res.Notice, result: store.Result{
-		Status: store.StatusSucceeded, Verdict: &res.Verdict, Agents: res.Verdict.Agents, Model: p.deps.Model, Cost: res.Cost,
-	}}
-	if res.Skipped {
-		out.result.Status, out.result.Reason, out.result.Verdict = store.StatusSkipped, res.SkipReason, nil
-	}
-	return res, out, err
 }
 
 // sink appends the pipeline's events to the run's event log and times the
