@@ -170,7 +170,7 @@ func (e NotDescribedError) Reason() string { return notWritten(e.Err) }
 func notWritten(err error) string {
 	var long tooLong
 	if errors.As(err, &long) {
-		return long.error.Error() + "."
+		return long.Error() + "."
 	}
 	if errors.Is(err, ErrDescriptionTooLong) {
 		return ErrDescriptionTooLong.Error() + "."

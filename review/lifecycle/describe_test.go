@@ -80,13 +80,16 @@ func TestDescribeFromReview(t *testing.T) {
 func TestNotDescribedErrorReason(t *testing.T) {
 	t.Parallel()
 	long := errors.New("the description is too long")
-	for err, want := range map[error]string{
-		NotDescribedError{DescriptionTooLong(long)}:                          "the description is too long.",
-		NotDescribedError{fmt.Errorf("describe: %w", ErrDescriptionTooLong)}: "description too long.",
-		NotDescribedError{errors.New("502")}:                                 "the cause is in MergeGuard's logs.",
+	for _, tt := range []struct {
+		err  NotDescribedError
+		want string
+	}{
+		{NotDescribedError{DescriptionTooLong(long)}, "the description is too long."},
+		{NotDescribedError{fmt.Errorf("describe: %w", ErrDescriptionTooLong)}, "description too long."},
+		{NotDescribedError{errors.New("502")}, "the cause is in MergeGuard's logs."},
 	} {
-		if got := err.(NotDescribedError).Reason(); got != want {
-			t.Errorf("Reason of %v = %q, want %q", err, got, want)
+		if got := tt.err.Reason(); got != tt.want {
+			t.Errorf("Reason of %v = %q, want %q", tt.err, got, tt.want)
 		}
 	}
 }
@@ -127,7 +130,7 @@ func TestDescribeAfterReview(t *testing.T) {
 // sameError compares errors by their text.
 func sameError(a, b error) bool {
 	if a == nil || b == nil {
-		return a == b
+		return a == nil && b == nil
 	}
 	return a.Error() == b.Error()
 }

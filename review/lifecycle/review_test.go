@@ -123,7 +123,7 @@ func (tt *reviewCase) checkReview(t *testing.T) {
 	got, err := uc.Review(context.Background(), ReviewAsked{PullRequest: PullRequest{Repository: "o/r", Number: 7}, RunID: "run1",
 		Queued: tt.queued, ReviewInput: ReviewInput{Source: src}, LastAttempt: tt.lastAttempt})
 	if !errorIs(err, tt.wantErr) {
-		t.Fatalf("Review error = %v, want %v", err, tt.wantErr)
+		t.Fatalf("Review error = %v, want %T", err, tt.wantErr)
 	}
 	if len(got.Problems) != tt.problems {
 		t.Errorf("problems %v, want %d", got.Problems, tt.problems)
@@ -148,13 +148,13 @@ func (tt *reviewCase) checkReview(t *testing.T) {
 
 // errorIs is errors.Is, and errors.As for the error types.
 func errorIs(err, target error) bool {
-	switch target.(type) {
-	case AnalyzersPostedError:
-		var e AnalyzersPostedError
-		return errors.As(err, &e) && errors.Is(err, pipeline.ErrLLMUnavailable)
-	case PublishError:
-		var e PublishError
-		return errors.As(err, &e)
+	var posted AnalyzersPostedError
+	if errors.As(target, &posted) {
+		return errors.As(err, &posted) && errors.Is(err, pipeline.ErrLLMUnavailable)
+	}
+	var refused PublishError
+	if errors.As(target, &refused) {
+		return errors.As(err, &refused)
 	}
 	return errors.Is(err, target)
 }

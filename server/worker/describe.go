@@ -50,16 +50,6 @@ func (p *Pool) describeFromReview(ctx context.Context, j *job, repo Repo) (out o
 	return out, true, nil
 }
 
-// describeAfterReview writes the walkthrough of the review a describe run
-// just posted; a failure is told on the pull request.
-func (p *Pool) describeAfterReview(ctx context.Context, j *job, repo Repo, w *review.Walkthrough, out *outcome) {
-	notice, problem := p.describing(j, repo).AfterReview(ctx, pullOf(j.run), j.run.ID, j.run.HeadSHA, w)
-	if problem != nil {
-		j.log.Warn().Err(problem).Msg("the description was not written")
-	}
-	out.notice = lifecycle.JoinNotice(out.notice, notice)
-}
-
 // describer is a repository as the lifecycle's Describer.
 type describer struct{ Repo }
 
