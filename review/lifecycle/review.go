@@ -143,7 +143,10 @@ type Outcome struct {
 	// Unresolved counts the fixed findings' threads that could not be
 	// resolved.
 	Unresolved int
-	Problems   []error
+	// Healed is set when what people did since the last review changed
+	// the ledger before the review.
+	Healed   bool
+	Problems []error
 }
 
 // Review reviews the pull request's head and publishes the review once.
@@ -175,7 +178,7 @@ func (r Reviewing) Review(ctx context.Context, q ReviewAsked) (Outcome, error) {
 		return out, nil
 	}
 	out, err := r.publish(ctx, q, res, prep)
-	out.Problems = append(prep.Problems, out.Problems...)
+	out.Problems, out.Healed = append(prep.Problems, out.Problems...), prep.Applied
 	return out, err
 }
 

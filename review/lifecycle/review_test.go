@@ -32,6 +32,7 @@ type reviewCase struct {
 	recorded   []review.PullHead
 	problems   int
 	described  int
+	healed     bool
 }
 
 // TestReview: a head is reviewed and its review posted once; a head that
@@ -72,6 +73,13 @@ func TestReview(t *testing.T) {
 		"reviewed before: the body follows up": {queued: queued, gh: gh(func(g *fakeGitHub) { g.CompareError = errors.New("x") }),
 			st: fakeStore{LastReviewValue: reviewed}, pl: fakePipeline{RunValue: found(nil)},
 			ending: EndedSucceeded, notice: "budget note", published: 1, followUp: true, placements: []string{"fp1"}, problems: 2},
+		"a writer resolved a thread since: the ledger is healed first": {queued: queued, pl: fakePipeline{RunValue: found(nil)},
+			gh: gh(func(g *fakeGitHub) {
+				g.CanWriteValue = map[string]bool{"ann": true}
+				g.ThreadsValue = []review.ReviewThread{{ID: "T1", CommentID: 5, Resolved: true, ResolvedBy: "ann"}}
+			}),
+			st:     fakeStore{LedgerValue: []review.LedgerEntry{{Finding: review.Finding{Fingerprint: "old"}, State: review.FindingOpen, CommentID: 5}}, ApplyThreadValue: true},
+			ending: EndedSucceeded, notice: "budget note", published: 1, placements: []string{"fp1"}, problems: 1, healed: true},
 		"queued without a head: the head found is recorded": {gh: gh(nil), pl: fakePipeline{RunValue: found(nil)},
 			ending: EndedSucceeded, notice: "budget note", published: 1, placements: []string{"fp1"}, recorded: []review.PullHead{queued}, problems: 1},
 		"the head moved before the review: superseded": {queued: review.PullHead{SHA: h2}, gh: gh(nil), pl: fakePipeline{RunValue: found(nil)},
@@ -139,7 +147,7 @@ func (tt *reviewCase) checkReview(t *testing.T) {
 		want{"ending", got.Ending, tt.ending}, want{"reason", got.Reason, tt.reason}, want{"notice", got.Notice, tt.notice},
 		want{"reviews published", len(tt.gh.Published), tt.published}, want{"follow-up", followUp, tt.followUp},
 		want{"placements", placed, tt.placements}, want{"heads recorded", tt.run.Heads, tt.recorded},
-		want{"descriptions", len(tt.gh.Described), tt.described},
+		want{"descriptions", len(tt.gh.Described), tt.described}, want{"healed", got.Healed, tt.healed},
 	)
 	if got.Ending == EndedSucceeded && (got.Check == nil || got.Check.Conclusion != ConclusionSuccess || got.Ledger[0].CommentID != 77) {
 		t.Errorf("a posted review's check %+v, ledger %+v; want success, the finding's comment 77", got.Check, got.Ledger)

@@ -133,6 +133,9 @@ func (p *Pool) reviewing(j *job, repo Repo, describe bool) lifecycle.Reviewing {
 // reviewed is the outcome of a run's review: what the store records.
 func (p *Pool) reviewed(j *job, o lifecycle.Outcome, err error) (outcome, error) {
 	logProblems(j, o.Problems)
+	if o.Healed {
+		j.log.Info().Msg("what people did to MergeGuard's threads since the last review was applied to the ledger")
+	}
 	for range o.Unresolved {
 		p.deps.Metrics.PostFailure("resolve_thread")
 	}
