@@ -1,8 +1,12 @@
 // Package lifecycle is the life of a pull request's reviews
-// (docs/architecture.md, The life of a pull request): what a new review
-// starts from and why it is full or incremental. It is pure: it imports
+// (docs/architecture.md, The life of a pull request): one use case per job
+// — what a review starts from and why it is full or incremental
+// (Preparing), what follows a posted review (FollowUp), the check run
+// (Checking), the gate refreshed after a dismissal (Gating), answering a
+// question (Answering), describing (Describing). It is pure: it imports
 // only review/... and config, and speaks to GitHub and the store through
-// the callers that hand it their answers.
+// the small role interfaces it defines, which the worker implements over
+// github.Repo and the store.
 package lifecycle
 
 import (

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -46,44 +46,27 @@ type Store interface {
 
 var _ Store = (*store.Store)(nil)
 
-// Reviewer runs one review; *pipeline.Pipeline implements it.
-type Reviewer interface {
-	Run(ctx context.Context, req pipeline.Request) (*pipeline.Result, error)
-}
-
 // GitHub opens the repository of a pull request run.
 type GitHub interface {
 	Repo(installationID int64, fullName string) (Repo, error)
 }
 
 // Repo is what a job needs of a pull request's repository; *github.Repo
-// implements it.
+// implements it. Most of it is the roles of review/lifecycle, which the
+// repository plays as it is; the rest takes package github's types, which
+// the worker's adapters (converge.go, check.go, describe.go) convert.
 type Repo interface {
-	Source(number int) review.Source
-	Head(ctx context.Context, number int) (review.PullHead, error)
+	lifecycle.Conversation
+	lifecycle.People
+	lifecycle.Commits
+	lifecycle.Gate
 	Publish(ctx context.Context, post github.Post) (github.Posted, error)
-	Comment(ctx context.Context, number int, body string) (int64, error)
-	// Login is the App's bot account; PullURL a pull request's web page.
-	Login() string
-	// CanWrite reports whether user may push to the repository.
-	CanWrite(ctx context.Context, user string) (bool, error)
-	PullURL(number int) string
-	// The life of a pull request: what changed since a reviewed head,
-	// review threads, check runs.
-	Compare(ctx context.Context, base, head string) (review.Comparison, error)
-	Threads(ctx context.Context, number int) ([]review.ReviewThread, error)
-	ResolveThread(ctx context.Context, threadID string) error
-	Reply(ctx context.Context, number int, commentID int64, body string) (int64, error)
-	ThreadMessages(ctx context.Context, number int, threadCommentID int64) ([]review.ThreadMessage, error)
-	Reactions(ctx context.Context, commentID int64) ([]review.Reaction, error)
-	Answer(ctx context.Context, number int, body string) (int64, error)
 	CreateCheck(ctx context.Context, c github.Check) (int64, error)
 	UpdateCheck(ctx context.Context, id int64, c github.Check) error
-	// DismissChangeRequests dismisses the bot's REQUEST_CHANGES reviews
-	// once nothing blocks the pull request.
-	DismissChangeRequests(ctx context.Context, number int, head string) ([]int64, error)
 	// Describe writes a walkthrough into the pull request's description.
 	Describe(ctx context.Context, number int, d github.Description) (bool, error)
+	// Comment tells the pull request how a run ended.
+	Comment(ctx context.Context, number int, body string) (int64, error)
 }
 
 var _ Repo = (*github.Repo)(nil)
@@ -108,9 +91,9 @@ type Deps struct {
 	// GitHub App is configured; pull request runs then fail.
 	GitHub GitHub
 	// Reviewer runs the reviews.
-	Reviewer Reviewer
+	Reviewer lifecycle.Reviewer
 	// Answerer answers questions (answer runs); nil fails them.
-	Answerer Answerer
+	Answerer lifecycle.Answerer
 	// PublicURL is where people reach MergeGuard's web UI; reviews link
 	// their run's page under it. Empty leaves the link out.
 	PublicURL string

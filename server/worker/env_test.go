@@ -19,6 +19,7 @@ import (
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -190,7 +191,7 @@ func (e *env) pipeline() *pipeline.Pipeline {
 
 // start runs a worker pool on st until the test ends or stop is called;
 // stop returns once the pool has stopped.
-func (e *env) start(st worker.Store, cfg worker.Config, reviewer worker.Reviewer) (stop func()) {
+func (e *env) start(st worker.Store, cfg worker.Config, reviewer lifecycle.Reviewer) (stop func()) {
 	e.t.Helper()
 	if reviewer == nil {
 		reviewer = e.pipeline()

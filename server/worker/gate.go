@@ -3,10 +3,8 @@ package worker
 import (
 	"context"
 	"errors"
-	"fmt"
 
-	"github.com/mergeguard/mergeguard/github"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -45,9 +43,8 @@ func (p *Pool) refreshGate(ctx context.Context, workerID string) bool {
 	return true
 }
 
-// applyGate completes the check of the pull request's current head from
-// its ledger and, when nothing blocks, dismisses the bot's REQUEST_CHANGES
-// reviews. A head not reviewed yet is left to its review.
+// applyGate refreshes the gate of a pull request
+// (lifecycle.Gating.Refresh).
 func (p *Pool) applyGate(ctx context.Context, g store.GateRefresh) error {
 	if p.deps.GitHub == nil {
 		return errors.New("no GitHub App is configured")
@@ -56,41 +53,7 @@ func (p *Pool) applyGate(ctx context.Context, g store.GateRefresh) error {
 	if err != nil {
 		return err
 	}
-	head, err := repo.Head(ctx, g.PRNumber)
-	if err != nil {
-		return fmt.Errorf("read head: %w", err)
-	}
-	run, err := p.deps.Store.ReviewOfHead(ctx, g.Repository, g.PRNumber, head.SHA)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil // the head's review renders the gate when it ends
-	case err != nil:
-		return err
-	}
-	ledger, err := p.deps.Store.Ledger(ctx, g.Repository, g.PRNumber)
-	if err != nil {
-		return err
-	}
-	cfg, err := pipeline.RepoConfig(ctx, pipeline.Request{Source: repo.Source(g.PRNumber), Repo: p.cfg.DefaultRepo, ReadRepoFile: true})
-	if err != nil {
-		return err
-	}
-	c, blocked := ledgerCheck(ledger, cfg, repo.PullURL(g.PRNumber))
-	modelSkippedCheck(c, modelSkippedOf(run.Result))
-	c.HeadSHA, c.Status, c.DetailsURL, c.ExternalID = head.SHA, github.CheckCompleted, p.detailsURL(run.ID), run.ID
-	if run.CheckRunID == 0 {
-		_, err = repo.CreateCheck(ctx, *c)
-	} else {
-		err = repo.UpdateCheck(ctx, run.CheckRunID, *c)
-	}
-	if err != nil {
-		return fmt.Errorf("complete the check run: %w", err)
-	}
-	if blocked {
-		return nil
-	}
-	if _, err := repo.DismissChangeRequests(ctx, g.PRNumber, head.SHA); err != nil {
-		return err
-	}
-	return nil
+	uc := lifecycle.Gating{GitHub: repo, Checks: checks{repo}, Reviews: ledger{p.deps.Store}, Findings: p.deps.Store,
+		Repo: p.cfg.DefaultRepo, PublicURL: p.deps.PublicURL}
+	return uc.Refresh(ctx, lifecycle.PullRequest{Repository: g.Repository, Number: g.PRNumber})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -30,7 +31,7 @@ var (
 	// errShutdown: the process is stopping and the grace period is over.
 	errShutdown = errors.New("the worker shut down before the run finished")
 	// errRunTimeout: the run took longer than Config.RunTimeout.
-	errRunTimeout = errors.New("the review took longer than the run timeout")
+	errRunTimeout = lifecycle.ErrTimedOut
 )
 
 // Config tunes a Pool.
@@ -168,7 +169,7 @@ func (p *Pool) reaped(ctx context.Context, workerID string, run *store.Run) {
 	log.Error().Str("status", string(run.Status)).Str("reason", run.StatusReason).Msg("run ended: its worker was lost")
 	out := outcome{result: store.Result{Status: run.Status, Reason: run.StatusReason}}
 	if run.Status == store.StatusFailed {
-		out.notice = failureNotice(run, errors.New(run.Error))
+		out.notice = lifecycle.FailureNotice(run.ID, run.Attempts, errors.New(run.Error))
 	}
 	p.completeCheck(ctx, j, out)
 	if out.notice != "" && run.Mode == store.ModePR {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mergeguard/mergeguard/github"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -54,7 +54,7 @@ func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause
 	}
 	p.finish(ctx, j, outcome{
 		result: store.Result{Status: store.StatusFailed, Error: err.Error()},
-		notice: failureNotice(j.run, err),
+		notice: lifecycle.FailureNotice(j.run.ID, j.run.Attempts, err),
 	})
 }
 
@@ -105,48 +105,11 @@ func (p *Pool) comment(ctx context.Context, j *job, body string) {
 	}
 }
 
-// failureNotice is the comment a failed run leaves on its pull request: the
-// error itself when the author can fix it (a broken .mergeguard.yml), else a
-// pointer to the run. Internal errors and the model server's own words are
-// for the operators' logs and the web UI, never the pull request.
-func failureNotice(run *store.Run, err error) string {
-	var (
-		ue     userError
-		cfgErr *pipeline.RepoConfigError
-		de     describeError
-		posted analyzersPosted
-	)
-	switch {
-	case errors.As(err, &posted):
-		return fmt.Sprintf("MergeGuard could not complete the review of this pull request (run `%s`): "+
-			"the language model kept failing (rate limits or server errors) over %d attempts. "+
-			"The findings of its built-in analyzers and linters are posted; comment `/mergeguard rerun` to try the model again later.",
-			run.ID, run.Attempts)
-	case errors.As(err, &de):
-		return fmt.Sprintf("MergeGuard could not write the walkthrough into this pull request's description (run `%s`): %s "+
-			"Comment `/mergeguard describe` to try again.", run.ID, de.reason())
-	case errors.Is(err, pipeline.ErrLLMUnavailable):
-		return fmt.Sprintf("MergeGuard could not complete the review of this pull request (run `%s`): "+
-			"the language model kept failing (rate limits or server errors) over %d attempts. "+
-			"Comment `/mergeguard rerun` to try again later.", run.ID, run.Attempts)
-	case errors.Is(err, errRunTimeout):
-		return fmt.Sprintf("MergeGuard stopped the review of this pull request (run `%s`): it took longer than the time a review may take. "+
-			"Comment `/mergeguard rerun` to try again.", run.ID)
-	case errors.As(err, &cfgErr):
-		return "MergeGuard could not review this pull request:\n\n```\n" + cfgErr.Error() +
-			"\n```\n\nFix the file on the base branch, then comment `/mergeguard rerun`."
-	case errors.As(err, &ue):
-		return "MergeGuard could not review this pull request:\n\n```\n" + ue.Error() + "\n```"
-	}
-	return fmt.Sprintf("MergeGuard could not complete the review of this pull request (run `%s`, attempt %d). "+
-		"The cause is in MergeGuard's logs; comment `/mergeguard rerun` to try again.", run.ID, run.Attempts)
-}
-
 // transient reports whether err is worth retrying, and how long the failing
 // service asked to wait (0 when it did not say): the model unavailable, the
 // database out of reach, or GitHub failing for a passing reason.
 func transient(err error) (asked time.Duration, ok bool) {
-	if errors.Is(err, pipeline.ErrLLMUnavailable) || store.Transient(err) {
+	if lifecycle.ModelUnavailable(err) || store.Transient(err) {
 		return 0, true
 	}
 	return github.Transient(err)

@@ -10,6 +10,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 )
 
@@ -24,7 +25,7 @@ func TestTransient(t *testing.T) {
 		{"github 502 through the worker", fmt.Errorf("get pull request: %w", &gh.ErrorResponse{Response: &http.Response{StatusCode: 502, Request: &http.Request{URL: &url.URL{}}}}), true},
 		{"llm unavailable", fmt.Errorf("%w: 2 of 2 agents failed", pipeline.ErrLLMUnavailable), true},
 		{"broken config", &pipeline.RepoConfigError{Err: errors.New(".mergeguard.yml:3: unknown key")}, false},
-		{"bad options", userError{errors.New("run options: bad")}, false},
+		{"bad options", lifecycle.UserError{Err: errors.New("run options: bad")}, false},
 		{"panic", panicError{value: "boom"}, false},
 		{"run timeout", errRunTimeout, false},
 	}
