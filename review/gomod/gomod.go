@@ -17,6 +17,7 @@ import (
 	"context"
 	"path"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/modfile"
 )
@@ -46,6 +47,11 @@ type Limits struct {
 	// FileBytes is the size of the largest Go file read
 	// (DefaultFileBytes).
 	FileBytes int
+	// Deadline is a safety bound on the whole of one use of a Loader
+	// (DefaultDeadline), far above what the limits above allow: its user
+	// (go vet) stops there and drops that work with a note, rather than
+	// keep a part of it that would depend on the machine's speed.
+	Deadline time.Duration
 }
 
 // Default limits: enough for a change's packages and the module packages
@@ -56,10 +62,11 @@ const (
 	DefaultBytes           = 12 << 20
 	DefaultFilesPerPackage = 200
 	DefaultFileBytes       = 1 << 20
+	DefaultDeadline        = time.Minute
 )
 
-// withDefaults fills the zero fields of l.
-func (l Limits) withDefaults() Limits {
+// WithDefaults fills the zero fields of l.
+func (l Limits) WithDefaults() Limits {
 	if l.Packages <= 0 {
 		l.Packages = DefaultPackages
 	}
@@ -74,6 +81,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.FileBytes <= 0 {
 		l.FileBytes = DefaultFileBytes
+	}
+	if l.Deadline <= 0 {
+		l.Deadline = DefaultDeadline
 	}
 	return l
 }

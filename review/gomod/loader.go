@@ -81,7 +81,7 @@ func NewLoader(tree Tree, std *Std, lim Limits) *Loader {
 	ctxt := build.Default // a copy: this machine's GOOS, GOARCH and release tags
 	ctxt.CgoEnabled = false
 	ctxt.GOPATH, ctxt.Dir = "", ""
-	return &Loader{tree: tree, std: std, lim: lim.withDefaults(), fset: token.NewFileSet(), ctxt: ctxt,
+	return &Loader{tree: tree, std: std, lim: lim.WithDefaults(), fset: token.NewFileSet(), ctxt: ctxt,
 		pkgs: map[string]*Package{}, dirs: map[string]*dirFiles{}, active: map[string]bool{}, fake: map[string]*types.Package{}, hit: map[string][]string{}}
 }
 

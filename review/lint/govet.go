@@ -2,6 +2,7 @@ package lint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -95,8 +96,25 @@ func (*GoVet) Applies(p string) bool {
 		!strings.Contains(p, "/vendor/") && !strings.Contains("/"+p, "/testdata/")
 }
 
-// Lint implements Linter.
+// errVetDeadline is the cause of a go vet stopped by gomod.Limits.Deadline.
+var errVetDeadline = errors.New("go vet hit its safety deadline")
+
+// Lint implements Linter. Work that reaches the safety deadline
+// (gomod.Limits.Deadline) is dropped whole, with a note: which findings a
+// review has never depends on the machine's speed.
 func (g *GoVet) Lint(ctx context.Context, files []File, tree Tree) (Report, error) {
+	deadline := g.lim.WithDefaults().Deadline
+	vctx, cancel := context.WithTimeoutCause(ctx, deadline, errVetDeadline)
+	defer cancel()
+	rep, err := g.lint(vctx, files, tree)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(vctx), errVetDeadline) {
+		return Report{Notes: []string{fmt.Sprintf("govet stopped at its safety deadline of %s: its findings are left out of this review.", deadline)}}, nil
+	}
+	return rep, err
+}
+
+// lint is Lint under the safety deadline.
+func (g *GoVet) lint(ctx context.Context, files []File, tree Tree) (Report, error) {
 	var rep Report
 	changed := map[string]*File{}
 	for i := range files {
@@ -113,6 +131,9 @@ func (g *GoVet) Lint(ctx context.Context, files []File, tree Tree) (Report, erro
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", dir, err))
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return rep, err // stopped during the last package: never a part
 	}
 	for _, n := range loader.Notes() {
 		rep.Notes = append(rep.Notes, "govet: "+strings.TrimPrefix(n, "gomod: "))

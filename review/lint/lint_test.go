@@ -2,6 +2,7 @@ package lint_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"go/build"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -185,6 +187,30 @@ func TestOnlyAddedLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "govet-line23", render(rep))
+}
+
+// TestGoVetSafetyDeadline: go vet stopped by its safety deadline reports
+// no finding, whatever it had found, and says so; a caller's own
+// cancellation stays an error.
+func TestGoVetSafetyDeadline(t *testing.T) {
+	files := []lint.File{added(t, "server/server.go", read(t, "server.go"))}
+	full, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(t.Context(), files, nil)
+	if err != nil || len(full.Findings) == 0 {
+		t.Fatalf("without a deadline: %d findings, %v; want some", len(full.Findings), err)
+	}
+	rep, err := lint.NewGoVet(goStd(t), gomod.Limits{Deadline: time.Nanosecond}).Lint(t.Context(), files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lint.Report{Notes: []string{"govet stopped at its safety deadline of 1ns: its findings are left out of this review."}}
+	if diff := cmp.Diff(want, rep); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(ctx, files, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
 }
 
 // TestWithoutTools: without shellcheck and the standard library's sources
