@@ -26,6 +26,8 @@ run-notice:
 
 ## test: go vet, then every test with the race detector against a throwaway PostgreSQL, then
 ## the huge-diff memory bound alone without it (the race detector's collector falls behind);
+## -parallel 4: the e2e tests (t.Parallel) mostly wait on the binaries they start, so four at
+## a time on two cores halve the package's time;
 ## Chromium is installed for the browser tests (e2e/) unless MERGEGUARD_SKIP_BROWSER=1, and
 ## shellcheck for the linters' tests (review/lint)
 test:
@@ -33,7 +35,7 @@ test:
 	bash scripts/ensure-shellcheck.sh >/dev/null
 	@if [ "$${MERGEGUARD_SKIP_BROWSER:-}" != 1 ]; then bash scripts/ensure-chromium.sh >/dev/null; fi
 	CGO_ENABLED=0 GOFLAGS= go list -e -export std >/dev/null # go vet's standard library, built once into the cache
-	bash scripts/with-postgres.sh go test -race ./...
+	bash scripts/with-postgres.sh go test -race -parallel 4 ./...
 	go test -count=1 -run '^TestReviewHugeDiffMemory$$' ./cmd/mergeguard/
 	go -C deploy/validate vet ./...
 	go -C deploy/validate test ./...

@@ -36,6 +36,7 @@ type actionMeta struct {
 // input is described and reaches the review script, and the script reads
 // only the inputs it is given.
 func TestActionMetadata(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("..", "action.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +91,7 @@ func TestActionMetadata(t *testing.T) {
 // SARIF report holds the AWS key the pull request commits, the review is
 // posted once, and the exit code follows fail-level.
 func TestActionReviewStep(t *testing.T) {
+	t.Parallel()
 	fake := githubtest.New(t)
 	fake.RequireAuth()
 	fake.AddToken("ghp-test")

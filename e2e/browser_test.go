@@ -307,6 +307,7 @@ const readHunk = `(function () {
 // page follow the pipeline live to its verdict, and checks the list page,
 // as a person would in Chromium.
 func TestReviewInBrowser(t *testing.T) {
+	t.Parallel()
 	chrome := chromePath(t)
 	diffText, err := os.ReadFile(filepath.Join("testdata", "review.diff"))
 	if err != nil {

@@ -61,6 +61,7 @@ func codeModel(req llmtest.Request) llmtest.Response {
 // force-push reviewed whole; and a run that fails, whose check completes
 // as failure. No finding is ever posted twice.
 func TestPushesConverge(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	app := newFakeApp(t)
 	model := llmtest.New(t, codeModel)

@@ -134,6 +134,7 @@ func (c *conversation) query(sql string, args ...any) string {
 // request with the same code still getting the critical finding (the
 // verdict naming the learning), and /mergeguard ignore dismissing it.
 func TestConversation(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	app := newFakeApp(t)
 	model := llmtest.New(t, conversationModel)

@@ -18,6 +18,7 @@ import (
 // `/mergeguard describe` on a pull request writes MergeGuard's section
 // into its description, after the author's text.
 func TestDescribeWithSetupApp(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	gh.RequireAuth()

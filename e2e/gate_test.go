@@ -22,6 +22,7 @@ const gateKey = "AWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n"
 // long script, the key in a lock file's name, a title holding "wip" inside
 // a word, and a title keyword.
 func TestTheGateHolds(t *testing.T) {
+	t.Parallel()
 	app, r, db := blindReplica(t)
 
 	script := "#!/bin/sh\n" + gateKey + strings.Repeat("echo padding line\n", 2000) + "# \x00\n"
@@ -97,6 +98,7 @@ func blindReplica(t *testing.T) (*fakeApp, *replica, *pgxpool.Pool) {
 // not be reached), a failure check, and a comment that the model failed;
 // the run is tried max_attempts times first.
 func TestModelDownStillShowsTheKey(t *testing.T) {
+	t.Parallel()
 	app := newFakeApp(t)
 	model := llmtest.New(t, func(llmtest.Request) llmtest.Response { return llmtest.ServerError() })
 	dbURL := storetest.Empty(t)

@@ -19,6 +19,7 @@ import (
 // then a writer's /mergeguard ignore in its thread completes the head's
 // check as success at once and dismisses the REQUEST_CHANGES review.
 func TestSecretKeepsTheGateShut(t *testing.T) {
+	t.Parallel()
 	app, r, db := blindReplica(t)
 	alice := githubtest.User{Login: "alice", ID: 5, Type: "User"}
 	app.gh.SetPermission("acme", "shop", alice.Login, "write")

@@ -69,6 +69,7 @@ var signInCSRF = regexp.MustCompile(`name="csrf_token" value="([0-9a-f]{64})"`)
 // browser in through the proxy; a copy of its cookie is dead after
 // sign-out; 300 wrong tokens are throttled.
 func TestProxyGivesStrangersNothing(t *testing.T) {
+	t.Parallel()
 	gh := githubtest.New(t)
 	r := startReplica(t, buildBinary(t), "serve", storetest.URL(t), serveOptions{noToken: true, env: map[string]string{
 		"MERGEGUARD_SECRET_KEY": base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{5}, 32)),

@@ -33,6 +33,7 @@ import (
 //  4. The replica running a review is killed (SIGKILL); the other takes the
 //     run over when its lease expires, and posts it once.
 func TestTwoReplicas(t *testing.T) {
+	t.Parallel()
 	const (
 		repos      = 5
 		prsPerRepo = 8

@@ -36,6 +36,7 @@ const setupLayout = `(function () {
 // Security Policy must let the form post to GitHub and follow the
 // redirect back.
 func TestSetupInBrowser(t *testing.T) {
+	t.Parallel()
 	chrome := chromePath(t)
 	gh := githubtest.New(t)
 	srv := startReplica(t, buildBinary(t), "serve", storetest.URL(t), serveOptions{env: map[string]string{

@@ -118,6 +118,7 @@ func createApp(t *testing.T, gh *githubtest.Server, r *replica) githubtest.Manif
 // accepted by replica B, which was running before the App existed, and
 // the pull request is reviewed through the new App's installation.
 func TestSetupCreatesTheApp(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	gh.RequireAuth()

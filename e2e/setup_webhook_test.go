@@ -19,6 +19,7 @@ import (
 // replica (it reads the stored App again when it has none), not answered
 // 503 until the next notification or poll.
 func TestSetupThenWebhookAtOnce(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	gh.RequireAuth()

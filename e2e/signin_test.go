@@ -56,6 +56,7 @@ func (b *browser) waitFor(t *testing.T, what, js string, timeout time.Duration) 
 // the API token on the sign-in page, starts a review, follows it live and
 // signs out.
 func TestSignInWithTokenInBrowser(t *testing.T) {
+	t.Parallel()
 	chrome := chromePath(t)
 	diffText, err := os.ReadFile(filepath.Join("testdata", "review.diff"))
 	if err != nil {
@@ -102,6 +103,7 @@ func TestSignInWithTokenInBrowser(t *testing.T) {
 // TestGitHubSignInInBrowser: a person signs in with GitHub (the fake's
 // OAuth pages) and sees the runs of the repositories they can read only.
 func TestGitHubSignInInBrowser(t *testing.T) {
+	t.Parallel()
 	chrome := chromePath(t)
 	gh := githubtest.New(t)
 	gh.RequireAuth()
