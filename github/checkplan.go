@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // This file is the pure half of check runs: annotations and the output's
@@ -32,7 +33,7 @@ func Annotations(findings []review.Finding, blocking review.Severity, pullURL st
 		a := Annotation{
 			Path: f.FilePath, StartLine: f.LineStart, EndLine: max(f.LineEnd, f.LineStart),
 			Level: annotationLevel(f.Severity, blocking),
-			Title: clipText(title(tp, f), maxAnnotationTitle-2),
+			Title: text.Clip(title(tp, f), maxAnnotationTitle-2),
 		}
 		a.Message = fmt.Sprintf("%s · %s", strings.ToUpper(string(f.Severity)), tp.inline(string(f.Category), 40))
 		if d := tp.block(f.Description, maxDescription); d != "" {

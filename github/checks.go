@@ -8,6 +8,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // CheckName is the name of MergeGuard's check run, the name to require in
@@ -132,9 +134,9 @@ func (c Check) output(batch []Annotation) *gh.CheckRunOutput {
 	if c.Title == "" && len(batch) == 0 {
 		return nil
 	}
-	o := &gh.CheckRunOutput{Title: gh.String(c.Title), Summary: gh.String(clipText(c.Summary, maxCheckText-10))}
+	o := &gh.CheckRunOutput{Title: gh.String(c.Title), Summary: gh.String(text.Clip(c.Summary, maxCheckText-10))}
 	if c.Text != "" {
-		o.Text = gh.String(clipText(c.Text, maxCheckText-10))
+		o.Text = gh.String(text.Clip(c.Text, maxCheckText-10))
 	}
 	for _, a := range batch {
 		ann := &gh.CheckRunAnnotation{
@@ -209,7 +211,7 @@ func (r *Repo) CreateCheck(ctx context.Context, c Check) (int64, error) {
 		run, _, err = r.client.Checks.CreateCheckRun(ctx, r.owner, r.name, opts(nil))
 	}
 	if err != nil {
-		return 0, fmt.Errorf("create check run on %s@%s: %w", r.FullName(), shortSHA(c.HeadSHA), apiError(err))
+		return 0, fmt.Errorf("create check run on %s@%s: %w", r.FullName(), text.ShortSHA(c.HeadSHA), apiError(err))
 	}
 	id := run.GetID()
 	return id, errors.Join(rejected, r.addAnnotations(ctx, id, c, parts[1:]))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // Compare tells how head relates to base (two commits, or refs) and, when
@@ -24,7 +25,7 @@ import (
 //
 // GitHub API docs: https://docs.github.com/rest/commits/commits#compare-two-commits
 func (r *Repo) Compare(ctx context.Context, base, head string) (review.Comparison, error) {
-	where := fmt.Sprintf("compare %s...%s in %s", shortSHA(base), shortSHA(head), r.FullName())
+	where := fmt.Sprintf("compare %s...%s in %s", text.ShortSHA(base), text.ShortSHA(head), r.FullName())
 	// One commit a page: the status and counts are all that is read; the
 	// files come on the first page whatever its size.
 	cmp, _, err := r.client.Repositories.CompareCommits(ctx, r.owner, r.name, base, head, &gh.ListOptions{PerPage: 1})

@@ -14,6 +14,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // MergeGuard's section of a pull request's description (/mergeguard
@@ -158,7 +159,7 @@ func descriptionText(tp textPolicy, desc Description) string {
 	var b strings.Builder
 	b.WriteString("### Walkthrough\n\n<sub>Written by MergeGuard")
 	if desc.HeadSHA != "" {
-		b.WriteString(" from its review of " + codeText(shortSHA(desc.HeadSHA)))
+		b.WriteString(" from its review of " + codeText(text.ShortSHA(desc.HeadSHA)))
 	}
 	if desc.DetailsURL != "" && urlLen(desc.DetailsURL) == len(desc.DetailsURL) {
 		b.WriteString(" ([details](" + desc.DetailsURL + "))")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // Review events.
@@ -192,7 +193,7 @@ func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post Post) (
 	if posted.Event == EventRequestChanges {
 		return posted, nil
 	}
-	msg := fmt.Sprintf("MergeGuard no longer requests changes: a later review of %s found nothing blocking.", shortSHA(post.HeadSHA))
+	msg := fmt.Sprintf("MergeGuard no longer requests changes: a later review of %s found nothing blocking.", text.ShortSHA(post.HeadSHA))
 	return posted, p.dismissEarlier(ctx, client, post, reviews, msg, &posted)
 }
 
@@ -214,7 +215,7 @@ func (p *Publisher) DismissChangeRequests(ctx context.Context, client *gh.Client
 		return nil, fmt.Errorf("dismiss reviews on %s/%s#%d: list reviews: %w", post.Owner, post.Repo, post.Number, apiError(err))
 	}
 	var posted Posted
-	msg := fmt.Sprintf("MergeGuard no longer requests changes: at %s the last blocking finding was dismissed.", shortSHA(post.HeadSHA))
+	msg := fmt.Sprintf("MergeGuard no longer requests changes: at %s the last blocking finding was dismissed.", text.ShortSHA(post.HeadSHA))
 	err = p.dismissEarlier(ctx, client, post, reviews, msg, &posted)
 	return posted.Dismissed, err
 }
@@ -532,5 +533,3 @@ func listAll[T any](ctx context.Context, limit int, list func(*gh.ListOptions) (
 		opts.Page = resp.NextPage
 	}
 }
-
-func shortSHA(sha string) string { return sha[:min(len(sha), 7)] }

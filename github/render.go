@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // Hidden markers. MergeGuard ends every body it posts with ONE line of
@@ -180,17 +181,6 @@ func lineRange(f review.Finding) string {
 	return fmt.Sprintf("lines %d–%d", f.LineStart, f.LineEnd)
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clipText cuts s to at most n characters, on a rune boundary.
-func clipText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + " …"
-}
-
 // Caps of the review body's lists.
 const (
 	maxBodyDescription = 400
@@ -251,7 +241,7 @@ func reviewBody(post Post, pl *reviewPlan) string {
 	writeBodyFindings(&b, pl, bodyBudget-tail.Len())
 	body := b.String() + tail.String()
 	if len([]rune(body)) > maxBodyLength { // only a huge footer or summary gets here
-		body = clipText(b.String(), maxBodyLength-len([]rune(tail.String()))-10) + tail.String()
+		body = text.Clip(b.String(), maxBodyLength-len([]rune(tail.String()))-10) + tail.String()
 	}
 	return body
 }
@@ -522,7 +512,7 @@ func writeFollowUp(b *strings.Builder, post Post, pl *reviewPlan) {
 	sc := fu.Scope
 	switch sc.Kind {
 	case review.ScopeIncremental:
-		fmt.Fprintf(b, "**Incremental review** of %s since %s, %s.\n", plural(sc.Commits, "commit"), codeText(shortSHA(sc.SinceSHA)), plural(sc.Files, "file"))
+		fmt.Fprintf(b, "**Incremental review** of %s since %s, %s.\n", plural(sc.Commits, "commit"), codeText(text.ShortSHA(sc.SinceSHA)), plural(sc.Files, "file"))
 	default:
 		b.WriteString("**Full review**")
 		if r := pl.text.inline(sc.Reason, maxNote); r != "" {
@@ -598,7 +588,7 @@ func entryOpenLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
 }
 
 func entryExposedLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
-	s := entryHead(tp, e) + " — pushed in " + codeText(shortSHA(e.FirstSeenSHA))
+	s := entryHead(tp, e) + " — pushed in " + codeText(text.ShortSHA(e.FirstSeenSHA))
 	if e.StateHow == review.ExposedWarning {
 		s += ", not blocking (`secrets.removed: warn`)"
 	}
@@ -611,7 +601,7 @@ func entryExposedLine(tp textPolicy, e review.LedgerEntry, pullURL string) strin
 func entryFixedLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
 	s := entryHead(tp, e)
 	if e.FixedSHA != "" {
-		s += " — fixed in " + codeText(shortSHA(e.FixedSHA))
+		s += " — fixed in " + codeText(text.ShortSHA(e.FixedSHA))
 	}
 	if link := commentLink(pullURL, e.CommentID); link != "" {
 		s += " · [thread](" + link + ")"

@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // textPolicy renders text that a model or a pull request's author wrote
@@ -55,7 +57,7 @@ const zwj = "\u200d"
 // block renders multi-line text, at most n characters of it. Paragraphs
 // stay paragraphs; GitHub shows single line breaks in comments.
 func (tp textPolicy) block(s string, n int) string {
-	s = clipText(cleanText(s), n)
+	s = text.Clip(cleanText(s), n)
 	var b strings.Builder
 	blank := 0
 	for line := range strings.SplitSeq(s, "\n") {
@@ -78,7 +80,7 @@ func (tp textPolicy) block(s string, n int) string {
 // end the bold or italics it is set in.
 func (tp textPolicy) inline(s string, n int) string {
 	var b strings.Builder
-	tp.line(&b, clipText(oneLine(cleanText(s)), n), true, true)
+	tp.line(&b, text.Clip(text.OneLine(cleanText(s)), n), true, true)
 	return b.String()
 }
 
@@ -274,7 +276,7 @@ func (tp textPolicy) link(b *strings.Builder, s string, i int) (next int, ok boo
 	if closeText < 0 || s[open+1+closeText] != ']' {
 		return 0, false
 	}
-	text := s[open+1 : open+1+closeText]
+	label := s[open+1 : open+1+closeText]
 	rest := s[open+2+closeText:]
 	if !strings.HasPrefix(rest, "(") {
 		return 0, false
@@ -289,7 +291,7 @@ func (tp textPolicy) link(b *strings.Builder, s string, i int) (next int, ok boo
 	}
 	next = open + 2 + closeText + end + 1
 	var t strings.Builder
-	tp.line(&t, oneLine(text), true, false)
+	tp.line(&t, text.OneLine(label), true, false)
 	if tp.allows(dest) {
 		if image {
 			b.WriteByte('!')
@@ -347,7 +349,7 @@ func writeCode(b *strings.Builder, s string) {
 
 // codeText renders s (a path, an agent's name) as a code span on one line.
 func codeText(s string) string {
-	s = oneLine(cleanText(s))
+	s = text.OneLine(cleanText(s))
 	if s == "" {
 		return "` `"
 	}

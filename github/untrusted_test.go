@@ -60,7 +60,7 @@ func TestTextPolicyInline(t *testing.T) {
 		{"emphasis cannot end the bold", "a**b** _c_ ~~d~~", 100, "a\\*\\*b\\*\\* \\_c\\_ \\~\\~d\\~\\~"},
 		{"heading at the start", "## Title", 100, "\\## Title"},
 		{"snake_case stays readable", "invalid_output of parse_args_", 100, "invalid_output of parse_args\\_"},
-		{"clipped on a rune boundary", strings.Repeat("é", 20), 10, strings.Repeat("é", 10) + " …"},
+		{"clipped on a rune boundary, at most n runes", strings.Repeat("é", 20), 10, strings.Repeat("é", 9) + "…"},
 	}
 	tp := newTextPolicy(testPullURL)
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // judgeSchema is the judge's answer, strict-mode ready.
@@ -89,7 +90,7 @@ func (j LLMJudge) Same(ctx context.Context, c Case, g Golden, findings []review.
 func judgeUser(c Case, g Golden, findings []review.Finding) string {
 	var b strings.Builder
 	if c.Title != "" {
-		fmt.Fprintf(&b, "Pull request title (untrusted): %q\n\n", oneLine(c.Title))
+		fmt.Fprintf(&b, "Pull request title (untrusted): %q\n\n", text.OneLine(c.Title))
 	}
 	b.WriteString("Golden comment:\n")
 	where := ""
@@ -101,11 +102,9 @@ func judgeUser(c Case, g Golden, findings []review.Finding) string {
 	var f strings.Builder
 	for i, x := range findings {
 		fmt.Fprintf(&f, "%d. %s:%d-%d [%s %s] %s\n   %s\n", i+1, x.FilePath, x.LineStart, x.LineEnd,
-			x.Severity, x.Category, oneLine(x.Title), oneLine(x.Description))
+			x.Severity, x.Category, text.OneLine(x.Title), text.OneLine(x.Description))
 	}
 	pipeline.WriteData(&b, "FINDINGS", f.String())
 	b.WriteString("\nWhich findings describe the golden comment's problem?")
 	return b.String()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

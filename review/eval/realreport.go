@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // RealReport is the outcome of `mergeguard eval --real`.
@@ -155,7 +157,7 @@ func seconds(ms int64) string { return fmt.Sprintf("%.2f", float64(ms)/1000) }
 
 // cell makes s a table cell: one line, at most 200 bytes, no pipe.
 func cell(s string) string {
-	s = oneLine(s)
+	s = text.OneLine(s)
 	if len(s) > 200 {
 		s = s[:200] + "…"
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // Report is the output of an evaluation: its settings, its figures and
@@ -72,7 +74,7 @@ func WriteText(w io.Writer, r Report) error {
 		fmt.Fprintln(tw, "CASE\tLANG\tKIND\tGOLDEN\tFOUND\tFINDINGS\tMATCHED\tF1\tREJECTED\tDUP\tTOKENS\tCOST\tWALL")
 		for _, c := range r.Cases {
 			if c.Error != "" {
-				fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\n", c.ID, c.Language, c.Kind, oneLine(c.Error))
+				fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\n", c.ID, c.Language, c.Kind, text.OneLine(c.Error))
 				continue
 			}
 			m := c.matched()
@@ -127,7 +129,7 @@ func matching(s Settings) string {
 func contextCell(c CaseResult) string {
 	switch {
 	case c.Error != "":
-		return "error: " + oneLine(c.Error)
+		return "error: " + text.OneLine(c.Error)
 	case c.Context == nil || !c.Context.Known:
 		if c.Context != nil && c.Context.Reason != "" {
 			return "n/a (" + c.Context.Reason + ")"

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // This file is what follows a posted review (docs/architecture.md, The
@@ -33,7 +34,7 @@ func FollowUp(ctx context.Context, c Conversation, pr PullRequest, fixed, expose
 			continue
 		}
 		if e.CommentID != 0 {
-			if _, err := c.Reply(ctx, pr.Number, e.CommentID, fmt.Sprintf("Fixed in %s.", ShortSHA(e.FixedSHA))); err != nil {
+			if _, err := c.Reply(ctx, pr.Number, e.CommentID, fmt.Sprintf("Fixed in %s.", text.ShortSHA(e.FixedSHA))); err != nil {
 				out.Problems = append(out.Problems, fmt.Errorf("reply in fixed finding %s's thread: %w", e.Finding.Fingerprint, err))
 			}
 		}
@@ -83,7 +84,7 @@ func repliedExposed(ctx context.Context, c Conversation, pr PullRequest, e revie
 // pushed, so removing it does not un-leak it.
 func ExposedReply(e review.LedgerEntry) string {
 	s := fmt.Sprintf(exposedReplyStart+", but commit %s pushed it: it stays in the branch's history on GitHub. "+
-		"Treat it as leaked and rotate the credential.", ShortSHA(e.FirstSeenSHA))
+		"Treat it as leaked and rotate the credential.", text.ShortSHA(e.FirstSeenSHA))
 	if e.StateHow == review.ExposedWarning {
 		return s + " It no longer blocks this pull request (`secrets.removed: warn`)."
 	}
@@ -102,6 +103,3 @@ func WithPlacements(entries []review.LedgerEntry, placed map[string]review.Place
 	}
 	return out
 }
-
-// ShortSHA abbreviates a commit SHA as people read it on GitHub.
-func ShortSHA(sha string) string { return sha[:min(len(sha), 7)] }

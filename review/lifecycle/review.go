@@ -10,6 +10,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // This file is reviewing a head (docs/architecture.md, The life of a pull
@@ -236,7 +237,7 @@ func (r Reviewing) publish(ctx context.Context, q ReviewAsked, res *pipeline.Res
 		return Outcome{}, fmt.Errorf("re-read head before posting: %w", err)
 	}
 	if head.SHA != res.Change.HeadSHA {
-		return Outcome{Ending: EndedSuperseded, Reason: fmt.Sprintf("the head moved from %s to %s during the review", ShortSHA(res.Change.HeadSHA), ShortSHA(head.SHA))}, nil
+		return Outcome{Ending: EndedSuperseded, Reason: fmt.Sprintf("the head moved from %s to %s during the review", text.ShortSHA(res.Change.HeadSHA), text.ShortSHA(head.SHA))}, nil
 	}
 	out := Outcome{Ending: EndedSucceeded, Notice: res.Notice, Result: res}
 	alreadyStarted, err := r.Run.ClaimPost(ctx)
@@ -316,7 +317,7 @@ func placements(findings []review.Finding, placed map[string]review.Placement, p
 type HeadMovedError struct{ From, To string }
 
 func (e HeadMovedError) Error() string {
-	return fmt.Sprintf("the head moved from %s to %s before the review started", ShortSHA(e.From), ShortSHA(e.To))
+	return fmt.Sprintf("the head moved from %s to %s before the review started", text.ShortSHA(e.From), text.ShortSHA(e.To))
 }
 
 // headSource is the Source of a pull request run: when the pipeline first

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // Learnings are what the repository's people taught MergeGuard
@@ -47,7 +48,7 @@ func learningsFor(ls []review.Learning, paths []string, counter Counter, limit i
 		if files == "" {
 			files = "all files"
 		}
-		fmt.Fprintf(&b, "- Learning #%d (%s): %s\n", l.ID, oneLine(files), oneLine(l.Instruction))
+		fmt.Fprintf(&b, "- Learning #%d (%s): %s\n", l.ID, text.OneLine(files), text.OneLine(l.Instruction))
 	}
 	text := b.String()
 	cut := truncateTokens(counter, text, limit)
@@ -127,7 +128,7 @@ func learningsKept(ls []review.Learning, fs []review.Finding) []string {
 		}
 		if len(ids) > 0 {
 			notes = append(notes, fmt.Sprintf("Learning %s applies to %s:%d %s, which stays reported: a learning never drops a secret or a critical finding.",
-				strings.Join(ids, ", "), f.FilePath, f.LineStart, oneLine(f.Title)))
+				strings.Join(ids, ", "), f.FilePath, f.LineStart, text.OneLine(f.Title)))
 		}
 	}
 	return notes
@@ -168,30 +169,21 @@ func (r *run) applyLearnings(ctx context.Context, out *verifiedSet) {
 			continue
 		}
 		l := byID[c.Learning]
-		reason := fmt.Sprintf("covered by learning #%d: %s", l.ID, oneLine(l.Instruction))
+		reason := fmt.Sprintf("covered by learning #%d: %s", l.ID, text.OneLine(l.Instruction))
 		if c.Reason != "" {
-			reason += " (" + oneLine(c.Reason) + ")"
+			reason += " (" + text.OneLine(c.Reason) + ")"
 		}
 		out.falsePositives = append(out.falsePositives, mark(f, review.FalsePositive, reason))
 		if _, ok := used[l.ID]; !ok {
 			order = append(order, l.ID)
 		}
-		used[l.ID] = append(used[l.ID], fmt.Sprintf("%s:%d %s", f.FilePath, f.LineStart, oneLine(f.Title)))
+		used[l.ID] = append(used[l.ID], fmt.Sprintf("%s:%d %s", f.FilePath, f.LineStart, text.OneLine(f.Title)))
 	}
 	out.reported = kept
 	for _, id := range order {
 		out.notes = append(out.notes, fmt.Sprintf("%d finding(s) dropped: learning #%d (%q) covers %s.",
-			len(used[id]), id, clip(oneLine(byID[id].Instruction), 120), strings.Join(used[id], "; ")))
+			len(used[id]), id, text.Clip(text.OneLine(byID[id].Instruction), 120), strings.Join(used[id], "; ")))
 	}
-}
-
-// clip cuts s to at most n runes, marking the cut.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // cover makes the learnings call. It returns, by finding index, the first

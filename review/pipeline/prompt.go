@@ -13,6 +13,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // Token allowances of the prompt's parts that come from the repository or
@@ -236,14 +237,11 @@ func findingLines(c chunk, known map[string][]review.Finding) string {
 	var b strings.Builder
 	for _, path := range c.paths() {
 		for _, f := range known[path] {
-			fmt.Fprintf(&b, "%s:%d-%d [%s %s] %s\n", f.FilePath, f.LineStart, f.LineEnd, f.Severity, f.Category, oneLine(f.Title))
+			fmt.Fprintf(&b, "%s:%d-%d [%s %s] %s\n", f.FilePath, f.LineStart, f.LineEnd, f.Severity, f.Category, text.OneLine(f.Title))
 		}
 	}
 	return b.String()
 }
-
-// oneLine folds text onto one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // knownFindings are the open findings of a pull request's ledger on the
 // files a review reads, by path.

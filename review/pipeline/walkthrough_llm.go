@@ -8,6 +8,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // walkthroughSchema is the answer of the walkthrough call.
@@ -92,9 +93,9 @@ func mergeWalkthrough(base *review.Walkthrough, ans walkthroughAnswer) *review.W
 	type said struct{ group, line string }
 	by := map[string]said{}
 	for _, f := range ans.Files {
-		by[f.FilePath] = said{clip(oneLine(f.Group), maxWalkthroughGroup), clip(oneLine(f.Line), maxWalkthroughLine)}
+		by[f.FilePath] = said{text.Clip(text.OneLine(f.Group), maxWalkthroughGroup), text.Clip(text.OneLine(f.Line), maxWalkthroughLine)}
 	}
-	out := &review.Walkthrough{Summary: clip(strings.TrimSpace(ans.Summary), maxWalkthroughSummary),
+	out := &review.Walkthrough{Summary: text.Clip(strings.TrimSpace(ans.Summary), maxWalkthroughSummary),
 		Source: review.WalkthroughFromModel, Groups: []review.WalkthroughGroup{}}
 	index := map[string]int{}
 	for _, g := range base.Groups {

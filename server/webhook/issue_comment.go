@@ -10,6 +10,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/text"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -259,11 +260,11 @@ func recorded(ctx context.Context, log *zerolog.Logger, d store.Delivery, res st
 	case res.Coalesced:
 		setOutcome(ctx, store.OutcomeCoalesced)
 		log.Info().Str("run_id", res.Run.ID).Bool("upgraded", res.Upgraded).Msg("a review of the head is already " + string(res.Run.Status))
-		a.reply = fmt.Sprintf(coalescedText, shortSHA(res.Run.HeadSHA), res.Run.Status)
+		a.reply = fmt.Sprintf(coalescedText, text.ShortSHA(res.Run.HeadSHA), res.Run.Status)
 		if res.Upgraded {
-			a.reply = fmt.Sprintf(upgradedText, shortSHA(res.Run.HeadSHA))
+			a.reply = fmt.Sprintf(upgradedText, text.ShortSHA(res.Run.HeadSHA))
 			if d.Command == github.CommandDescribe {
-				a.reply = fmt.Sprintf(describesText, shortSHA(res.Run.HeadSHA))
+				a.reply = fmt.Sprintf(describesText, text.ShortSHA(res.Run.HeadSHA))
 			}
 		}
 		return a
@@ -289,9 +290,6 @@ func limitReply(limit store.Limit, user string) string {
 	}
 	return fmt.Sprintf(limitText, "on this pull request", store.MaxCommandsPerPR, minutes, minutes)
 }
-
-// shortSHA is the abbreviated commit hash GitHub shows.
-func shortSHA(sha string) string { return sha[:min(len(sha), 7)] }
 
 // canWrite asks GitHub whether user may write to the repository of d: the
 // permission every command and piece of feedback needs.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/text"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -378,7 +379,7 @@ func TestAnswersAndReviewsCoexist(t *testing.T) {
 		var out []string
 		for _, r := range f.in.runs() {
 			if r.Status == store.StatusQueued || r.ID == review1.ID {
-				out = append(out, string(r.Mode)+" "+shortSHA(r.HeadSHA)+" "+string(r.Status))
+				out = append(out, string(r.Mode)+" "+text.ShortSHA(r.HeadSHA)+" "+string(r.Status))
 			}
 		}
 		slices.Sort(out)
@@ -388,7 +389,7 @@ func TestAnswersAndReviewsCoexist(t *testing.T) {
 	if got := f.in.send(d); got != http.StatusOK {
 		t.Fatalf("status %d, want 200", got)
 	}
-	want := []string{"answer " + shortSHA(f.head) + " queued", "pr " + shortSHA(f.head) + " queued"}
+	want := []string{"answer " + text.ShortSHA(f.head) + " queued", "pr " + text.ShortSHA(f.head) + " queued"}
 	if diff := cmp.Diff(want, queued()); diff != "" {
 		t.Errorf("runs after the reply (-want +got):\n%s", diff)
 	}
@@ -399,10 +400,8 @@ func TestAnswersAndReviewsCoexist(t *testing.T) {
 	if got := f.in.send(githubtest.Delivery{Event: "pull_request", ID: "push", Payload: next}); got != http.StatusOK {
 		t.Fatalf("push: status %d, want 200", got)
 	}
-	want = []string{"answer " + shortSHA(f.head) + " queued", "pr 0123456 queued", "pr " + shortSHA(f.head) + " superseded"}
+	want = []string{"answer " + text.ShortSHA(f.head) + " queued", "pr 0123456 queued", "pr " + text.ShortSHA(f.head) + " superseded"}
 	if diff := cmp.Diff(want, queued()); diff != "" {
 		t.Errorf("runs after a push (-want +got):\n%s", diff)
 	}
 }
-
-func shortSHA(sha string) string { return sha[:min(7, len(sha))] }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
+	"github.com/mergeguard/mergeguard/review/text"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -72,7 +73,7 @@ func (l ledger) ReviewOfHead(ctx context.Context, repo string, number int, head 
 	run, err := l.Store.ReviewOfHead(ctx, repo, number, head)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return lifecycle.Reviewed{}, fmt.Errorf("review of head %s: %w", lifecycle.ShortSHA(head), review.ErrNotFound)
+		return lifecycle.Reviewed{}, fmt.Errorf("review of head %s: %w", text.ShortSHA(head), review.ErrNotFound)
 	case err != nil:
 		return lifecycle.Reviewed{}, err
 	}
