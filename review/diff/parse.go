@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 const devNull = "/dev/null"
@@ -275,9 +277,9 @@ func ParsePatch(path, patch string) (*File, error) {
 		return nil, fmt.Errorf("parse patch %q: %w", path, err)
 	}
 	if line, ok := lines.nextNonBlank(); ok {
-		msg := fmt.Sprintf("unexpected line %q after the last hunk", clip(line))
+		msg := fmt.Sprintf("unexpected line %q after the last hunk", text.Clip(line, 60))
 		if len(pf.Hunks) == 0 {
-			msg = fmt.Sprintf("unexpected line %q: a patch starts with a hunk header (@@ -a,b +c,d @@)", clip(line))
+			msg = fmt.Sprintf("unexpected line %q: a patch starts with a hunk header (@@ -a,b +c,d @@)", text.Clip(line, 60))
 		}
 		return nil, fmt.Errorf("parse patch %q: %w", path, &ParseError{Line: lines.n, Msg: msg})
 	}
@@ -641,12 +643,12 @@ func checkGitLayout(s string, files []*File) error {
 			freeText = false
 		case freeText:
 			if strings.HasPrefix(line, "@@ -") {
-				return &ParseError{Line: lines.n, Msg: fmt.Sprintf("hunk %q outside a \"diff --git\" section", clip(line))}
+				return &ParseError{Line: lines.n, Msg: fmt.Sprintf("hunk %q outside a \"diff --git\" section", text.Clip(line, 60))}
 			}
 		case line == "-- " || line == "--":
 			freeText = true
 		case strings.TrimSpace(line) != "":
-			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q after file %q (does a hunk header miscount its lines?)", clip(line), files[fileIdx].Path())}
+			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q after file %q (does a hunk header miscount its lines?)", text.Clip(line, 60), files[fileIdx].Path())}
 		}
 	}
 }
@@ -670,7 +672,7 @@ func checkGitFile(lines *lineScanner, f *File) error {
 			lines.next()
 		default:
 			lines.next()
-			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q in the header of file %q", clip(line), f.Path())}
+			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q in the header of file %q", text.Clip(line, 60), f.Path())}
 		}
 	}
 }
@@ -682,7 +684,7 @@ func checkHunkRegion(lines *lineScanner, f *File) error {
 		h := &f.Hunks[i]
 		line, ok := lines.next()
 		if !ok || !strings.HasPrefix(line, "@@ -") {
-			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q where hunk %d of file %q should start (does a hunk header miscount its lines?)", clip(line), i+1, f.Path())}
+			return &ParseError{Line: lines.n, Msg: fmt.Sprintf("unexpected line %q where hunk %d of file %q should start (does a hunk header miscount its lines?)", text.Clip(line, 60), i+1, f.Path())}
 		}
 		n := len(h.Lines)
 		for _, l := range h.Lines {
@@ -693,15 +695,6 @@ func checkHunkRegion(lines *lineScanner, f *File) error {
 		lines.skip(n)
 	}
 	return nil
-}
-
-// clip shortens a line quoted in an error.
-func clip(s string) string {
-	const n = 60
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // lineScanner iterates over the lines of a text without allocating.

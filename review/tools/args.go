@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // args are a tool call's arguments, decoded leniently: null is absent, and
@@ -54,7 +56,7 @@ func (a args) text(name, def string, required bool) (string, error) {
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
-		return "", fmt.Errorf("argument %s must be a string, got %s", name, clip(string(v)))
+		return "", fmt.Errorf("argument %s must be a string, got %s", name, text.Clip(string(v), 80))
 	}
 	return s, nil
 }
@@ -74,7 +76,7 @@ func (a args) number(name string, def int, required bool) (int, error) {
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil || f != float64(int(f)) {
-		return 0, fmt.Errorf("argument %s must be an integer, got %s", name, clip(string(v)))
+		return 0, fmt.Errorf("argument %s must be an integer, got %s", name, text.Clip(string(v), 80))
 	}
 	return int(f), nil
 }
@@ -94,35 +96,16 @@ func cleanPath(p string, dirOK bool) (string, error) {
 	case !utf8.ValidString(p):
 		return "", errors.New("the path is not valid UTF-8")
 	case strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || (len(p) > 2 && p[1] == ':' && (p[2] == '/' || p[2] == '\\')):
-		return "", fmt.Errorf("absolute path %q: give a path relative to the repository root", clip(p))
+		return "", fmt.Errorf("absolute path %q: give a path relative to the repository root", text.Clip(p, 80))
 	}
 	c := path.Clean(p)
 	switch {
 	case c == ".." || strings.HasPrefix(c, "../"):
-		return "", fmt.Errorf("path %q is outside the repository", clip(p))
+		return "", fmt.Errorf("path %q is outside the repository", text.Clip(p, 80))
 	case c == "." && !dirOK:
 		return "", errors.New("the path names the repository root, not a file")
 	}
 	return c, nil
-}
-
-// clip shortens a value quoted in an error message.
-func clip(s string) string {
-	if len(s) > 80 {
-		return cutString(s, 80) + "..."
-	}
-	return s
-}
-
-// cutString returns at most n bytes of s, not splitting a rune.
-func cutString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // splitLines splits content into lines without their endings; a final
@@ -186,4 +169,15 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// cutString returns at most n bytes of s, not splitting a rune.
+func cutString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

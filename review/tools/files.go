@@ -16,6 +16,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/lang"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // readFilePart answers read_file_part and get_file_context.
@@ -33,7 +34,7 @@ func (t *Toolbox) readFilePart(ctx context.Context, a args) (string, error) {
 	}
 	rev := review.Revision(strings.ToLower(strings.TrimSpace(branch)))
 	if rev != review.Head && rev != review.Base {
-		return "", fmt.Errorf("branch must be \"head\" or \"base\", got %q", clip(branch))
+		return "", fmt.Errorf("branch must be \"head\" or \"base\", got %q", text.Clip(branch, 80))
 	}
 	start, err := a.number("start_line", 1, false)
 	if err != nil {
@@ -132,7 +133,7 @@ func globMatcher(glob string) (func(string) bool, error) {
 	case len(glob) > maxGlobLen:
 		return nil, fmt.Errorf("the glob is longer than %d characters", maxGlobLen)
 	case !doublestar.ValidatePattern(glob):
-		return nil, fmt.Errorf("invalid glob %q", clip(glob))
+		return nil, fmt.Errorf("invalid glob %q", text.Clip(glob, 80))
 	case !strings.Contains(glob, "/"):
 		return func(p string) bool { return doublestar.MatchUnvalidated(glob, path.Base(p)) }, nil
 	}
