@@ -44,10 +44,11 @@ test:
 
 ## test-short: the fast tier for the inner loop (target: under a minute): every test
 ## with -short, without the race detector, against a throwaway PostgreSQL (or
-## MERGEGUARD_TEST_DATABASE_URL's server). -short skips the slow tests, each of which
+## MERGEGUARD_TEST_DATABASE_URL's server), eight parallel tests at a time (they mostly wait on
+## the database and on fake servers). -short skips the slow tests, each of which
 ## says so in its t.Skip message ("slow: ... skipped by -short"); make test runs them all
 test-short:
-	bash scripts/with-postgres.sh go test -short ./...
+	bash scripts/with-postgres.sh go test -short -parallel 8 ./...
 
 ## lint: golangci-lint (installed into bin/ on first use)
 lint: $(GOLANGCI_LINT)
