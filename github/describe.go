@@ -13,6 +13,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/mergeguard/mergeguard/internal/mdscan"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/text"
 )
@@ -140,14 +141,14 @@ func sectionText(lines []string) string {
 // openConstruct returns the line that closes what text leaves open at its
 // end, with its newline — a fenced code block or an HTML comment — or "".
 func openConstruct(text string) string {
-	var md markdown
+	var md mdscan.Lines
 	for line := range strings.Lines(text) {
-		md.next(line)
+		md.Next(line)
 	}
 	switch {
-	case md.fence != "":
-		return md.fence + "\n"
-	case md.inComment:
+	case md.Fence != "":
+		return md.Fence + "\n"
+	case md.InComment:
 		return "-->\n"
 	}
 	return ""

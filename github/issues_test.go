@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/review"
 )
 
@@ -76,7 +77,7 @@ func TestRepoCommentAndReact(t *testing.T) {
 	fake := githubtest.New(t)
 	fake.AddPR(testPR(3))
 	repo := &Repo{owner: "acme", name: "widgets", client: fake.Client()}
-	id, err := repo.Comment(t.Context(), 7, HelpText)
+	id, err := repo.Comment(t.Context(), 7, hook.HelpText)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestRepoCommentAndReact(t *testing.T) {
 		t.Error("React accepted an unknown reaction")
 	}
 	comments := fake.IssueComments("acme", "widgets", 7)
-	if len(comments) != 1 || comments[0].ID != id || comments[0].Body != HelpText {
+	if len(comments) != 1 || comments[0].ID != id || comments[0].Body != hook.HelpText {
 		t.Errorf("comments = %+v", comments)
 	}
 	var reactions []string

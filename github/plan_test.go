@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/mergeguard/mergeguard/internal/mdscan"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 )
@@ -191,7 +192,7 @@ func liveForgery(body string) []string {
 			}
 			continue
 		}
-		if f := fenceOf(trimmed); strings.HasPrefix(f, "```") {
+		if f := mdscan.Fence(trimmed); strings.HasPrefix(f, "```") {
 			fence = f
 			continue
 		}
@@ -283,7 +284,7 @@ func checkCodeBlock(t *testing.T, body, indent string, code []string) {
 	if open < 0 {
 		t.Fatalf("no code block in\n%s", body)
 	}
-	fence := fenceOf(strings.TrimPrefix(lines[open], indent))
+	fence := mdscan.Fence(strings.TrimPrefix(lines[open], indent))
 	var got []string
 	for _, l := range lines[open+1:] {
 		if !strings.HasPrefix(l, indent) && l != "" {

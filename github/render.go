@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mergeguard/mergeguard/internal/mdscan"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/text"
 )
@@ -151,7 +152,7 @@ func suggestionCode(s string) string {
 		return ""
 	}
 	lines := strings.Split(s, "\n")
-	if len(lines) >= 2 && fenceOf(strings.TrimSpace(lines[0])) != "" && fenceOf(strings.TrimSpace(lines[len(lines)-1])) == strings.TrimSpace(lines[len(lines)-1]) {
+	if len(lines) >= 2 && mdscan.Fence(strings.TrimSpace(lines[0])) != "" && mdscan.Fence(strings.TrimSpace(lines[len(lines)-1])) == strings.TrimSpace(lines[len(lines)-1]) {
 		return strings.Join(lines[1:len(lines)-1], "\n")
 	}
 	return s

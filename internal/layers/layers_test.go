@@ -39,6 +39,9 @@ var rules = []rule{
 	// of internal/ either: it speaks through the role interfaces it defines.
 	{folder: "review/lifecycle", may: []string{"review", "config"}, forbidden: githubLibraries},
 	{folder: "review", may: []string{"review", "config", "internal"}, forbidden: githubLibraries},
+	// The webhook wire format and comment commands: bytes in, small
+	// event types and commands out; nothing of the API client or review/.
+	{folder: "github/hook", may: []string{"internal"}, forbidden: githubLibraries},
 	{folder: "github", may: []string{"github", "review", "config", "internal"}},
 	// config: the stored GitHub App's secrets are config.Secret, which never print.
 	{folder: "server/store", may: []string{"server/store", "review", "config", "migrations", "internal"}, forbidden: githubLibraries},
@@ -150,6 +153,10 @@ func TestCheckCatchesForbiddenImports(t *testing.T) {
 		{"server/webhook", "github.com/palantir/go-githubapp/githubapp", true},
 		{"server/worker", module + "/github", false},
 		{"github", module + "/server/store", true},
+		{"github/hook", module + "/github", true},
+		{"github/hook", module + "/review", true},
+		{"github/hook", module + "/internal/mdscan", false},
+		{"github/hook", "github.com/google/go-github/v60/github", true},
 		{"server/store", module + "/github", true},
 		{"server/api", module + "/server/store", false},
 		{"cmd/mergeguard", "github.com/palantir/go-githubapp/githubapp", false},

@@ -8,12 +8,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/hook"
 )
 
 // budget is the replica's in-flight byte budget for delivery bodies. A
 // body reserves its bytes a chunk at a time as they arrive
-// (github.ReadDelivery), so a sender holds what it sent, not what it
+// (hook.ReadDelivery), so a sender holds what it sent, not what it
 // announced. A share of the budget (small) is kept for bodies' first
 // chunks: a body read past its first chunk never takes the last of it, so
 // a delivery that is moving (GitHub's are mostly tens of kilobytes, one
@@ -30,7 +30,7 @@ type budget struct {
 }
 
 func newBudget(total int64, slowPerAddr int) *budget {
-	small := max(total/8, 2*github.FirstChunkBytes)
+	small := max(total/8, 2*hook.FirstChunkBytes)
 	return &budget{total: total, small: min(small, total), slowPerAddr: slowPerAddr, slow: map[string]int{}}
 }
 
@@ -38,7 +38,7 @@ func newBudget(total int64, slowPerAddr int) *budget {
 // chunks may take the whole budget, later ones all but the small share.
 func (b *budget) grow(n, held int64) bool {
 	limit := b.total
-	if held > 0 || n > github.FirstChunkBytes {
+	if held > 0 || n > hook.FirstChunkBytes {
 		limit -= b.small
 	}
 	b.mu.Lock()
@@ -52,7 +52,7 @@ func (b *budget) grow(n, held int64) bool {
 
 // fits reports whether a body of n bytes announced would fit now.
 func (b *budget) fits(n int64) bool {
-	if n <= github.FirstChunkBytes {
+	if n <= hook.FirstChunkBytes {
 		return true
 	}
 	b.mu.Lock()

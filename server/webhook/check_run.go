@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -26,7 +27,7 @@ import (
 // each further one under "<id>#<number>", so that a redelivery finds each
 // recorded.
 type checkRunHandler struct {
-	decode      github.Decoder[github.CheckRunEvent]
+	decode      hook.Decoder[hook.CheckRunEvent]
 	store       Store
 	github      GitHub
 	app         app
@@ -42,7 +43,7 @@ type checkPull struct {
 }
 
 func (h *checkRunHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var event github.CheckRunEvent
+	var event hook.CheckRunEvent
 	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
@@ -97,7 +98,7 @@ func (h *checkRunHandler) Handle(ctx context.Context, eventType, deliveryID stri
 func (h *checkRunHandler) rerun(ctx context.Context, d store.Delivery, p checkPull, user string) error {
 	d.PRNumber = p.number
 	log := zerolog.Ctx(ctx).With().Int(github.LogKeyPRNum, p.number).Logger()
-	c := store.Command{Name: github.CommandRerun, User: user, PRNumber: p.number,
+	c := store.Command{Name: hook.CommandRerun, User: user, PRNumber: p.number,
 		Run: requestedRun(&d, p.number, p.head, user, review.Options{}, h.maxAttempts)}
 	res, err := h.store.RecordCommand(ctx, d, c)
 	if err != nil {
@@ -114,7 +115,7 @@ func (h *checkRunHandler) rerun(ctx context.Context, d store.Delivery, p checkPu
 
 // pulls returns the pull requests a check_run delivery asks to review
 // again, or why it asks for nothing.
-func (h *checkRunHandler) pulls(event *github.CheckRunEvent) ([]checkPull, string) {
+func (h *checkRunHandler) pulls(event *hook.CheckRunEvent) ([]checkPull, string) {
 	cr := event.CheckRun
 	switch {
 	case event.Action != "rerequested":

@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -18,8 +19,8 @@ import (
 // idempotent, so a failure in between is repaired by GitHub's redelivery,
 // while a recorded delivery whose change was lost could never be.
 type installationHandler struct {
-	decodeInstallation github.Decoder[github.InstallationEvent]
-	decodeRepositories github.Decoder[github.InstallationRepositoriesEvent]
+	decodeInstallation hook.Decoder[hook.InstallationEvent]
+	decodeRepositories hook.Decoder[hook.InstallationRepositoriesEvent]
 	store              Store
 }
 
@@ -29,20 +30,20 @@ func (h *installationHandler) Handles() []string {
 
 func (h *installationHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var (
-		inst   github.Installation
+		inst   hook.Installation
 		action string
 		apply  func(ctx context.Context) error
 	)
 	switch eventType {
 	case "installation":
-		var event github.InstallationEvent
+		var event hook.InstallationEvent
 		if err := h.decodeInstallation.Decode(payload, &event); err != nil {
 			return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 		}
 		inst, action = event.Installation, event.Action
 		apply = h.installation(&event)
 	case "installation_repositories":
-		var event github.InstallationRepositoriesEvent
+		var event hook.InstallationRepositoriesEvent
 		if err := h.decodeRepositories.Decode(payload, &event); err != nil {
 			return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 		}
@@ -74,7 +75,7 @@ func (h *installationHandler) Handle(ctx context.Context, eventType, deliveryID 
 
 // installation returns the change an installation event makes, nil when it
 // makes none.
-func (h *installationHandler) installation(event *github.InstallationEvent) func(context.Context) error {
+func (h *installationHandler) installation(event *hook.InstallationEvent) func(context.Context) error {
 	inst := event.Installation
 	switch event.Action {
 	case "created", "new_permissions_accepted", "unsuspend":
@@ -108,7 +109,7 @@ func (h *installationHandler) installation(event *github.InstallationEvent) func
 
 // repositories returns the change an installation_repositories event
 // makes, nil when it makes none.
-func (h *installationHandler) repositories(event *github.InstallationRepositoriesEvent) func(context.Context) error {
+func (h *installationHandler) repositories(event *hook.InstallationRepositoriesEvent) func(context.Context) error {
 	inst := event.Installation
 	switch event.Action {
 	case "added":
@@ -130,7 +131,7 @@ func (h *installationHandler) repositories(event *github.InstallationRepositorie
 }
 
 // upsert records an installation and the given repositories of it.
-func (h *installationHandler) upsert(ctx context.Context, inst github.Installation, repos []github.Repository) error {
+func (h *installationHandler) upsert(ctx context.Context, inst hook.Installation, repos []hook.Repository) error {
 	err := h.store.UpsertInstallation(ctx, store.Installation{
 		ID:           inst.ID,
 		AccountLogin: inst.Account.Login,

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/text"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -49,7 +50,7 @@ type GitHub interface {
 // When GitHub cannot answer in time the delivery is not recorded and the
 // handler answers 500, so a redelivery runs the command.
 type issueCommentHandler struct {
-	decode      github.Decoder[github.IssueCommentEvent]
+	decode      hook.Decoder[hook.IssueCommentEvent]
 	store       Store
 	github      GitHub
 	maxAttempts int
@@ -58,7 +59,7 @@ type issueCommentHandler struct {
 func (h *issueCommentHandler) Handles() []string { return []string{"issue_comment"} }
 
 func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var event github.IssueCommentEvent
+	var event hook.IssueCommentEvent
 	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
@@ -104,19 +105,19 @@ func (h *issueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 
 // command returns the /mergeguard command of a comment, or why the comment
 // is not one to act on.
-func command(event *github.IssueCommentEvent) (github.Command, string) {
+func command(event *hook.IssueCommentEvent) (hook.Command, string) {
 	c := event.Comment
 	switch {
 	case event.Action != "created":
-		return github.Command{}, "comment " + event.Action
+		return hook.Command{}, "comment " + event.Action
 	case event.Issue.PullRequest == nil:
-		return github.Command{}, "comment on an issue, not a pull request"
+		return hook.Command{}, "comment on an issue, not a pull request"
 	case c.User.IsBot():
-		return github.Command{}, "comment by bot " + c.User.Login
+		return hook.Command{}, "comment by bot " + c.User.Login
 	}
-	cmd, ok := github.ParseCommand(c.Body)
+	cmd, ok := hook.ParseCommand(c.Body)
 	if !ok {
-		return github.Command{}, "not a /mergeguard command"
+		return hook.Command{}, "not a /mergeguard command"
 	}
 	return cmd, ""
 }
@@ -141,7 +142,7 @@ const (
 // transaction, then acknowledges the command on GitHub.
 // The acknowledgement is best effort: the command is already recorded, so a
 // failure to react or reply is logged, not returned.
-func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d store.Delivery, cmd github.Command, commentID int64, number int, user string, closed bool) error {
+func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d store.Delivery, cmd hook.Command, commentID int64, number int, user string, closed bool) error {
 	c, a, err := h.plan(ctx, &d, cmd, commentID, user, closed)
 	if err != nil {
 		return err
@@ -169,12 +170,12 @@ func (h *issueCommentHandler) run(ctx context.Context, log *zerolog.Logger, d st
 // is carried out, and sets d's outcome for a command that queues nothing.
 // A review reads the pull request's head from GitHub: the payload carries
 // none. An answer does not: its worker reads the head it answers at.
-func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd github.Command, commentID int64, user string, closed bool) (store.Command, ack, error) {
+func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd hook.Command, commentID int64, user string, closed bool) (store.Command, ack, error) {
 	number := d.PRNumber
 	c := store.Command{Name: cmd.Name, User: user, PRNumber: number}
 	d.Sender, d.Command = user, cmd.Name
 	switch cmd.Name {
-	case github.CommandAsk:
+	case hook.CommandAsk:
 		if cmd.Text == "" {
 			d.Outcome, d.Detail = outcomeReplied, "ask without a question"
 			return c, ack{reaction: github.ReactionOK, reply: askUsage}, nil
@@ -182,10 +183,10 @@ func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd g
 		q := review.Question{Kind: review.QuestionAsk, CommentID: commentID, Author: user, Writer: true, Body: cmd.Text}
 		c.Run = answerRun(d, number, "", store.TriggerCommand, q, h.maxAttempts)
 		return c, ack{reaction: github.ReactionSeen}, nil
-	case github.CommandIgnore, github.CommandLearn:
+	case hook.CommandIgnore, hook.CommandLearn:
 		d.Outcome, d.Detail = outcomeReplied, cmd.Name+" outside a review thread"
 		return c, ack{reaction: github.ReactionOK, reply: fmt.Sprintf(threadOnlyText, cmd.Name)}, nil
-	case github.CommandRerun, github.CommandReview, github.CommandFullReview, github.CommandDescribe:
+	case hook.CommandRerun, hook.CommandReview, hook.CommandFullReview, hook.CommandDescribe:
 		// describe is a review run that also writes the description: the
 		// worker takes the walkthrough of a succeeded review of the head
 		// when there is one, and reviews first otherwise.
@@ -197,11 +198,11 @@ func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd g
 		if err != nil {
 			return c, ack{}, fmt.Errorf("read the head of %s#%d: %w", d.Repository, number, err)
 		}
-		opts := review.Options{Full: cmd.Full, Describe: cmd.Name == github.CommandDescribe}
+		opts := review.Options{Full: cmd.Full, Describe: cmd.Name == hook.CommandDescribe}
 		c.Run = requestedRun(d, number, head, user, opts, h.maxAttempts)
 		return c, ack{reaction: github.ReactionSeen}, nil
-	case github.CommandPause, github.CommandResume:
-		paused := cmd.Name == github.CommandPause
+	case hook.CommandPause, hook.CommandResume:
+		paused := cmd.Name == hook.CommandPause
 		c.Pause = &paused
 		d.Outcome, d.Detail = outcomeApplied, cmd.Name+" by "+user
 		reply := "Automatic reviews of this pull request are resumed."
@@ -211,7 +212,7 @@ func (h *issueCommentHandler) plan(ctx context.Context, d *store.Delivery, cmd g
 		return c, ack{reaction: github.ReactionOK, reply: reply}, nil
 	default:
 		d.Outcome, d.Detail = outcomeReplied, "help for "+cmd.Name
-		return c, ack{reaction: github.ReactionOK, reply: github.HelpText}, nil
+		return c, ack{reaction: github.ReactionOK, reply: hook.HelpText}, nil
 	}
 }
 
@@ -263,7 +264,7 @@ func recorded(ctx context.Context, log *zerolog.Logger, d store.Delivery, res st
 		a.reply = fmt.Sprintf(coalescedText, text.ShortSHA(res.Run.HeadSHA), res.Run.Status)
 		if res.Upgraded {
 			a.reply = fmt.Sprintf(upgradedText, text.ShortSHA(res.Run.HeadSHA))
-			if d.Command == github.CommandDescribe {
+			if d.Command == hook.CommandDescribe {
 				a.reply = fmt.Sprintf(describesText, text.ShortSHA(res.Run.HeadSHA))
 			}
 		}

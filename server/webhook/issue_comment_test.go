@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -93,8 +93,8 @@ func TestCommentCommands(t *testing.T) {
 			Replies: []string{"Automatic reviews of this pull request are paused; `/mergeguard resume` restarts them, `/mergeguard rerun` still reviews on request."}}},
 		{"resume by a writer", writer, "/mergeguard resume", result{Outcome: "applied", Reactions: []string{"+1"}, PermissionChecks: 1,
 			Replies: []string{"Automatic reviews of this pull request are resumed."}}},
-		{"help", writer, "/mergeguard help", result{Outcome: "replied", Reactions: []string{"+1"}, Replies: []string{github.HelpText}, PermissionChecks: 1}},
-		{"unknown command", writer, "/mergeguard frobnicate", result{Outcome: "replied", Reactions: []string{"+1"}, Replies: []string{github.HelpText}, PermissionChecks: 1}},
+		{"help", writer, "/mergeguard help", result{Outcome: "replied", Reactions: []string{"+1"}, Replies: []string{hook.HelpText}, PermissionChecks: 1}},
+		{"unknown command", writer, "/mergeguard frobnicate", result{Outcome: "replied", Reactions: []string{"+1"}, Replies: []string{hook.HelpText}, PermissionChecks: 1}},
 		{"not a command", writer, "LGTM", result{Outcome: "ignored"}},
 		{"quoted command", writer, "> /mergeguard rerun\nno thanks", result{Outcome: "ignored"}},
 		{"our own comment", bot, "/mergeguard rerun", result{Outcome: "ignored"}},

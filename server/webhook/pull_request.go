@@ -6,6 +6,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -14,7 +15,7 @@ import (
 // is evaluated again), and stops the reviews of a closed one. An edit of
 // the description alone asks for nothing.
 type pullRequestHandler struct {
-	decode      github.Decoder[github.PullRequestEvent]
+	decode      hook.Decoder[hook.PullRequestEvent]
 	store       Store
 	maxAttempts int
 }
@@ -22,7 +23,7 @@ type pullRequestHandler struct {
 func (h *pullRequestHandler) Handles() []string { return []string{"pull_request"} }
 
 func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var event github.PullRequestEvent
+	var event hook.PullRequestEvent
 	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
@@ -79,7 +80,7 @@ func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 
 // prContext adds the installation, repository and pull request to ctx's
 // logger, with go-githubapp's keys, and returns both.
-func prContext(ctx context.Context, installationID int64, repo github.Repository, number int) (context.Context, zerolog.Logger) {
+func prContext(ctx context.Context, installationID int64, repo hook.Repository, number int) (context.Context, zerolog.Logger) {
 	lc := zerolog.Ctx(ctx).With()
 	if installationID != 0 {
 		lc = lc.Int64(github.LogKeyInstallationID, installationID)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -19,14 +19,14 @@ import (
 // is applied before the delivery is recorded; it is idempotent, so a
 // redelivery changes nothing.
 type repositoryHandler struct {
-	decode github.Decoder[github.RepositoryEvent]
+	decode hook.Decoder[hook.RepositoryEvent]
 	store  Store
 }
 
 func (h *repositoryHandler) Handles() []string { return []string{"repository"} }
 
 func (h *repositoryHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var event github.RepositoryEvent
+	var event hook.RepositoryEvent
 	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -37,7 +37,7 @@ import (
 // again, and a flood of replies queues at most store.MaxCommandsPerPR
 // answers per pull request in store.CommandWindow.
 type reviewCommentHandler struct {
-	decode      github.Decoder[github.PullRequestReviewCommentEvent]
+	decode      hook.Decoder[hook.PullRequestReviewCommentEvent]
 	store       Store
 	github      GitHub
 	app         app
@@ -66,7 +66,7 @@ const (
 func (h *reviewCommentHandler) Handles() []string { return []string{"pull_request_review_comment"} }
 
 func (h *reviewCommentHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var event github.PullRequestReviewCommentEvent
+	var event hook.PullRequestReviewCommentEvent
 	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
@@ -118,7 +118,7 @@ func (h *reviewCommentHandler) Handle(ctx context.Context, eventType, deliveryID
 
 // ignored returns why a review comment delivery asks nothing of
 // MergeGuard whatever it says, "" when it may.
-func (h *reviewCommentHandler) ignored(event *github.PullRequestReviewCommentEvent) string {
+func (h *reviewCommentHandler) ignored(event *hook.PullRequestReviewCommentEvent) string {
 	c := event.Comment
 	switch {
 	case event.Action != "created":
@@ -146,16 +146,16 @@ type threadComment struct {
 	// replies in; nil when it is in no thread of MergeGuard's.
 	finding *review.LedgerEntry
 	// cmd is the comment's /mergeguard command when isCmd.
-	cmd   github.Command
+	cmd   hook.Command
 	isCmd bool
 }
 
 // read returns what a review comment is to MergeGuard, or why it is not
 // addressed to it: not in its thread, no mention, no command.
-func (h *reviewCommentHandler) read(ctx context.Context, event *github.PullRequestReviewCommentEvent) (threadComment, string, error) {
+func (h *reviewCommentHandler) read(ctx context.Context, event *hook.PullRequestReviewCommentEvent) (threadComment, string, error) {
 	c := event.Comment
 	tc := threadComment{thread: cmp.Or(c.InReplyToID, c.ID)}
-	tc.cmd, tc.isCmd = github.ParseCommand(c.Body)
+	tc.cmd, tc.isCmd = hook.ParseCommand(c.Body)
 	if c.InReplyToID != 0 {
 		e, err := h.store.FindingOfThread(ctx, event.Repository.FullName, event.PullRequest.Number, c.InReplyToID)
 		switch {
@@ -165,7 +165,7 @@ func (h *reviewCommentHandler) read(ctx context.Context, event *github.PullReque
 			return tc, "", err
 		}
 	}
-	if !tc.isCmd && tc.finding == nil && !github.Mentions(c.Body, h.app.login) {
+	if !tc.isCmd && tc.finding == nil && !hook.Mentions(c.Body, h.app.login) {
 		return tc, "not addressed to MergeGuard: not in its thread, no mention of it, no command", nil
 	}
 	return tc, "", nil
@@ -182,7 +182,7 @@ type threadAck struct {
 // store and how to answer it when it is carried out, and sets d's outcome
 // for a comment that queues nothing. Only a writer's comment may be a
 // command (Handle ignores a reader's).
-func (h *reviewCommentHandler) plan(d *store.Delivery, event *github.PullRequestReviewCommentEvent, tc threadComment, writer bool) (store.Command, threadAck) {
+func (h *reviewCommentHandler) plan(d *store.Delivery, event *hook.PullRequestReviewCommentEvent, tc threadComment, writer bool) (store.Command, threadAck) {
 	comment := event.Comment
 	c := store.Command{Name: tc.cmd.Name, User: comment.User.Login, PRNumber: event.PullRequest.Number}
 	q := review.Question{Kind: review.QuestionReply, CommentID: comment.ID, ThreadCommentID: tc.thread,
@@ -194,7 +194,7 @@ func (h *reviewCommentHandler) plan(d *store.Delivery, event *github.PullRequest
 		return c, threadAck{}
 	}
 	switch tc.cmd.Name {
-	case github.CommandAsk:
+	case hook.CommandAsk:
 		if tc.cmd.Text == "" {
 			d.Outcome, d.Detail = outcomeReplied, "ask without a question"
 			return c, threadAck{reply: askUsage}
@@ -202,19 +202,19 @@ func (h *reviewCommentHandler) plan(d *store.Delivery, event *github.PullRequest
 		q.Kind, q.Body = review.QuestionAsk, tc.cmd.Text
 		c.Run = answerRun(d, c.PRNumber, head, store.TriggerCommand, q, h.maxAttempts)
 		return c, threadAck{}
-	case github.CommandIgnore, github.CommandLearn:
+	case hook.CommandIgnore, hook.CommandLearn:
 		if tc.finding == nil {
 			d.Outcome, d.Detail = outcomeReplied, tc.cmd.Name+" outside a MergeGuard thread"
 			return c, threadAck{reply: fmt.Sprintf(threadOnlyText, tc.cmd.Name)}
 		}
 		d.Outcome, d.Detail = outcomeApplied, tc.cmd.Name+" by "+c.User+" in the thread of finding "+tc.finding.Finding.Fingerprint
-		if tc.cmd.Name == github.CommandIgnore {
+		if tc.cmd.Name == hook.CommandIgnore {
 			c.Dismiss = &store.Dismissal{Fingerprint: tc.finding.Finding.Fingerprint, How: review.DismissedCommand}
 		} else {
 			c.LearnThread = tc.thread
 		}
 		return c, threadAck{}
-	case github.CommandUnknown:
+	case hook.CommandUnknown:
 		d.Outcome, d.Detail = outcomeReplied, "unknown command in a review thread"
 		return c, threadAck{reply: unknownText}
 	default:

@@ -3,7 +3,7 @@ package webhook
 import (
 	"context"
 
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -23,7 +23,7 @@ import (
 // review of the pull request on (a push, a command or the check's Re-run),
 // which reads the ledger.
 type reviewThreadHandler struct {
-	decode github.Decoder[github.PullRequestReviewThreadEvent]
+	decode hook.Decoder[hook.PullRequestReviewThreadEvent]
 	store  Store
 	github GitHub
 	app    app
@@ -32,7 +32,7 @@ type reviewThreadHandler struct {
 func (h *reviewThreadHandler) Handles() []string { return []string{"pull_request_review_thread"} }
 
 func (h *reviewThreadHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var event github.PullRequestReviewThreadEvent
+	var event hook.PullRequestReviewThreadEvent
 	if err := h.decode.Decode(payload, &event); err != nil {
 		return recordMalformed(ctx, h.store, eventType, deliveryID, err)
 	}
@@ -87,7 +87,7 @@ func (h *reviewThreadHandler) Handle(ctx context.Context, eventType, deliveryID 
 
 // ignored returns why a thread delivery changes nothing, "" when it may:
 // a person resolved or unresolved one of MergeGuard's threads.
-func (h *reviewThreadHandler) ignored(event *github.PullRequestReviewThreadEvent) string {
+func (h *reviewThreadHandler) ignored(event *hook.PullRequestReviewThreadEvent) string {
 	comments := event.Thread.Comments
 	switch {
 	case event.Action != "resolved" && event.Action != "unresolved":

@@ -34,6 +34,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/server/metrics"
 )
 
@@ -147,18 +148,18 @@ func New(deps Deps) (*Handler, error) {
 	h.bodies, h.pace = bodyLimits(deps)
 	me := app{login: deps.BotLogin, id: deps.AppID}
 	for _, eh := range []eventHandler{
-		&pullRequestHandler{decode: github.NewDecoder[github.PullRequestEvent](), store: deps.Store, maxAttempts: deps.MaxAttempts},
-		&issueCommentHandler{decode: github.NewDecoder[github.IssueCommentEvent](), store: deps.Store, github: deps.GitHub,
+		&pullRequestHandler{decode: hook.NewDecoder[hook.PullRequestEvent](), store: deps.Store, maxAttempts: deps.MaxAttempts},
+		&issueCommentHandler{decode: hook.NewDecoder[hook.IssueCommentEvent](), store: deps.Store, github: deps.GitHub,
 			maxAttempts: deps.MaxAttempts},
-		&installationHandler{decodeInstallation: github.NewDecoder[github.InstallationEvent](),
-			decodeRepositories: github.NewDecoder[github.InstallationRepositoriesEvent](), store: deps.Store},
-		&reviewThreadHandler{decode: github.NewDecoder[github.PullRequestReviewThreadEvent](), store: deps.Store,
+		&installationHandler{decodeInstallation: hook.NewDecoder[hook.InstallationEvent](),
+			decodeRepositories: hook.NewDecoder[hook.InstallationRepositoriesEvent](), store: deps.Store},
+		&reviewThreadHandler{decode: hook.NewDecoder[hook.PullRequestReviewThreadEvent](), store: deps.Store,
 			github: deps.GitHub, app: me},
-		&checkRunHandler{decode: github.NewDecoder[github.CheckRunEvent](), store: deps.Store, github: deps.GitHub,
+		&checkRunHandler{decode: hook.NewDecoder[hook.CheckRunEvent](), store: deps.Store, github: deps.GitHub,
 			app: me, maxAttempts: deps.MaxAttempts},
-		&reviewCommentHandler{decode: github.NewDecoder[github.PullRequestReviewCommentEvent](), store: deps.Store,
+		&reviewCommentHandler{decode: hook.NewDecoder[hook.PullRequestReviewCommentEvent](), store: deps.Store,
 			github: deps.GitHub, app: me, maxAttempts: deps.MaxAttempts},
-		&repositoryHandler{decode: github.NewDecoder[github.RepositoryEvent](), store: deps.Store},
+		&repositoryHandler{decode: hook.NewDecoder[hook.RepositoryEvent](), store: deps.Store},
 	} {
 		for _, event := range eh.Handles() {
 			h.handlers[event] = eh
@@ -206,7 +207,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var held int64
 	defer func() { h.bodies.release(held) }()
 	body := newPacedBody(w, r, h.pace, h.bodies)
-	d, err := github.ReadDelivery(r.Header, body, r.ContentLength, h.secret, MaxPayloadBytes, func(n int64) error {
+	d, err := hook.ReadDelivery(r.Header, body, r.ContentLength, h.secret, MaxPayloadBytes, func(n int64) error {
 		if held == 0 && !h.bodies.fits(r.ContentLength) || !h.bodies.grow(n, held) {
 			return errBusy
 		}
@@ -214,7 +215,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	body.done()
-	var mismatch *github.MismatchError
+	var mismatch *hook.MismatchError
 	if errors.As(err, &mismatch) && h.reread != nil {
 		if next := h.reread(ctx); next != nil && next != h {
 			if d, ok := mismatch.Verify(next.secret); ok {
@@ -232,7 +233,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // handle acts on a delivery whose signature matched.
-func (h *Handler) handle(ctx context.Context, w http.ResponseWriter, d github.Delivery) {
+func (h *Handler) handle(ctx context.Context, w http.ResponseWriter, d hook.Delivery) {
 	handler, ok := h.handlers[d.Event]
 	if !ok {
 		status := http.StatusAccepted
@@ -289,11 +290,11 @@ var errBusy = errors.New("too many webhook bodies in flight")
 func reject(w http.ResponseWriter, log *zerolog.Logger, err error) string {
 	status, outcome := http.StatusBadRequest, outcomeMalformed
 	switch {
-	case errors.Is(err, github.ErrUnsigned), errors.Is(err, github.ErrBadSignature):
+	case errors.Is(err, hook.ErrUnsigned), errors.Is(err, hook.ErrBadSignature):
 		status, outcome = http.StatusUnauthorized, "unauthorized"
-	case errors.Is(err, github.ErrTooLarge):
+	case errors.Is(err, hook.ErrTooLarge):
 		status, outcome = http.StatusRequestEntityTooLarge, "too_large"
-	case errors.Is(err, github.ErrNotJSON):
+	case errors.Is(err, hook.ErrNotJSON):
 		status, outcome = http.StatusUnsupportedMediaType, "unsupported_media_type"
 	case errors.Is(err, errSlow):
 		status, outcome = http.StatusRequestTimeout, "too_slow"

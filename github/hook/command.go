@@ -1,6 +1,7 @@
-package github
+package hook
 
 import (
+	"github.com/mergeguard/mergeguard/internal/mdscan"
 	"iter"
 	"slices"
 	"strings"
@@ -90,14 +91,14 @@ func ParseCommand(body string) (Command, bool) {
 // ("<!-- ... -->", over several lines too) are left out.
 func proseLines(body string) iter.Seq2[string, int] {
 	return func(yield func(string, int) bool) {
-		var md markdown
+		var md mdscan.Lines
 		next := 0 // where the line after the current one starts
 		for line := range strings.Lines(body) {
 			next += len(line)
-			line, fenceLine := md.next(line)
+			line, fenceLine := md.Next(line)
 			trimmed := strings.TrimSpace(line)
 			indented := strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")
-			if fenceLine || md.fence != "" || indented || strings.HasPrefix(trimmed, ">") {
+			if fenceLine || md.Fence != "" || indented || strings.HasPrefix(trimmed, ">") {
 				continue
 			}
 			if !yield(trimmed, next) {
@@ -105,33 +106,6 @@ func proseLines(body string) iter.Seq2[string, int] {
 			}
 		}
 	}
-}
-
-// markdown follows, line by line, the fenced code block or HTML comment a
-// comment's text is in.
-type markdown struct {
-	fence     string // the open fence, "" outside code
-	inComment bool   // inside an HTML comment that spans lines
-}
-
-// next reads one line: it returns the line without its HTML comments
-// (outside code) and whether the line opens or closes a fence.
-func (m *markdown) next(line string) (string, bool) {
-	if m.fence == "" {
-		line, m.inComment = visible(line, m.inComment)
-	}
-	trimmed := strings.TrimSpace(line)
-	f := fenceOf(trimmed)
-	if f == "" {
-		return line, false
-	}
-	switch {
-	case m.fence == "":
-		m.fence = f
-	case strings.HasPrefix(f, m.fence) && strings.TrimLeft(trimmed, f[:1]) == "":
-		m.fence = "" // a closing fence: at least as long, nothing after it
-	}
-	return line, true
 }
 
 // newCommand is the command of words (the subcommand and its arguments),
@@ -154,45 +128,4 @@ func newCommand(words []string, line, rest string) Command {
 		c.Text = strings.TrimSpace(after + "\n" + rest)
 	}
 	return c
-}
-
-// fenceOf returns the fence a line opens or closes (three or more
-// backticks or tildes), or "".
-func fenceOf(line string) string {
-	for _, ch := range []string{"`", "~"} {
-		n := len(line) - len(strings.TrimLeft(line, ch))
-		if n >= 3 {
-			return line[:n]
-		}
-	}
-	return ""
-}
-
-// visible returns the part of line outside HTML comments, given whether
-// the line starts inside one, and whether the next line does. Text after
-// "-->" or before "<!--" on a line is kept.
-func visible(line string, inComment bool) (string, bool) {
-	if !inComment && !strings.Contains(line, "<!--") {
-		return line, false
-	}
-	var kept strings.Builder
-	for line != "" {
-		if inComment {
-			_, after, closed := strings.Cut(line, "-->")
-			if !closed {
-				return kept.String(), true
-			}
-			line, inComment = after, false
-			continue
-		}
-		before, after, opened := strings.Cut(line, "<!--")
-		kept.WriteString(before)
-		if !opened {
-			break
-		}
-		// The text kept before and after the comment stays apart.
-		kept.WriteByte(' ')
-		line, inComment = after, true
-	}
-	return kept.String(), inComment
 }

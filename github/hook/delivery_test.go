@@ -1,4 +1,4 @@
-package github_test
+package hook_test
 
 import (
 	"errors"
@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/github/hook"
 )
 
 // TestReadDeliveryBodies reads bodies of known and unknown length around
@@ -27,12 +27,12 @@ func TestReadDeliveryBodies(t *testing.T) {
 	}{
 		"known length":             {body: body(40), contentLength: 40},
 		"known length, at max":     {body: body(max), contentLength: max},
-		"known length, over max":   {body: body(max + 1), contentLength: max + 1, want: github.ErrTooLarge},
+		"known length, over max":   {body: body(max + 1), contentLength: max + 1, want: hook.ErrTooLarge},
 		"unknown length":           {body: body(40), contentLength: -1},
 		"unknown length, at max":   {body: body(max), contentLength: -1},
-		"unknown length, over max": {body: body(max + 1), contentLength: -1, want: github.ErrTooLarge},
+		"unknown length, over max": {body: body(max + 1), contentLength: -1, want: hook.ErrTooLarge},
 		"shorter than announced":   {body: body(40), contentLength: 41, want: io.ErrUnexpectedEOF},
-		"signed by another secret": {body: body(40), contentLength: 40, signed: "other", want: github.ErrBadSignature},
+		"signed by another secret": {body: body(40), contentLength: 40, signed: "other", want: hook.ErrBadSignature},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -41,7 +41,7 @@ func TestReadDeliveryBodies(t *testing.T) {
 				key = []byte(tt.signed)
 			}
 			h := deliveryHeader("pull_request", key, tt.body)
-			d, err := github.ReadDelivery(h, strings.NewReader(tt.body), tt.contentLength, secret, max,
+			d, err := hook.ReadDelivery(h, strings.NewReader(tt.body), tt.contentLength, secret, max,
 				func(int64) error { return nil })
 			checkRead(t, d, err, tt.body, tt.want)
 		})
@@ -66,17 +66,17 @@ func TestReadDeliveryReservesAsBytesArrive(t *testing.T) {
 		wantAsked     int64
 		want          error
 	}{
-		"announces 24 MiB, sends ten bytes": {body: `{"x":"a"}`, contentLength: 24 << 20, wantAsked: github.FirstChunkBytes, want: io.ErrUnexpectedEOF},
+		"announces 24 MiB, sends ten bytes": {body: `{"x":"a"}`, contentLength: 24 << 20, wantAsked: hook.FirstChunkBytes, want: io.ErrUnexpectedEOF},
 		"a small body, its length":          {body: `{"x":"a"}`, contentLength: 9, wantAsked: 9},
 		"several chunks, known length":      {body: full, contentLength: int64(len(full)), wantAsked: int64(len(full))},
-		"several chunks, unknown length":    {body: full, contentLength: -1, wantAsked: github.FirstChunkBytes + 3*github.ChunkBytes}, // chunks of ChunkBytes
-		"refused after the first chunk":     {body: full, contentLength: int64(len(full)), limit: 1 << 20, wantAsked: github.FirstChunkBytes, want: errFull},
+		"several chunks, unknown length":    {body: full, contentLength: -1, wantAsked: hook.FirstChunkBytes + 3*hook.ChunkBytes}, // chunks of ChunkBytes
+		"refused after the first chunk":     {body: full, contentLength: int64(len(full)), limit: 1 << 20, wantAsked: hook.FirstChunkBytes, want: errFull},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			h := deliveryHeader("pull_request", secret, tt.body)
 			var asked int64
-			d, err := github.ReadDelivery(h, strings.NewReader(tt.body), tt.contentLength, secret, max, func(n int64) error {
+			d, err := hook.ReadDelivery(h, strings.NewReader(tt.body), tt.contentLength, secret, max, func(n int64) error {
 				if tt.limit > 0 && asked+n > tt.limit {
 					return errFull
 				}
@@ -98,9 +98,9 @@ func TestReadDeliveryReservesAsBytesArrive(t *testing.T) {
 func TestMismatchErrorVerify(t *testing.T) {
 	body := `{"zen":"Keep it logically awesome."}`
 	h := deliveryHeader("ping", []byte("new"), body)
-	_, err := github.ReadDelivery(h, strings.NewReader(body), -1, []byte("old"), 1<<20, func(int64) error { return nil })
-	var mismatch *github.MismatchError
-	if !errors.Is(err, github.ErrBadSignature) || !errors.As(err, &mismatch) {
+	_, err := hook.ReadDelivery(h, strings.NewReader(body), -1, []byte("old"), 1<<20, func(int64) error { return nil })
+	var mismatch *hook.MismatchError
+	if !errors.Is(err, hook.ErrBadSignature) || !errors.As(err, &mismatch) {
 		t.Fatalf("ReadDelivery with the old secret: %v, want a MismatchError", err)
 	}
 	tests := []struct {
@@ -128,7 +128,7 @@ func deliveryHeader(event string, key []byte, body string) http.Header {
 
 // checkRead checks what ReadDelivery returned: the error want, or (want
 // nil) the body whole.
-func checkRead(t *testing.T, d github.Delivery, err error, body string, want error) {
+func checkRead(t *testing.T, d hook.Delivery, err error, body string, want error) {
 	t.Helper()
 	switch {
 	case want != nil && !errors.Is(err, want):

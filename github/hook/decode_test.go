@@ -1,4 +1,4 @@
-package github_test
+package hook_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/hook"
 	"github.com/mergeguard/mergeguard/internal/race"
 )
 
@@ -17,16 +17,16 @@ import (
 // json.Unmarshal and reports the differences.
 func decodes(t *testing.T, payload []byte) {
 	t.Helper()
-	same(t, github.NewDecoder[github.PullRequestEvent](), payload)
-	same(t, github.NewDecoder[github.IssueCommentEvent](), payload)
-	same(t, github.NewDecoder[github.InstallationEvent](), payload)
-	same(t, github.NewDecoder[github.InstallationRepositoriesEvent](), payload)
-	same(t, github.NewDecoder[github.CheckRunEvent](), payload)
-	same(t, github.NewDecoder[github.PullRequestReviewThreadEvent](), payload)
-	same(t, github.NewDecoder[github.PullRequestReviewCommentEvent](), payload)
+	same(t, hook.NewDecoder[hook.PullRequestEvent](), payload)
+	same(t, hook.NewDecoder[hook.IssueCommentEvent](), payload)
+	same(t, hook.NewDecoder[hook.InstallationEvent](), payload)
+	same(t, hook.NewDecoder[hook.InstallationRepositoriesEvent](), payload)
+	same(t, hook.NewDecoder[hook.CheckRunEvent](), payload)
+	same(t, hook.NewDecoder[hook.PullRequestReviewThreadEvent](), payload)
+	same(t, hook.NewDecoder[hook.PullRequestReviewCommentEvent](), payload)
 }
 
-func same[T any](t *testing.T, d github.Decoder[T], payload []byte) {
+func same[T any](t *testing.T, d hook.Decoder[T], payload []byte) {
 	t.Helper()
 	var got, want T
 	gotErr := d.Decode(payload, &got)
@@ -42,7 +42,7 @@ func same[T any](t *testing.T, d github.Decoder[T], payload []byte) {
 // fixtures are the webhook payloads of githubtest.
 func fixtures(t testing.TB) map[string][]byte {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("githubtest", "testdata", "webhooks", "*", "*.json"))
+	paths, err := filepath.Glob(filepath.Join("..", "githubtest", "testdata", "webhooks", "*", "*.json"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no webhook fixtures: %v", err)
 	}
@@ -142,15 +142,15 @@ func FuzzDecoder(f *testing.F) {
 }
 
 func BenchmarkDecodePullRequest(b *testing.B) {
-	payload, err := os.ReadFile(filepath.Join("githubtest", "testdata", "webhooks", "pull_request", "opened.payload.json"))
+	payload, err := os.ReadFile(filepath.Join("..", "githubtest", "testdata", "webhooks", "pull_request", "opened.payload.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("Decoder", func(b *testing.B) {
-		d := github.NewDecoder[github.PullRequestEvent]()
+		d := hook.NewDecoder[hook.PullRequestEvent]()
 		b.SetBytes(int64(len(payload)))
 		for b.Loop() {
-			var e github.PullRequestEvent
+			var e hook.PullRequestEvent
 			if err := d.Decode(payload, &e); err != nil || e.PullRequest.Head.SHA == "" {
 				b.Fatal(err, e)
 			}
@@ -159,7 +159,7 @@ func BenchmarkDecodePullRequest(b *testing.B) {
 	b.Run("json.Unmarshal", func(b *testing.B) {
 		b.SetBytes(int64(len(payload)))
 		for b.Loop() {
-			var e github.PullRequestEvent
+			var e hook.PullRequestEvent
 			if err := json.Unmarshal(payload, &e); err != nil {
 				b.Fatal(err)
 			}
