@@ -102,3 +102,8 @@ func FailureReason(err error) string {
 	}
 	return "other"
 }
+
+// APIError marks GitHub's 404 as review.ErrNotFound, keeping the original:
+// the seam for the packages under github/ that call the API with their own
+// clients (github/oauth).
+func APIError(err error) error { return apiError(err) }

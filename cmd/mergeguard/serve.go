@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mergeguard/mergeguard/config"
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/oauth"
 	"github.com/mergeguard/mergeguard/server"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/api"
@@ -186,8 +186,8 @@ func newSetup(cfg config.Config, st *store.Store, policy access.Policy, log zero
 		Store: st, Access: policy, Manifest: manifest, PublicURL: cfg.Server.PublicURL,
 		WebURL: cfg.GitHub.WebURL, APIURL: cfg.GitHub.V3APIURL,
 		Configured: cfg.GitHub.App.Configured(), SecretKey: st.HasSecretKey(), Stored: stored, Logger: log,
-		Convert: func(ctx context.Context, apiURL, code string) (github.ManifestApp, error) {
-			return github.ConvertManifest(ctx, code, github.ManifestOptions{APIURL: apiURL, Version: version, Timeout: cfg.GitHub.Timeout})
+		Convert: func(ctx context.Context, apiURL, code string) (oauth.ManifestApp, error) {
+			return oauth.ConvertManifest(ctx, code, oauth.ManifestOptions{APIURL: apiURL, Version: version, Timeout: cfg.GitHub.Timeout})
 		},
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/oauth"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -97,7 +97,7 @@ func (s *Setup) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	clearNonceCookie(w, r)
 	app, err := s.d.Convert(r.Context(), s.apiURL(webURL), code)
-	if errors.Is(err, github.ErrManifestCode) {
+	if errors.Is(err, oauth.ErrManifestCode) {
 		s.message(w, r, http.StatusBadRequest, "GitHub refused the code", err.Error()+". Start again at /setup.")
 		return
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/oauth"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -49,8 +50,8 @@ type Store interface {
 }
 
 // Converter exchanges a manifest code with the GitHub API at apiURL for
-// the new App; github.ConvertManifest with options is one.
-type Converter func(ctx context.Context, apiURL, code string) (github.ManifestApp, error)
+// the new App; oauth.ConvertManifest with options is one.
+type Converter func(ctx context.Context, apiURL, code string) (oauth.ManifestApp, error)
 
 // Deps are the flow's collaborators and settings.
 type Deps struct {

@@ -17,8 +17,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/github/oauth"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/setup"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -63,8 +63,8 @@ func newEnv(t *testing.T, o options) *env {
 	s, err := setup.New(setup.Deps{
 		Store: e.st, Access: policy, Manifest: manifest,
 		WebURL: e.fake.WebURL(), APIURL: e.fake.URL(), Configured: o.configured, SecretKey: !o.noKey,
-		Convert: func(ctx context.Context, apiURL, code string) (github.ManifestApp, error) {
-			return github.ConvertManifest(ctx, code, github.ManifestOptions{APIURL: apiURL})
+		Convert: func(ctx context.Context, apiURL, code string) (oauth.ManifestApp, error) {
+			return oauth.ConvertManifest(ctx, code, oauth.ManifestOptions{APIURL: apiURL})
 		},
 		Logger: zerolog.New(e.log),
 	})

@@ -36,7 +36,7 @@ func (s StaticOAuthApp) OAuthApp(context.Context) (string, string, bool, error) 
 	return s.ClientID, s.ClientSecret, s.ClientID != "" && s.ClientSecret != "", nil
 }
 
-// GitHub is what sign-in and visibility ask GitHub (github.OAuth).
+// GitHub is what sign-in and visibility ask GitHub (oauth.Flow).
 type GitHub interface {
 	Readers
 	// AuthorizeURL is GitHub's page that asks the person to authorize the

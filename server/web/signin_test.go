@@ -17,6 +17,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/github/oauth"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -303,7 +304,7 @@ func gitHubUIStore(t *testing.T) (*httptest.Server, *githubtest.Server, *store.S
 	gh.SetOAuthApp("Iv1.client", "oauth-secret", srv.URL+"/signin/github/callback")
 	ui, err := New(Deps{Runs: st, Logger: zerolog.Nop(),
 		Access:   access.Policy{Token: "s3cret"}.WithSessions(access.NewSessions("a-secret-key-of-thirty-two-chars", "s3cret", st)),
-		GitHub:   github.NewOAuth(gh.WebURL(), gh.URL(), github.ClientOptions{}),
+		GitHub:   oauth.New(gh.WebURL(), gh.URL(), github.ClientOptions{}),
 		OAuthApp: StaticOAuthApp{ClientID: "Iv1.client", ClientSecret: "oauth-secret"}, PublicURL: srv.URL,
 		Reviews: reviewData{}})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // Readers answers, with a person's GitHub user token, what they may read
-// (github.OAuth).
+// (oauth.Flow).
 type Readers interface {
 	// CanReadID reports whether the person can read the repository of
 	// GitHub id id, whatever its name now.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/oauth"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -156,7 +156,7 @@ func (u *UI) canSee(w http.ResponseWriter, r *http.Request, repoID int64) (yes, 
 	ctx, cancel := context.WithTimeout(r.Context(), githubTimeout)
 	defer cancel()
 	yes, err := u.vis.canSee(ctx, viewerOf(r), repoID)
-	if errors.Is(err, github.ErrUserTokenRefused) {
+	if errors.Is(err, oauth.ErrUserTokenRefused) {
 		// The person's GitHub token expired or was revoked: their
 		// session ends.
 		access.ClearCookie(w, access.SessionCookie, u.d.Access.SecureCookies(r))

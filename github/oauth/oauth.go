@@ -1,4 +1,4 @@
-package github
+package oauth
 
 import (
 	"context"
@@ -12,61 +12,62 @@ import (
 	"strings"
 
 	gh "github.com/google/go-github/v60/github"
+	"github.com/mergeguard/mergeguard/github"
 )
 
-// OAuth is GitHub's web application flow for the App's OAuth client
+// Flow is GitHub's web application flow for the App's OAuth client
 // ("Sign in with GitHub"), and what GitHub says about a signed-in person
 // when asked with their user token.
 //
 // GitHub docs: https://docs.github.com/apps/creating-github-apps/authenticating-with-a-github-app/generating-a-user-access-token-for-a-github-app
-type OAuth struct {
+type Flow struct {
 	webURL, v3 string
-	opts       ClientOptions
+	opts       github.ClientOptions
 	hc         *http.Client
 }
 
-// NewOAuth returns the flow against GitHub at webURL (github.web_url) and
+// New returns the flow against GitHub at webURL (github.web_url) and
 // v3 (github.v3_api_url); empty means github.com. The token exchange
 // uses opts.Transport and opts.Timeout; the API calls go through
-// NewTokenClients with opts.
-func NewOAuth(webURL, v3 string, opts ClientOptions) *OAuth {
+// github.NewTokenClients with opts.
+func New(webURL, v3 string, opts github.ClientOptions) *Flow {
 	if webURL == "" {
-		webURL = DefaultWebURL
+		webURL = github.DefaultWebURL
 	}
 	if v3 == "" {
-		v3 = DefaultV3APIURL
+		v3 = github.DefaultV3APIURL
 	}
 	next := opts.Transport
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	return &OAuth{webURL: strings.TrimRight(webURL, "/") + "/", v3: v3, opts: opts,
+	return &Flow{webURL: strings.TrimRight(webURL, "/") + "/", v3: v3, opts: opts,
 		hc: &http.Client{Transport: next, Timeout: opts.Timeout}}
 }
 
 // AuthorizeURL is where a browser is sent to sign in: GitHub asks the
 // person to authorize the App, then sends them to redirectURI with a code
 // and state.
-func (o *OAuth) AuthorizeURL(clientID, redirectURI, state string) string {
+func (o *Flow) AuthorizeURL(clientID, redirectURI, state string) string {
 	q := url.Values{"client_id": {clientID}, "redirect_uri": {redirectURI}, "state": {state}, "allow_signup": {"false"}}
 	return o.webURL + "login/oauth/authorize?" + q.Encode()
 }
 
-// OAuthError is an error GitHub answered to a token exchange
+// Error is an error GitHub answered to a token exchange
 // ("bad_verification_code", "incorrect_client_credentials",
 // "redirect_uri_mismatch", ...), which GitHub sends with status 200.
-type OAuthError struct {
+type Error struct {
 	Code, Description string
 }
 
-func (e *OAuthError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("github oauth: %s: %s", e.Code, e.Description)
 }
 
 // Exchange trades the code of a sign-in for the person's user token
 // (POST {web}/login/oauth/access_token). An error GitHub answers is an
-// *OAuthError.
-func (o *OAuth) Exchange(ctx context.Context, clientID, clientSecret, code, redirectURI string) (string, error) {
+// *Error.
+func (o *Flow) Exchange(ctx context.Context, clientID, clientSecret, code, redirectURI string) (string, error) {
 	form := url.Values{"client_id": {clientID}, "client_secret": {clientSecret}, "code": {code}, "redirect_uri": {redirectURI}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.webURL+"login/oauth/access_token", strings.NewReader(form.Encode()))
 	if err != nil {
@@ -96,7 +97,7 @@ func (o *OAuth) Exchange(ctx context.Context, clientID, clientSecret, code, redi
 		return "", fmt.Errorf("github oauth: exchange the code: %w", err)
 	}
 	if out.Error != "" {
-		return "", &OAuthError{Code: out.Error, Description: out.Description}
+		return "", &Error{Code: out.Error, Description: out.Description}
 	}
 	if out.AccessToken == "" {
 		return "", errors.New("github oauth: exchange the code: GitHub answered no token")
@@ -104,27 +105,27 @@ func (o *OAuth) Exchange(ctx context.Context, clientID, clientSecret, code, redi
 	return out.AccessToken, nil
 }
 
-func (o *OAuth) version() string {
+func (o *Flow) version() string {
 	if o.opts.Version == "" {
 		return "dev"
 	}
 	return o.opts.Version
 }
 
-func (o *OAuth) client(token string) (*gh.Client, error) {
-	c, _, err := NewTokenClients(token, o.v3, "", o.opts)
+func (o *Flow) client(token string) (*gh.Client, error) {
+	c, _, err := github.NewTokenClients(token, o.v3, "", o.opts)
 	return c, err
 }
 
 // User returns the login and id of the person token belongs to (GET /user).
-func (o *OAuth) User(ctx context.Context, token string) (string, int64, error) {
+func (o *Flow) User(ctx context.Context, token string) (string, int64, error) {
 	c, err := o.client(token)
 	if err != nil {
 		return "", 0, err
 	}
 	u, _, err := c.Users.Get(ctx, "")
 	if err != nil {
-		return "", 0, fmt.Errorf("github oauth: GET /user: %w", apiError(err))
+		return "", 0, fmt.Errorf("github oauth: GET /user: %w", github.APIError(err))
 	}
 	if u.GetLogin() == "" || u.GetID() <= 0 {
 		return "", 0, errors.New("github oauth: GET /user answered no login")
@@ -135,7 +136,7 @@ func (o *OAuth) User(ctx context.Context, token string) (string, int64, error) {
 // CanRead reports whether the person of token can read repository
 // owner/name (GET /repos/{owner}/{repo}: 200 yes; 404 or 403 no, as
 // GitHub hides private repositories from those who cannot read them).
-func (o *OAuth) CanRead(ctx context.Context, token, owner, name string) (bool, error) {
+func (o *Flow) CanRead(ctx context.Context, token, owner, name string) (bool, error) {
 	c, err := o.client(token)
 	if err != nil {
 		return false, err
@@ -148,7 +149,7 @@ func (o *OAuth) CanRead(ctx context.Context, token, owner, name string) (bool, e
 // of GitHub id id, whatever its name now (GET /repositories/{id}: 200
 // yes; 404 or 403 no). Unlike CanRead it cannot be fooled by a name that
 // passed from one repository to another (renamed, transferred, deleted).
-func (o *OAuth) CanReadID(ctx context.Context, token string, id int64) (bool, error) {
+func (o *Flow) CanReadID(ctx context.Context, token string, id int64) (bool, error) {
 	if id <= 0 {
 		return false, nil
 	}
@@ -164,7 +165,7 @@ func (o *OAuth) CanReadID(ctx context.Context, token string, id int64) (bool, er
 // org (GET /user/memberships/orgs/{org}: an active membership with role
 // admin). Not a member (404) or not allowed to ask (403: the App lacks the
 // organisation's members permission) is false.
-func (o *OAuth) OrgAdmin(ctx context.Context, token, org string) (bool, error) {
+func (o *Flow) OrgAdmin(ctx context.Context, token, org string) (bool, error) {
 	c, err := o.client(token)
 	if err != nil {
 		return false, err
@@ -193,5 +194,5 @@ func answered(resp *gh.Response, err error, what string) (bool, error) {
 	if resp != nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusForbidden) {
 		return false, nil
 	}
-	return false, fmt.Errorf("github oauth: %s: %w", what, apiError(err))
+	return false, fmt.Errorf("github oauth: %s: %w", what, github.APIError(err))
 }

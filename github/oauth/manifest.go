@@ -1,4 +1,4 @@
-package github
+package oauth
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/github"
 )
 
 // ManifestApp is a GitHub App that GitHub created from a manifest (the
@@ -91,7 +92,7 @@ func ConvertManifest(ctx context.Context, code string, opts ManifestOptions) (Ma
 func manifestClient(opts ManifestOptions) (*gh.Client, error) {
 	base := opts.APIURL
 	if base == "" {
-		base = DefaultV3APIURL
+		base = github.DefaultV3APIURL
 	}
 	u, err := url.Parse(base)
 	if err != nil || u.Scheme == "" || u.Host == "" {

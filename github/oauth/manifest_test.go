@@ -1,4 +1,4 @@
-package github
+package oauth
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/palantir/go-githubapp/githubapp"
 
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
 )
 
@@ -58,11 +59,11 @@ func TestConvertManifest(t *testing.T) {
 	var ghc githubapp.Config
 	ghc.V3APIURL, ghc.V4APIURL = fake.URL(), fake.GraphQLURL()
 	ghc.App.IntegrationID, ghc.App.PrivateKey = app.ID, app.PrivateKey.Value()
-	cc, err := NewClientCreator(ghc, ClientOptions{})
+	cc, err := github.NewClientCreator(ghc, github.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst, err := NewInstallations(t.Context(), cc, fake.WebURL(), PublisherOptions{})
+	inst, err := github.NewInstallations(t.Context(), cc, fake.WebURL(), github.PublisherOptions{})
 	if err != nil {
 		t.Fatalf("the new App's key is refused: %v", err)
 	}

@@ -1,4 +1,4 @@
-package github
+package oauth
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
 )
 
 // authorize follows the fake's authorize page as a browser would, without
 // following the redirect, and returns the redirect's query.
-func authorize(t *testing.T, o *OAuth, clientID, redirectURI, state string) url.Values {
+func authorize(t *testing.T, o *Flow, clientID, redirectURI, state string) url.Values {
 	t.Helper()
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Get(o.AuthorizeURL(clientID, redirectURI, state))
@@ -46,7 +47,7 @@ func TestOAuthFlow(t *testing.T) {
 	gh.SetPermission("owned", "repo", "someone", "write")
 	gh.SetOrgMember("owned", "mona", "admin")
 	gh.SetOrgMember("acme", "mona", "member")
-	o := NewOAuth(gh.WebURL(), gh.URL(), ClientOptions{})
+	o := New(gh.WebURL(), gh.URL(), github.ClientOptions{})
 
 	q := authorize(t, o, "Iv1.client", callback, "st4te")
 	if q.Get("state") != "st4te" || q.Get("code") == "" {
@@ -110,7 +111,7 @@ func TestOAuthAuthorizeRefusesForeignRedirect(t *testing.T) {
 	gh := githubtest.New(t)
 	gh.SetOAuthApp("Iv1.client", "s3cret", "https://mergeguard.example.com/signin/github")
 	gh.SignInBrowser(githubtest.User{Login: "mona", ID: 77})
-	o := NewOAuth(gh.WebURL(), gh.URL(), ClientOptions{})
+	o := New(gh.WebURL(), gh.URL(), github.ClientOptions{})
 	q := authorize(t, o, "Iv1.client", "https://evil.example/signin/github/callback", "st4te")
 	if q.Get("error") != "redirect_uri_mismatch" || q.Get("code") != "" {
 		t.Errorf("authorize redirected with %v, want error=redirect_uri_mismatch and no code", q)
@@ -118,6 +119,6 @@ func TestOAuthAuthorizeRefusesForeignRedirect(t *testing.T) {
 }
 
 func isOAuthError(err error, code string) bool {
-	var oe *OAuthError
+	var oe *Error
 	return errors.As(err, &oe) && oe.Code == code
 }
