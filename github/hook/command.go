@@ -1,10 +1,17 @@
+// Package hook is GitHub's webhook wire format as MergeGuard reads it: a
+// delivery's headers and signature checked while its body is read
+// (ReadDelivery), the one-pass decoder of the events MergeGuard handles
+// (Decoder) and their types, and the comment commands and mentions people
+// write. It imports no GitHub client library and nothing of MergeGuard but
+// internal/ (docs/architecture.md, Packages).
 package hook
 
 import (
-	"github.com/mergeguard/mergeguard/internal/mdscan"
 	"iter"
 	"slices"
 	"strings"
+
+	"github.com/mergeguard/mergeguard/internal/mdscan"
 )
 
 // Command names understood in pull-request comments.

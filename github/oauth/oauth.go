@@ -1,3 +1,7 @@
+// Package oauth is the GitHub App's two browser flows: the OAuth web flow
+// of "Sign in with GitHub" (Flow) and the manifest flow that creates the
+// App at /setup (ConvertManifest). It reaches GitHub's API through
+// go-github and package github's error mapping (github.APIError).
 package oauth
 
 import (
@@ -12,6 +16,7 @@ import (
 	"strings"
 
 	gh "github.com/google/go-github/v60/github"
+
 	"github.com/mergeguard/mergeguard/github"
 )
 
