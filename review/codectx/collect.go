@@ -197,6 +197,10 @@ type collector struct {
 	// goFiles are the Go files the typed resolver read, by path: their
 	// lines, for snippets.
 	goFiles map[string]*file
+	// listing is the reader's listing of the head (listErr when it
+	// failed), made once by search.
+	listing []string
+	listErr error
 	// parseBytes are the bytes parsed so far, against MaxParseBytes.
 	parseBytes int
 }
@@ -357,6 +361,7 @@ func (c *collector) search(ctx context.Context, targets []*target, changed []*di
 		}
 		all = nil // only the changed files are known
 	}
+	c.listing, c.listErr = all, err // for the typed resolver's loader
 	order := searchOrder(all, targets)
 	// The changed files, first in the order, are read already.
 	if budget := c.lim.MaxFiles - c.res.FilesRead + len(targets); len(order) > budget {

@@ -32,7 +32,7 @@ type typedGo struct {
 }
 
 func (g typedGo) resolve(ctx context.Context, c *collector, targets []*target, in corpus) error {
-	ld := gomod.NewLoader(headTree{c}, g.std, g.lim)
+	ld := gomod.NewLoader(headTree{c: c, in: in}, g.std, g.lim)
 	var untyped []*target
 	var typed []typedTarget
 	for _, t := range targets {
@@ -253,25 +253,33 @@ func docPos(g *ast.CommentGroup) token.Pos {
 	return g.Pos()
 }
 
-// headTree reads the head revision through the collector's reader for the
-// loader (gomod.Tree), keeping each Go file's lines for snippets.
-type headTree struct{ c *collector }
+// headTree reads the head revision for the loader (gomod.Tree) without
+// reading anything twice: the listing the search made, the files it read
+// (in.contents, the changed ones parsed), and through the reader only the
+// rest; it keeps each Go file's lines for snippets.
+type headTree struct {
+	c  *collector
+	in corpus
+}
 
 func (h headTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	if f, ok := h.c.parsed[p]; ok && f.src != nil {
 		return f.src, nil
 	}
-	b, err := h.c.r.ReadFile(ctx, p, review.Head)
-	if err != nil {
-		return nil, err //nolint:wrapcheck // gomod.Tree: the reader's own error
-	}
-	if strings.HasSuffix(p, ".go") {
+	b := h.in.contents[p]
+	if b == nil {
+		var err error
+		if b, err = h.c.r.ReadFile(ctx, p, review.Head); err != nil {
+			return nil, err //nolint:wrapcheck // gomod.Tree: the reader's own error
+		}
 		h.c.res.FilesRead++
+	}
+	if strings.HasSuffix(p, ".go") && h.c.goFiles[p] == nil {
 		h.c.goFiles[p] = &file{path: p, src: b, lines: strings.Split(string(b), "\n")}
 	}
 	return b, nil
 }
 
-func (h headTree) ListFiles(ctx context.Context) ([]string, error) {
-	return h.c.r.ListFiles(ctx) //nolint:wrapcheck // gomod.Tree: the reader's own error
+func (h headTree) ListFiles(context.Context) ([]string, error) {
+	return h.c.listing, h.c.listErr
 }

@@ -1,11 +1,15 @@
 package codectx
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/review"
 )
 
 const goMod = "module example.com/m\n\ngo 1.22\n"
@@ -173,4 +177,56 @@ func TestCollectGoWithoutModule(t *testing.T) {
 	}
 	head := repo{"job/job.go": "package job\n\n// Do runs n jobs.\nfunc Do(n int) int {\n\treturn n * 2\n}\n"}
 	checkSnippetsWith(t, goOptions(), base, head, "job/job.go", []string{"call site cli/run.go:5-7 Do"})
+}
+
+// countingRepo counts the reads of a repo.
+type countingRepo struct {
+	repo
+	mu    sync.Mutex
+	reads map[string]int
+	lists int
+}
+
+func (r *countingRepo) ReadFile(ctx context.Context, p string, rev review.Revision) ([]byte, error) {
+	r.mu.Lock()
+	r.reads[p]++
+	r.mu.Unlock()
+	return r.repo.ReadFile(ctx, p, rev)
+}
+
+func (r *countingRepo) ListFiles(ctx context.Context) ([]string, error) {
+	r.mu.Lock()
+	r.lists++
+	r.mu.Unlock()
+	return r.repo.ListFiles(ctx)
+}
+
+// TestCollectGoReadsOnce: the typed resolver's loader reuses the
+// search's listing and the files it read; nothing is read twice.
+func TestCollectGoReadsOnce(t *testing.T) {
+	if !Available {
+		t.Skip("no parser without cgo")
+	}
+	base := repo{"go.mod": goMod, "core/price.go": "package core\n\nfunc Price(c int) int {\n\treturn c / 100\n}\n"}
+	for i := range 5 {
+		base[fmt.Sprintf("shop/m%d/m.go", i)] = fmt.Sprintf("package m%d\n\nimport \"example.com/m/core\"\n\nfunc Show() int {\n\treturn core.Price(%d)\n}\n", i, i)
+	}
+	head := repo{"core/price.go": "package core\n\nfunc Price(c int) int {\n\treturn c * 3 / 100\n}\n"}
+	d := gitDiff(t, base, head)
+	r := &countingRepo{repo: merged(base, head), reads: map[string]int{}}
+	res, err := Collect(t.Context(), r, d.Files, goOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.ByFile["core/price.go"]); n != 5 {
+		t.Errorf("%d snippets, want the 5 callers", n)
+	}
+	if r.lists != 1 {
+		t.Errorf("the head listed %d times, want once", r.lists)
+	}
+	for p, n := range r.reads {
+		if n > 1 {
+			t.Errorf("%s read %d times, want once", p, n)
+		}
+	}
 }
