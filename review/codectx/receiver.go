@@ -1,6 +1,7 @@
 package codectx
 
 import (
+	"cmp"
 	"strings"
 	"unicode"
 )
@@ -48,7 +49,7 @@ func (f *file) declaredType(n *Node, name string) string {
 	var id, typ, value *Node
 	switch n.Kind {
 	case "assignment", "typed_parameter", "typed_default_parameter": // Python
-		id, typ, value = cmpNode(n.Child("left"), n.Child("name"), firstIdent(n)), n.Child("type"), n.Child("right")
+		id, typ, value = cmp.Or(n.Child("left"), n.Child("name"), firstIdent(n)), n.Child("type"), n.Child("right")
 	case "variable_declarator": // JavaScript, TypeScript, Java
 		id, typ, value = n.Child("name"), n.Child("type"), n.Child("value")
 		if typ == nil && n.Parent != nil {
@@ -79,7 +80,7 @@ func constructed(v *Node, src []byte) string {
 	var c *Node
 	switch v.Kind {
 	case "new_expression", "object_creation_expression":
-		c = cmpNode(v.Child("constructor"), v.Child("type"), nil)
+		c = cmp.Or(v.Child("constructor"), v.Child("type"))
 	case "call":
 		c = v.Child("function")
 	}
@@ -117,15 +118,4 @@ func firstIdent(n *Node) *Node {
 		}
 	}
 	return nil
-}
-
-// cmpNode is the first non-nil of a, b and c.
-func cmpNode(a, b, c *Node) *Node {
-	switch {
-	case a != nil:
-		return a
-	case b != nil:
-		return b
-	}
-	return c
 }
