@@ -9,6 +9,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/text"
 )
 
@@ -18,17 +19,17 @@ const CheckName = "MergeGuard"
 
 // Check run statuses.
 const (
-	CheckQueued     = "queued"
-	CheckInProgress = "in_progress"
-	CheckCompleted  = "completed"
+	CheckQueued     = review.CheckQueued
+	CheckInProgress = review.CheckInProgress
+	CheckCompleted  = review.CheckCompleted
 )
 
 // Check run conclusions (GitHub also knows skipped, stale and timed_out).
 const (
-	ConclusionSuccess        = "success"
-	ConclusionFailure        = "failure"
-	ConclusionNeutral        = "neutral"
-	ConclusionCancelled      = "cancelled"
+	ConclusionSuccess        = review.ConclusionSuccess
+	ConclusionFailure        = review.ConclusionFailure
+	ConclusionNeutral        = review.ConclusionNeutral
+	ConclusionCancelled      = review.ConclusionCancelled
 	ConclusionActionRequired = "action_required"
 	ConclusionSkipped        = "skipped"
 	ConclusionTimedOut       = "timed_out"
@@ -49,13 +50,8 @@ const MaxAnnotationsPerRequest = 50
 // characters.
 const maxCheckText = 65535
 
-// ErrAnnotationsRejected is wrapped by CreateCheck and UpdateCheck when
-// GitHub refused a batch of annotations (422: a path or line not in the
-// file at the head): the check run was created or updated without them.
-var ErrAnnotationsRejected = errors.New("check run annotations rejected")
-
-// Check is one check run as MergeGuard writes it.
-type Check struct {
+// checkRun is one check run as GitHub takes it.
+type checkRun struct {
 	// Name defaults to CheckName.
 	Name string
 	// HeadSHA is the commit checked; required by CreateCheck.
@@ -94,7 +90,7 @@ type Annotation struct {
 	Message     string `json:"message"`
 }
 
-func (c Check) validate(create bool) error {
+func (c checkRun) validate(create bool) error {
 	switch {
 	case create && c.HeadSHA == "":
 		return errors.New("check run: head sha is required")
@@ -115,7 +111,7 @@ func (c Check) validate(create bool) error {
 
 // fill sets the defaults: the name, the completed status of a conclusion,
 // the completion time.
-func (c Check) fill(now time.Time) Check {
+func (c checkRun) fill(now time.Time) checkRun {
 	if c.Name == "" {
 		c.Name = CheckName
 	}
@@ -130,7 +126,7 @@ func (c Check) fill(now time.Time) Check {
 
 // output is the check's output with one batch of annotations, nil when
 // it has neither title nor annotations.
-func (c Check) output(batch []Annotation) *gh.CheckRunOutput {
+func (c checkRun) output(batch []Annotation) *gh.CheckRunOutput {
 	if c.Title == "" && len(batch) == 0 {
 		return nil
 	}
@@ -182,13 +178,40 @@ func batches(as []Annotation) [][]Annotation {
 	return append(out, as)
 }
 
-// CreateCheck creates a check run on c.HeadSHA and returns its id. The
+// CreateCheck creates MergeGuard's check run of c.HeadSHA (see
+// createCheck) and returns its id; c.Annotate become its annotations.
+func (r *Repo) CreateCheck(ctx context.Context, c review.Check) (int64, error) {
+	return r.createCheck(ctx, runOf(c))
+}
+
+// UpdateCheck updates MergeGuard's check run id to c (see updateCheck).
+func (r *Repo) UpdateCheck(ctx context.Context, id int64, c review.Check) error {
+	return r.updateCheck(ctx, id, runOf(c))
+}
+
+// CheckSummary renders a pull request's ledger as a check's title and
+// summary (see CheckSummary).
+func (r *Repo) CheckSummary(ledger []review.LedgerEntry, blocking review.Severity, pullURL string) (title, summary string) {
+	return CheckSummary(ledger, blocking, pullURL)
+}
+
+// runOf is MergeGuard's check as GitHub takes it.
+func runOf(c review.Check) checkRun {
+	run := checkRun{HeadSHA: c.HeadSHA, Status: c.Status, Conclusion: c.Conclusion, DetailsURL: c.DetailsURL,
+		ExternalID: c.ExternalID, Title: c.Title, Summary: c.Summary}
+	if len(c.Annotate) > 0 {
+		run.Annotations = LedgerAnnotations(c.Annotate, c.Blocking, c.PullURL)
+	}
+	return run
+}
+
+// createCheck creates a check run on c.HeadSHA and returns its id. The
 // first MaxAnnotationsPerRequest annotations go with the create, the rest
 // in further updates. A batch GitHub refuses (422) is dropped and the
-// error wraps ErrAnnotationsRejected, with the id of the created run.
+// error wraps review.ErrAnnotationsRejected, with the id of the created run.
 //
 // GitHub API docs: https://docs.github.com/rest/checks/runs#create-a-check-run
-func (r *Repo) CreateCheck(ctx context.Context, c Check) (int64, error) {
+func (r *Repo) createCheck(ctx context.Context, c checkRun) (int64, error) {
 	if err := c.validate(true); err != nil {
 		return 0, err
 	}
@@ -207,7 +230,7 @@ func (r *Repo) CreateCheck(ctx context.Context, c Check) (int64, error) {
 	run, _, err := r.client.Checks.CreateCheckRun(ctx, r.owner, r.name, opts(parts[0]))
 	var rejected error
 	if isStatus(err, http.StatusUnprocessableEntity) && len(parts[0]) > 0 {
-		rejected = fmt.Errorf("%w: %w", ErrAnnotationsRejected, err)
+		rejected = fmt.Errorf("%w: %w", review.ErrAnnotationsRejected, err)
 		run, _, err = r.client.Checks.CreateCheckRun(ctx, r.owner, r.name, opts(nil))
 	}
 	if err != nil {
@@ -217,12 +240,12 @@ func (r *Repo) CreateCheck(ctx context.Context, c Check) (int64, error) {
 	return id, errors.Join(rejected, r.addAnnotations(ctx, id, c, parts[1:]))
 }
 
-// UpdateCheck updates check run id with what c sets (an empty field is
+// updateCheck updates check run id with what c sets (an empty field is
 // left as it is); annotations are added, in batches as CreateCheck sends
 // them.
 //
 // GitHub API docs: https://docs.github.com/rest/checks/runs#update-a-check-run
-func (r *Repo) UpdateCheck(ctx context.Context, id int64, c Check) error {
+func (r *Repo) updateCheck(ctx context.Context, id int64, c checkRun) error {
 	if err := c.validate(false); err != nil {
 		return err
 	}
@@ -238,7 +261,7 @@ func (r *Repo) UpdateCheck(ctx context.Context, id int64, c Check) error {
 	_, _, err := r.client.Checks.UpdateCheckRun(ctx, r.owner, r.name, id, opts(parts[0]))
 	var rejected error
 	if isStatus(err, http.StatusUnprocessableEntity) && len(parts[0]) > 0 {
-		rejected = fmt.Errorf("%w: %w", ErrAnnotationsRejected, err)
+		rejected = fmt.Errorf("%w: %w", review.ErrAnnotationsRejected, err)
 		_, _, err = r.client.Checks.UpdateCheckRun(ctx, r.owner, r.name, id, opts(nil))
 	}
 	if err != nil {
@@ -250,7 +273,7 @@ func (r *Repo) UpdateCheck(ctx context.Context, id int64, c Check) error {
 // addAnnotations sends the further batches of annotations, each in a
 // PATCH carrying the output's title and summary (GitHub requires them
 // with an output).
-func (r *Repo) addAnnotations(ctx context.Context, id int64, c Check, parts [][]Annotation) error {
+func (r *Repo) addAnnotations(ctx context.Context, id int64, c checkRun, parts [][]Annotation) error {
 	var errs []error
 	for _, batch := range parts {
 		if c.Title == "" {
@@ -259,7 +282,7 @@ func (r *Repo) addAnnotations(ctx context.Context, id int64, c Check, parts [][]
 		_, _, err := r.client.Checks.UpdateCheckRun(ctx, r.owner, r.name, id, gh.UpdateCheckRunOptions{Name: c.Name, Output: c.output(batch)})
 		switch {
 		case isStatus(err, http.StatusUnprocessableEntity):
-			errs = append(errs, fmt.Errorf("%w: check run %d: %w", ErrAnnotationsRejected, id, err))
+			errs = append(errs, fmt.Errorf("%w: check run %d: %w", review.ErrAnnotationsRejected, id, err))
 		case err != nil:
 			return errors.Join(append(errs, fmt.Errorf("add annotations to check run %d on %s: %w", id, r.FullName(), apiError(err)))...)
 		}

@@ -120,7 +120,7 @@ func manyAnnotations(n int) []Annotation {
 
 func TestCreateCheckSendsAnnotationsIn50s(t *testing.T) {
 	fake, pr, repo := convergeRepo(t)
-	id, err := repo.CreateCheck(t.Context(), Check{HeadSHA: pr.HeadSHA, Status: CheckInProgress, DetailsURL: "https://mergeguard.example.com/reviews/1", ExternalID: "1",
+	id, err := repo.createCheck(t.Context(), checkRun{HeadSHA: pr.HeadSHA, Status: CheckInProgress, DetailsURL: "https://mergeguard.example.com/reviews/1", ExternalID: "1",
 		Title: "Reviewing", Summary: "MergeGuard is reviewing this commit.", Annotations: manyAnnotations(120)})
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +133,7 @@ func TestCreateCheckSendsAnnotationsIn50s(t *testing.T) {
 		runs[0].DetailsURL == "" || runs[0].ExternalID != "1" || runs[0].StartedAt.IsZero() {
 		t.Fatalf("runs = %+v", runs)
 	}
-	err = repo.UpdateCheck(t.Context(), id, Check{Conclusion: ConclusionFailure, Title: "1 blocking finding open", Summary: "…", Annotations: manyAnnotations(50)})
+	err = repo.updateCheck(t.Context(), id, checkRun{Conclusion: ConclusionFailure, Title: "1 blocking finding open", Summary: "…", Annotations: manyAnnotations(50)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,21 +149,21 @@ func TestCreateCheckSendsAnnotationsIn50s(t *testing.T) {
 func TestCheckAnnotationsGitHubRefuses(t *testing.T) {
 	fake, pr, repo := convergeRepo(t)
 	bad := append(manyAnnotations(2), Annotation{Path: "pkg/p00/file.go", StartLine: 90, EndLine: 91, Level: AnnotationFailure, Message: "past the end"})
-	id, err := repo.CreateCheck(t.Context(), Check{HeadSHA: pr.HeadSHA, Conclusion: ConclusionNeutral, Title: "t", Summary: "s", Annotations: bad})
-	if !errors.Is(err, ErrAnnotationsRejected) || id == 0 {
-		t.Fatalf("CreateCheck = %d, %v; want the run and ErrAnnotationsRejected", id, err)
+	id, err := repo.createCheck(t.Context(), checkRun{HeadSHA: pr.HeadSHA, Conclusion: ConclusionNeutral, Title: "t", Summary: "s", Annotations: bad})
+	if !errors.Is(err, review.ErrAnnotationsRejected) || id == 0 {
+		t.Fatalf("CreateCheck = %d, %v; want the run and review.ErrAnnotationsRejected", id, err)
 	}
 	if runs := fake.CheckRuns("acme", "widgets"); len(runs) != 1 || runs[0].Conclusion != ConclusionNeutral || len(runs[0].Annotations) != 0 {
 		t.Errorf("runs = %+v", runs)
 	}
-	for _, c := range []Check{
+	for _, c := range []checkRun{
 		{HeadSHA: pr.HeadSHA, Status: CheckCompleted},
 		{Status: CheckInProgress},
 		{HeadSHA: pr.HeadSHA, Status: CheckInProgress, Conclusion: ConclusionSuccess},
 		{HeadSHA: pr.HeadSHA, Title: "t"},
 		{HeadSHA: pr.HeadSHA, Title: "t", Summary: "s", Annotations: []Annotation{{Path: "a", StartLine: 3, EndLine: 2, Message: "m"}}},
 	} {
-		if _, err := repo.CreateCheck(t.Context(), c); err == nil {
+		if _, err := repo.createCheck(t.Context(), c); err == nil {
 			t.Errorf("CreateCheck(%+v) accepted", c)
 		}
 	}
@@ -216,7 +216,7 @@ func TestThreadsResolveAndReply(t *testing.T) {
 	fake, pr, repo := convergeRepo(t)
 	fx := publishFixture{fake: fake, pr: pr, index: testIndex(t)}
 	posted, err := repo.Publish(t.Context(), fx.post("run-1",
-		finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityCritical), finding("fp-b", "pkg/p01/file.go", 10, 10, review.SeverityWarning)))
+		finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityCritical), finding("fp-b", "pkg/p01/file.go", 10, 10, review.SeverityWarning)).Post)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,10 +314,10 @@ func TestPublishNeverRepostsStillOpen(t *testing.T) {
 	dismissed := finding("fp-gone", "pkg/p01/file.go", 10, 10, review.SeverityWarning)
 	post := fx.post("run-2", open, dismissed, finding("fp-new", "pkg/p02/file.go", 10, 10, review.SeverityInfo))
 	post.Verdict.Verdict = review.DecisionRequestChanges
-	post.FollowUp = &FollowUp{Scope: review.Scope{Kind: review.ScopeIncremental, SinceSHA: pr.BaseSHA, Commits: 1, Files: 1},
+	post.FollowUp = &review.FollowUp{Scope: review.Scope{Kind: review.ScopeIncremental, SinceSHA: pr.BaseSHA, Commits: 1, Files: 1},
 		StillOpen: []review.LedgerEntry{{Finding: open, State: review.FindingOpen}},
 		Dismissed: []review.LedgerEntry{{Finding: dismissed, State: review.FindingDismissed}}}
-	posted, err := repo.Publish(t.Context(), post)
+	posted, err := repo.Publish(t.Context(), post.Post)
 	if err != nil {
 		t.Fatal(err)
 	}

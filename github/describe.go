@@ -64,16 +64,6 @@ func DescriptionKey(secret string) []byte {
 	return m.Sum(nil)
 }
 
-// Description is what Describe writes into a pull request's description.
-type Description struct {
-	// Walkthrough is the walkthrough of a review of the pull request.
-	Walkthrough *review.Walkthrough
-	// HeadSHA is the head the review read.
-	HeadSHA string
-	// DetailsURL is the review's page in MergeGuard; "" leaves the link out.
-	DetailsURL string
-}
-
 // describer finds and writes MergeGuard's section in the descriptions of
 // one pull request.
 type describer struct {
@@ -156,7 +146,7 @@ func openConstruct(text string) string {
 
 // descriptionText renders the section's text: a heading, where it comes
 // from, and the walkthrough, every word of which a model may have written.
-func descriptionText(tp textPolicy, desc Description) string {
+func descriptionText(tp textPolicy, desc review.Description) string {
 	var b strings.Builder
 	b.WriteString("### Walkthrough\n\n<sub>Written by MergeGuard")
 	if desc.HeadSHA != "" {
@@ -178,7 +168,7 @@ func descriptionText(tp textPolicy, desc Description) string {
 // and the write (well under a second) is lost: the accepted race.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/pulls#update-a-pull-request
-func (r *Repo) Describe(ctx context.Context, number int, desc Description) (bool, error) {
+func (r *Repo) Describe(ctx context.Context, number int, desc review.Description) (bool, error) {
 	if len(r.descKey) == 0 {
 		return false, errNoDescriptionKey
 	}
@@ -196,7 +186,7 @@ func (r *Repo) Describe(ctx context.Context, number int, desc Description) (bool
 		return false, nil
 	}
 	if len([]rune(body)) > maxBodyLength {
-		return false, ErrDescriptionTooLong
+		return false, review.DescriptionTooLongError{Err: ErrDescriptionTooLong}
 	}
 	if _, _, err := r.client.PullRequests.Edit(ctx, r.owner, r.name, number, &gh.PullRequest{Body: gh.String(body)}); err != nil {
 		return false, fmt.Errorf("write the description of %s#%d: %w", r.FullName(), number, apiError(err))

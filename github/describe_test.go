@@ -114,7 +114,7 @@ func TestDescriptionTextIsInert(t *testing.T) {
 			{FilePath: "cache.go", Line: "the cache"},
 		}}},
 	}
-	text := descriptionText(newTextPolicy(testPullURL), Description{Walkthrough: w, HeadSHA: "0123456789abcdef", DetailsURL: "https://mergeguard.example.com/reviews/r1"})
+	text := descriptionText(newTextPolicy(testPullURL), review.Description{Walkthrough: w, HeadSHA: "0123456789abcdef", DetailsURL: "https://mergeguard.example.com/reviews/r1"})
 	if strings.Contains(text, "<!--") || strings.Contains(text, "<img") || strings.Contains(text, "<b>") {
 		t.Errorf("description text holds HTML or a marker:\n%s", text)
 	}
@@ -148,7 +148,7 @@ func describeRepo(t *testing.T, key []byte) (*githubtest.Server, githubtest.PR, 
 func TestDescribe(t *testing.T) {
 	fake, pr, repo := describeRepo(t, testDescKey)
 	fake.SetPullBody(pr.Owner, pr.Repo, pr.Number, "Fixes #1.\r\n\r\nPlease review @octocat.")
-	desc := Description{HeadSHA: pr.HeadSHA, Walkthrough: &review.Walkthrough{Summary: "First.",
+	desc := review.Description{HeadSHA: pr.HeadSHA, Walkthrough: &review.Walkthrough{Summary: "First.",
 		Groups: []review.WalkthroughGroup{{Name: "source", Files: []review.WalkthroughFile{{FilePath: "internal/new.go", Line: "new file"}}}}}}
 
 	changed, err := repo.Describe(t.Context(), pr.Number, desc)
@@ -187,14 +187,14 @@ func TestDescribeRefusals(t *testing.T) {
 	w := &review.Walkthrough{Summary: "x"}
 	t.Run("no key", func(t *testing.T) {
 		_, pr, repo := describeRepo(t, nil)
-		if _, err := repo.Describe(t.Context(), pr.Number, Description{Walkthrough: w}); !errors.Is(err, errNoDescriptionKey) {
+		if _, err := repo.Describe(t.Context(), pr.Number, review.Description{Walkthrough: w}); !errors.Is(err, errNoDescriptionKey) {
 			t.Errorf("Describe without a key = %v", err)
 		}
 	})
 	t.Run("too long", func(t *testing.T) {
 		fake, pr, repo := describeRepo(t, testDescKey)
 		fake.SetPullBody(pr.Owner, pr.Repo, pr.Number, strings.Repeat("é", githubtest.MaxBodyLength-10))
-		if _, err := repo.Describe(t.Context(), pr.Number, Description{Walkthrough: w}); !errors.Is(err, ErrDescriptionTooLong) {
+		if _, err := repo.Describe(t.Context(), pr.Number, review.Description{Walkthrough: w}); !errors.Is(err, ErrDescriptionTooLong) {
 			t.Errorf("Describe of a full description = %v, want ErrDescriptionTooLong", err)
 		}
 		if n := fake.CallCount(githubtest.RouteUpdatePull); n != 0 {
@@ -203,7 +203,7 @@ func TestDescribeRefusals(t *testing.T) {
 	})
 	t.Run("unknown pull request", func(t *testing.T) {
 		_, _, repo := describeRepo(t, testDescKey)
-		if _, err := repo.Describe(t.Context(), 999, Description{Walkthrough: w}); !errors.Is(err, review.ErrNotFound) {
+		if _, err := repo.Describe(t.Context(), 999, review.Description{Walkthrough: w}); !errors.Is(err, review.ErrNotFound) {
 			t.Errorf("Describe of an unknown pull request = %v, want review.ErrNotFound", err)
 		}
 	})

@@ -134,7 +134,7 @@ func (s *Source) side(ctx context.Context, path string, rev review.Revision) ([]
 
 // bodyOnly is a LineIndex that takes no comments on some files.
 type bodyOnly struct {
-	LineIndex
+	review.LineIndex
 	paths map[string]bool
 }
 

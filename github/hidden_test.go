@@ -84,7 +84,7 @@ func TestPublishPutsFindingsOnHiddenFilesInTheBody(t *testing.T) {
 	}
 	f := review.Finding{FilePath: "settings.py", LineStart: 2, LineEnd: 2, Side: review.SideRight, Severity: review.SeverityCritical,
 		Category: review.CategorySecurity, Title: "AWS key", VerificationStatus: review.Verified, Fingerprint: "fp-aws"}
-	posted, err := repo.Publish(t.Context(), Post{Number: pr.Number, HeadSHA: pr.HeadSHA, RunID: "run-1",
+	posted, err := repo.Publish(t.Context(), review.Post{Number: pr.Number, HeadSHA: pr.HeadSHA, RunID: "run-1",
 		Verdict: review.Verdict{Verdict: review.DecisionRequestChanges}, Findings: []review.Finding{f}, Index: diff.NewIndex(d)})
 	if err != nil {
 		t.Fatal(err)

@@ -60,10 +60,10 @@ type reviewPlan struct {
 // one of this run, inline when the index accepts one of its
 // lines and fewer than maxInline comments are planned, in the body
 // otherwise.
-func planReview(post Post, earlier map[string]int64, maxInline int) *reviewPlan {
+func planReview(post addressed, earlier map[string]int64, maxInline int) *reviewPlan {
 	pl := &reviewPlan{event: eventFor(post.Verdict.Verdict), maxInline: maxInline, text: newTextPolicy(post.PullURL)}
 	seen := map[string]bool{}
-	suppressed := post.FollowUp.suppressed()
+	suppressed := suppressed(post.FollowUp)
 	inline := 0
 	for _, f := range sortedFindings(post.Findings) {
 		it := &planned{finding: f, fp: f.Fingerprint}
@@ -129,7 +129,7 @@ func (pl *reviewPlan) placements() map[string]review.Placement {
 }
 
 // request renders the CreateReview request of the plan.
-func (pl *reviewPlan) request(post Post) *gh.PullRequestReviewRequest {
+func (pl *reviewPlan) request(post addressed) *gh.PullRequestReviewRequest {
 	req := &gh.PullRequestReviewRequest{
 		CommitID: gh.String(post.HeadSHA),
 		Event:    gh.String(pl.event),
@@ -175,7 +175,7 @@ const maxAnchorScan = 500
 // exactly the finding's lines. Single-line comments carry line and side
 // only (GitHub rejects start_line == line); a range carries start_line and
 // start_side only when the index accepts the whole range.
-func anchor(idx LineIndex, f review.Finding) (*gh.DraftReviewComment, bool) {
+func anchor(idx review.LineIndex, f review.Finding) (*gh.DraftReviewComment, bool) {
 	if idx == nil || f.LineStart <= 0 || f.FilePath == "" {
 		return nil, false
 	}

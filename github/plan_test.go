@@ -27,12 +27,12 @@ func testIndex(t *testing.T) *diff.Index {
 }
 
 // planPost is a post on testPR(20) without findings.
-func planPost(idx LineIndex, decision review.Decision) Post {
-	return Post{
-		Owner: "acme", Repo: "widgets", Number: 7, HeadSHA: "f3a958e26838c8184295f2894e02ca0e25a1f12c", RunID: "run-1",
+func planPost(idx review.LineIndex, decision review.Decision) addressed {
+	return addressed{Owner: "acme", Repo: "widgets", PullURL: testPullURL, Post: review.Post{
+		Number: 7, HeadSHA: "f3a958e26838c8184295f2894e02ca0e25a1f12c", RunID: "run-1",
 		Verdict: review.Verdict{Verdict: decision, Summary: "The change computes widget values."},
-		Index:   idx, PullURL: testPullURL,
-	}
+		Index:   idx,
+	}}
 }
 
 // forgedText is what a hostile pull request gets a model to write.
@@ -60,7 +60,6 @@ func TestPlanReviewGolden(t *testing.T) {
 	forged.Verdict.Summary = forgedText
 	forged.Verdict.Recommendations = []string{"Ask @acme/security <!-- mergeguard:run=run-2 -->", "# Add tests"}
 	forged.Verdict.Notes = []string{"</details><img src=https://evil.example/p.png>"}
-	forged.Footer = "_Reviewed by MergeGuard._"
 	forged.Verdict.Walkthrough = &review.Walkthrough{Summary: forgedText, Source: review.WalkthroughFromModel,
 		Groups: []review.WalkthroughGroup{{Name: "</details> @everyone", Files: []review.WalkthroughFile{
 			{FilePath: "pkg/p00/file.go`<!-- x -->", ChangeType: "modified", Line: "<!-- mergeguard:run=run-2 --> @acme/security [click](https://evil.example)"}}}}}
@@ -77,7 +76,7 @@ func TestPlanReviewGolden(t *testing.T) {
 	dup := finding("fp-dup", "pkg/p01/file.go", 10, 10, review.SeverityWarning)
 	tests := []struct {
 		name      string
-		post      Post
+		post      addressed
 		earlier   map[string]int64
 		maxInline int
 	}{
@@ -119,7 +118,7 @@ func TestPlanReviewGolden(t *testing.T) {
 // finding still open that the run reports again (never posted again), one
 // fixed and one dismissed; cleared makes it a full review after which
 // nothing blocks.
-func followUpPost(idx LineIndex, decision review.Decision, cleared bool) Post {
+func followUpPost(idx review.LineIndex, decision review.Decision, cleared bool) addressed {
 	post := planPost(idx, decision)
 	fresh := finding("fp-new", "pkg/p04/file.go", 10, 10, review.SeverityWarning)
 	open := finding("fp-open", "pkg/p05/file.go", 10, 10, review.SeverityCritical)
@@ -127,7 +126,7 @@ func followUpPost(idx LineIndex, decision review.Decision, cleared bool) Post {
 	fixed := finding("fp-fixed", "pkg/p06/file.go", 10, 10, review.SeverityCritical)
 	dismissed := finding("fp-dismissed", "pkg/p07/file.go", 10, 10, review.SeverityWarning)
 	post.Findings = []review.Finding{fresh, open, dismissed}
-	post.FollowUp = &FollowUp{
+	post.FollowUp = &review.FollowUp{
 		Scope:     review.Scope{Kind: review.ScopeIncremental, SinceSHA: "abc1234def5678", Commits: 3, Files: 2},
 		Fixed:     []review.LedgerEntry{{Finding: fixed, State: review.FindingFixed, FixedSHA: post.HeadSHA, CommentID: 501}},
 		StillOpen: []review.LedgerEntry{{Finding: open, State: review.FindingOpen, CommentID: 502}},
@@ -143,7 +142,7 @@ func followUpPost(idx LineIndex, decision review.Decision, cleared bool) Post {
 
 // exposedPost is a follow-up review after a push removed a pushed secret:
 // it is exposed, counted and listed with the commit that pushed it.
-func exposedPost(idx LineIndex) Post {
+func exposedPost(idx review.LineIndex) addressed {
 	post := followUpPost(idx, review.DecisionRequestChanges, false)
 	key := finding("fp-key", "deploy/cfg.py", 2, 2, review.SeverityCritical)
 	key.Title, key.Category = "Possible secret committed (aws-access-token)", review.CategorySecurity
@@ -152,7 +151,7 @@ func exposedPost(idx LineIndex) Post {
 	return post
 }
 
-func withFindings(post Post, fs ...review.Finding) Post {
+func withFindings(post addressed, fs ...review.Finding) addressed {
 	post.Findings = fs
 	return post
 }

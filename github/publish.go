@@ -24,13 +24,6 @@ const (
 // GitHub rejects (each probe is two content-creating requests).
 const defaultMaxProbes = 16
 
-// LineIndex answers where GitHub accepts review comments on the pull
-// request's diff; *diff.Index implements it.
-type LineIndex interface {
-	Commentable(path string, side review.Side, line int) bool
-	CommentableRange(path string, side review.Side, start, end int) bool
-}
-
 // PublisherOptions configures a Publisher.
 type PublisherOptions struct {
 	// BotLogin is the App's bot account, "<app-slug>[bot]" as GET /app
@@ -70,64 +63,29 @@ func NewPublisher(opts PublisherOptions) *Publisher {
 	return p
 }
 
-// Post is one review to publish.
-type Post struct {
+// addressed is a review.Post addressed to a repository: the one review
+// Publish posts.
+type addressed struct {
+	review.Post
 	Owner, Repo string
-	Number      int
-	// HeadSHA is the reviewed commit (the review's commit_id). Callers
-	// check with HeadSHA that the pull request still points at it.
-	HeadSHA string
-	// RunID identifies the run; a review carrying its marker is never
-	// posted twice. Letters, digits, ".", "_", ":" and single "-" only.
-	RunID string
-	// Verdict is the review's verdict: its decision is the review's event
-	// (approve: APPROVE, request_changes: REQUEST_CHANGES, comment:
-	// COMMENT; the pipeline has applied allow_approve and
-	// blocking_severity), its summary, notes and stats go in the body.
-	Verdict review.Verdict
-	// Findings are the findings to post, each with its Fingerprint
-	// (letters, digits, ".", "_", ":" and single "-", as in RunID).
-	Findings []review.Finding
-	// Index says which lines GitHub accepts comments on; nil puts every
-	// finding in the body.
-	Index LineIndex
 	// PullURL is the pull request's web address
 	// (https://github.com/OWNER/REPO/pull/N). Markdown links and images in
 	// what the model wrote stay live only when they point into this
 	// repository; "" keeps none live.
 	PullURL string
-	// DetailsURL links the review's page in MergeGuard's web UI.
-	DetailsURL string
-	// Footer is markdown appended to the review body.
-	Footer string
-	// FollowUp, for a pull request reviewed before, says what this review
-	// covered and where the ledger stands (see FollowUp); nil for a first
-	// review.
-	FollowUp *FollowUp
 }
 
-// Posted describes a published review.
-type Posted struct {
-	ReviewID int64
-	URL      string
-	Event    string
-	// AlreadyPosted is set when a review of this run existed and nothing
-	// new was posted.
-	AlreadyPosted bool
-	// Placements maps each finding's fingerprint to where it went.
-	Placements map[string]review.Placement
-	// Dismissed lists the earlier REQUEST_CHANGES reviews of the bot this
-	// review dismissed.
+// published is a review Publish posted: the review.Posted with its event
+// and the earlier REQUEST_CHANGES reviews of the bot it dismissed.
+type published struct {
+	review.Posted
+	Event     string
 	Dismissed []int64
 }
 
 // ErrPendingDraft is returned with KeepPending when the account has a pending review on the
 // pull request, which blocks a new one and is not deleted.
 var ErrPendingDraft = errors.New("the account has a pending (unsubmitted) review on the pull request: submit or delete it, then post again")
-
-// ErrDismiss wraps the failure to dismiss an earlier review after the new
-// one was posted. Publish then returns the Posted with the error.
-var ErrDismiss = errors.New("dismiss earlier review")
 
 // Publish posts the review of one run as ONE pull-request review, the
 // reviewdog way plus more:
@@ -153,28 +111,28 @@ var ErrDismiss = errors.New("dismiss earlier review")
 //
 // Steps 2 and 3 are planReview (plan.go), which calls nothing. When the
 // review was posted but a dismissal failed, Publish returns the Posted and
-// an error wrapping ErrDismiss.
+// an error wrapping review.ErrDismiss.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request
-func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post Post) (Posted, error) {
+func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post addressed) (published, error) {
 	if p.botLogin == "" {
-		return Posted{}, errors.New("publish review: the App's bot login is required (PublisherOptions.BotLogin)")
+		return published{}, errors.New("publish review: the App's bot login is required (PublisherOptions.BotLogin)")
 	}
 	if err := post.validate(); err != nil {
-		return Posted{}, err
+		return published{}, err
 	}
 	where := fmt.Sprintf("%s/%s#%d", post.Owner, post.Repo, post.Number)
 	reviews, earlier, err := p.readEarlier(ctx, client, post)
 	if err != nil {
-		return Posted{}, fmt.Errorf("publish review on %s: %w", where, err)
+		return published{}, fmt.Errorf("publish review on %s: %w", where, err)
 	}
-	var posted Posted
+	var posted published
 	if rv := p.findRun(reviews, post.RunID); rv != nil {
-		posted = Posted{ReviewID: rv.GetID(), URL: rv.GetHTMLURL(), Event: eventOfState(rv.GetState()), AlreadyPosted: true,
-			Placements: placementsOf(post, rv.GetID(), earlier)}
+		posted = published{Event: eventOfState(rv.GetState()), Posted: review.Posted{ReviewID: rv.GetID(), URL: rv.GetHTMLURL(), AlreadyPosted: true,
+			Placements: placementsOf(post, rv.GetID(), earlier)}}
 	} else {
 		if err := p.deletePending(ctx, client, post, reviews); err != nil {
-			return Posted{}, fmt.Errorf("publish review on %s: %w", where, err)
+			return published{}, fmt.Errorf("publish review on %s: %w", where, err)
 		}
 		ids := make(map[string]int64, len(earlier))
 		for fp, c := range earlier {
@@ -183,9 +141,9 @@ func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post Post) (
 		pl := planReview(post, ids, p.maxInline)
 		rv, err := p.create(ctx, client, post, pl)
 		if err != nil {
-			return Posted{}, fmt.Errorf("publish review on %s: %w", where, err)
+			return published{}, fmt.Errorf("publish review on %s: %w", where, err)
 		}
-		posted = Posted{ReviewID: rv.GetID(), URL: rv.GetHTMLURL(), Event: pl.event, Placements: pl.placements()}
+		posted = published{Event: pl.event, Posted: review.Posted{ReviewID: rv.GetID(), URL: rv.GetHTMLURL(), Placements: pl.placements()}}
 		if err := p.fillCommentIDs(ctx, client, post, &posted); err != nil {
 			return posted, fmt.Errorf("publish review on %s: %w", where, err)
 		}
@@ -201,10 +159,10 @@ func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post Post) (
 // pull request post.Number (post.Owner, post.Repo and post.HeadSHA are
 // read) once nothing blocks it any more without a new review: a person
 // dismissed its last blocking finding. It returns the dismissed reviews;
-// an error wraps ErrDismiss for each one GitHub refused.
+// an error wraps review.ErrDismiss for each one GitHub refused.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/reviews#dismiss-a-review-for-a-pull-request
-func (p *Publisher) DismissChangeRequests(ctx context.Context, client *gh.Client, post Post) ([]int64, error) {
+func (p *Publisher) DismissChangeRequests(ctx context.Context, client *gh.Client, post addressed) ([]int64, error) {
 	if p.botLogin == "" {
 		return nil, errors.New("dismiss reviews: the App's bot login is required (PublisherOptions.BotLogin)")
 	}
@@ -214,7 +172,7 @@ func (p *Publisher) DismissChangeRequests(ctx context.Context, client *gh.Client
 	if err != nil {
 		return nil, fmt.Errorf("dismiss reviews on %s/%s#%d: list reviews: %w", post.Owner, post.Repo, post.Number, apiError(err))
 	}
-	var posted Posted
+	var posted published
 	msg := fmt.Sprintf("MergeGuard no longer requests changes: at %s the last blocking finding was dismissed.", text.ShortSHA(post.HeadSHA))
 	err = p.dismissEarlier(ctx, client, post, reviews, msg, &posted)
 	return posted.Dismissed, err
@@ -227,7 +185,7 @@ type earlierComment struct{ id, reviewID int64 }
 // readEarlier lists the pull request's reviews and the bot's inline
 // comments by the fingerprint their marker line carries (the first
 // comment of each).
-func (p *Publisher) readEarlier(ctx context.Context, client *gh.Client, post Post) ([]*gh.PullRequestReview, map[string]earlierComment, error) {
+func (p *Publisher) readEarlier(ctx context.Context, client *gh.Client, post addressed) ([]*gh.PullRequestReview, map[string]earlierComment, error) {
 	reviews, err := listAll(ctx, 0, func(opts *gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
 		return client.PullRequests.ListReviews(ctx, post.Owner, post.Repo, post.Number, opts)
 	})
@@ -260,7 +218,7 @@ func (p *Publisher) marker(author *gh.User, body, key string) string {
 	return readMarkers(body)[key]
 }
 
-func (post Post) validate() error {
+func (post addressed) validate() error {
 	switch {
 	case post.Owner == "" || post.Repo == "" || post.Number <= 0:
 		return fmt.Errorf("publish review: owner, repo and number are required (got %q/%q#%d)", post.Owner, post.Repo, post.Number)
@@ -297,7 +255,7 @@ func (p *Publisher) isBot(u *gh.User) bool {
 // bisection may have left: GitHub allows one pending review per user.
 // Pending reviews are visible only to their author. With KeepPending it
 // deletes none: a pending review is then an error, ErrPendingDraft.
-func (p *Publisher) deletePending(ctx context.Context, client *gh.Client, post Post, reviews []*gh.PullRequestReview) error {
+func (p *Publisher) deletePending(ctx context.Context, client *gh.Client, post addressed, reviews []*gh.PullRequestReview) error {
 	for _, rv := range reviews {
 		if rv.GetState() == "PENDING" && p.isBot(rv.GetUser()) {
 			if p.keepPending {
@@ -313,7 +271,7 @@ func (p *Publisher) deletePending(ctx context.Context, client *gh.Client, post P
 
 // dismissEarlier dismisses the bot's earlier REQUEST_CHANGES reviews (those
 // with a run marker) and records them in posted.Dismissed.
-func (p *Publisher) dismissEarlier(ctx context.Context, client *gh.Client, post Post, reviews []*gh.PullRequestReview, msg string, posted *Posted) error {
+func (p *Publisher) dismissEarlier(ctx context.Context, client *gh.Client, post addressed, reviews []*gh.PullRequestReview, msg string, posted *published) error {
 	where := fmt.Sprintf("%s/%s#%d", post.Owner, post.Repo, post.Number)
 	var errs []error
 	for _, rv := range reviews {
@@ -321,7 +279,7 @@ func (p *Publisher) dismissEarlier(ctx context.Context, client *gh.Client, post 
 			continue
 		}
 		if _, _, err := client.PullRequests.DismissReview(ctx, post.Owner, post.Repo, post.Number, rv.GetID(), &gh.PullRequestReviewDismissalRequest{Message: &msg}); err != nil {
-			errs = append(errs, fmt.Errorf("%w %d on %s: %w", ErrDismiss, rv.GetID(), where, err))
+			errs = append(errs, fmt.Errorf("%w %d on %s: %w", review.ErrDismiss, rv.GetID(), where, err))
 			continue
 		}
 		posted.Dismissed = append(posted.Dismissed, rv.GetID())
@@ -342,7 +300,7 @@ func eventOfState(state string) string {
 // create posts the review; on a 422 it finds the rejected comments, moves
 // them to the body and posts again, and as a last resort posts with every
 // finding in the body.
-func (p *Publisher) create(ctx context.Context, client *gh.Client, post Post, pl *reviewPlan) (*gh.PullRequestReview, error) {
+func (p *Publisher) create(ctx context.Context, client *gh.Client, post addressed, pl *reviewPlan) (*gh.PullRequestReview, error) {
 	rv, _, err := client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, pl.request(post))
 	if err == nil {
 		return rv, nil
@@ -380,7 +338,7 @@ var errProbesSpent = errors.New("probes spent")
 // comments and deletes it when GitHub accepts it. A first probe without
 // comments checks that the review itself is acceptable. When the probes
 // run out, the comments not yet cleared count as rejected.
-func (p *Publisher) findRejected(ctx context.Context, client *gh.Client, post Post, items []*planned) ([]*planned, error) {
+func (p *Publisher) findRejected(ctx context.Context, client *gh.Client, post addressed, items []*planned) ([]*planned, error) {
 	bs := &bisection{client: client, post: post, probes: p.maxProbes}
 	ok, err := bs.probe(ctx, nil)
 	if err != nil {
@@ -398,7 +356,7 @@ func (p *Publisher) findRejected(ctx context.Context, client *gh.Client, post Po
 // bisection is the state of one findRejected.
 type bisection struct {
 	client   *gh.Client
-	post     Post
+	post     addressed
 	probes   int // left
 	rejected []*planned
 }
@@ -468,7 +426,7 @@ func (bs *bisection) search(ctx context.Context, set []*planned, knownBad bool) 
 // fillCommentIDs reads the new review's comments to record their ids.
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/reviews#list-comments-for-a-pull-request-review
-func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post Post, posted *Posted) error {
+func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post addressed, posted *published) error {
 	inline := false
 	for _, pl := range posted.Placements {
 		inline = inline || pl.Where == review.PlacedInline
@@ -494,7 +452,7 @@ func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post 
 
 // placementsOf reconstructs where a run's findings went from the comments
 // of its review (a retried job that finds its review posted).
-func placementsOf(post Post, reviewID int64, earlier map[string]earlierComment) map[string]review.Placement {
+func placementsOf(post addressed, reviewID int64, earlier map[string]earlierComment) map[string]review.Placement {
 	out := make(map[string]review.Placement, len(post.Findings))
 	for _, f := range post.Findings {
 		fp := f.Fingerprint

@@ -43,15 +43,14 @@ func newPublishFixture(t *testing.T) publishFixture {
 	return publishFixture{fake: fake, pr: pr, index: diff.NewIndex(d)}
 }
 
-func (fx publishFixture) post(runID string, findings ...review.Finding) Post {
-	return Post{
-		Owner: "acme", Repo: "widgets", Number: 7,
+func (fx publishFixture) post(runID string, findings ...review.Finding) addressed {
+	return addressed{Owner: "acme", Repo: "widgets", PullURL: "https://github.com/acme/widgets/pull/7", Post: review.Post{
+		Number:  7,
 		HeadSHA: fx.pr.HeadSHA, RunID: runID,
 		Verdict:  review.Verdict{Verdict: review.DecisionComment, Summary: "The change computes widget values."},
 		Findings: findings,
 		Index:    fx.index,
-		PullURL:  "https://github.com/acme/widgets/pull/7",
-	}
+	}}
 }
 
 func finding(fp, path string, start, end int, sev review.Severity) review.Finding {
@@ -245,14 +244,14 @@ func TestPublishRunMarkerPreventsDoublePost(t *testing.T) {
 	if len(reviews) != 1 {
 		t.Fatalf("%d reviews after a retried run, want 1", len(reviews))
 	}
-	want := Posted{
+	want := published{Event: EventComment, Posted: review.Posted{
 		ReviewID: reviews[0].ID, URL: fmt.Sprintf("https://github.com/acme/widgets/pull/7#pullrequestreview-%d", reviews[0].ID),
-		Event: EventComment, AlreadyPosted: true,
+		AlreadyPosted: true,
 		Placements: map[string]review.Placement{
 			"fp-a": {Where: review.PlacedInline, CommentID: reviews[0].Comments[0].ID},
 			"fp-b": {Where: review.PlacedBody},
 		},
-	}
+	}}
 	if d := cmp.Diff(want, posted); d != "" {
 		t.Errorf("retried Publish (-want +got):\n%s", d)
 	}
@@ -369,7 +368,7 @@ func TestDismissChangeRequests(t *testing.T) {
 	commented := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "COMMENTED", Body: "note\n" + runMarker("run-1")})
 	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
 
-	got, err := pub.DismissChangeRequests(t.Context(), fx.fake.Client(), Post{Owner: "acme", Repo: "widgets", Number: 7, HeadSHA: "0123456789abcdef"})
+	got, err := pub.DismissChangeRequests(t.Context(), fx.fake.Client(), addressed{Owner: "acme", Repo: "widgets", Post: review.Post{Number: 7, HeadSHA: "0123456789abcdef"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,11 +446,11 @@ func TestPublishHonoursSecondaryRateLimit(t *testing.T) {
 
 func TestPublishRejectsBadPost(t *testing.T) {
 	fx := newPublishFixture(t)
-	for _, post := range []Post{
-		{Owner: "acme", Repo: "widgets", Number: 7, HeadSHA: "abc", RunID: "run--1"},
-		{Owner: "acme", Repo: "widgets", Number: 7, HeadSHA: "abc", RunID: ""},
-		{Owner: "acme", Repo: "widgets", Number: 7, RunID: "r"},
-		{Repo: "widgets", Number: 7, HeadSHA: "abc", RunID: "r"},
+	for _, post := range []addressed{
+		{Owner: "acme", Repo: "widgets", Post: review.Post{Number: 7, HeadSHA: "abc", RunID: "run--1"}},
+		{Owner: "acme", Repo: "widgets", Post: review.Post{Number: 7, HeadSHA: "abc", RunID: ""}},
+		{Owner: "acme", Repo: "widgets", Post: review.Post{Number: 7, RunID: "r"}},
+		{Repo: "widgets", Post: review.Post{Number: 7, HeadSHA: "abc", RunID: "r"}},
 	} {
 		if _, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post); err == nil {
 			t.Errorf("Publish(%+v) succeeded", post)

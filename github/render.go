@@ -208,7 +208,7 @@ func writeRecommendations(b *strings.Builder, tp textPolicy, recs []string) {
 // findings by severity, the findings that are not inline (by file), what
 // was reviewed, skipped or cut, token usage and cost, and the run marker.
 // It stays under GitHub's body limit by shortening the list of findings.
-func reviewBody(post Post, pl *reviewPlan) string {
+func reviewBody(post addressed, pl *reviewPlan) string {
 	v := post.Verdict
 	var b strings.Builder
 	switch pl.event {
@@ -234,9 +234,6 @@ func reviewBody(post Post, pl *reviewPlan) string {
 	writeUsage(&tail, v)
 	if post.DetailsURL != "" {
 		fmt.Fprintf(&tail, "\n[Open this review in MergeGuard](%s)\n", post.DetailsURL)
-	}
-	if f := strings.TrimSpace(post.Footer); f != "" {
-		tail.WriteString("\n" + f + "\n")
 	}
 	tail.WriteString("\n" + runMarker(post.RunID))
 	writeBodyFindings(&b, pl, bodyBudget-tail.Len())
@@ -463,31 +460,9 @@ func writeUsage(b *strings.Builder, v review.Verdict) {
 		st.InputTokens, st.OutputTokens, st.TotalCost, st.LLMCalls, st.ToolCalls, float64(v.ReviewDurationMS)/1000)
 }
 
-// FollowUp describes a review of a pull request MergeGuard reviewed
-// before: what this review covered and where the pull request's ledger
-// stands. The review body then reads like a reviewer's follow-up.
-type FollowUp struct {
-	// Scope is what this review covered.
-	Scope review.Scope
-	// Fixed are the findings found fixed by this review.
-	Fixed []review.LedgerEntry
-	// StillOpen are earlier findings still open at this head, linked to
-	// their comments; Dismissed are findings people dismissed. Neither is
-	// ever posted again, even when Post.Findings repeats them.
-	StillOpen []review.LedgerEntry
-	Dismissed []review.LedgerEntry
-	// Exposed are the secrets that left the pull request's diff after they
-	// were pushed (review.FindingExposed): listed with the commit that
-	// pushed them, never posted again.
-	Exposed []review.LedgerEntry
-	// BlockingCleared says the last blocking finding was fixed or
-	// dismissed by the time of this review.
-	BlockingCleared bool
-}
-
 // suppressed returns the fingerprints a follow-up forbids posting, with
 // their earlier comment (0 when they were not posted inline).
-func (fu *FollowUp) suppressed() map[string]int64 {
+func suppressed(fu *review.FollowUp) map[string]int64 {
 	if fu == nil {
 		return nil
 	}
@@ -504,7 +479,7 @@ func (fu *FollowUp) suppressed() map[string]int64 {
 
 // writeFollowUp writes what the review covered, the findings fixed since
 // the last review and those still open.
-func writeFollowUp(b *strings.Builder, post Post, pl *reviewPlan) {
+func writeFollowUp(b *strings.Builder, post addressed, pl *reviewPlan) {
 	fu := post.FollowUp
 	if fu == nil {
 		return

@@ -131,25 +131,24 @@ func (r *Repo) Head(ctx context.Context, number int) (review.PullHead, error) {
 	return review.PullHead{SHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(), Branch: pr.GetHead().GetRef()}, nil
 }
 
-// Publish posts the review of one run on the pull request (see
-// Publisher.Publish); post's Owner, Repo and PullURL are this repository's.
-func (r *Repo) Publish(ctx context.Context, post Post) (Posted, error) {
-	post.Owner, post.Repo = r.owner, r.name
-	post.PullURL = r.PullURL(post.Number)
+// Publish posts the review of one run on pull request post.Number (see
+// Publisher.Publish).
+func (r *Repo) Publish(ctx context.Context, post review.Post) (review.Posted, error) {
 	r.mu.Lock()
 	src := r.sources[post.Number]
 	r.mu.Unlock()
 	if hidden := src.hiddenFiles(); len(hidden) > 0 && post.Index != nil {
 		post.Index = bodyOnly{LineIndex: post.Index, paths: hidden}
 	}
-	return r.publisher.Publish(ctx, r.client, post)
+	posted, err := r.publisher.Publish(ctx, r.client, addressed{Post: post, Owner: r.owner, Repo: r.name, PullURL: r.PullURL(post.Number)})
+	return posted.Posted, err
 }
 
 // DismissChangeRequests dismisses the bot's REQUEST_CHANGES reviews on
 // pull request number, whose head is head, when nothing blocks it any more
 // (see Publisher.DismissChangeRequests).
 func (r *Repo) DismissChangeRequests(ctx context.Context, number int, head string) ([]int64, error) {
-	return r.publisher.DismissChangeRequests(ctx, r.client, Post{Owner: r.owner, Repo: r.name, Number: number, HeadSHA: head})
+	return r.publisher.DismissChangeRequests(ctx, r.client, addressed{Owner: r.owner, Repo: r.name, Post: review.Post{Number: number, HeadSHA: head}})
 }
 
 // Comment posts a comment on pull request number's conversation (failure

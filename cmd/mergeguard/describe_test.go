@@ -7,7 +7,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/config"
-	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/metrics"
@@ -63,7 +62,7 @@ func TestDescribeWithEitherApp(t *testing.T) {
 			}
 			w := &review.Walkthrough{Summary: "Adds widgets.", Source: review.WalkthroughFromDiff,
 				Groups: []review.WalkthroughGroup{{Name: "Code", Files: []review.WalkthroughFile{{FilePath: "w.go"}}}}}
-			changed, err := repo.Describe(t.Context(), 5, github.Description{Walkthrough: w, HeadSHA: strings.Repeat("a", 40)})
+			changed, err := repo.Describe(t.Context(), 5, review.Description{Walkthrough: w, HeadSHA: strings.Repeat("a", 40)})
 			if err != nil || !changed {
 				t.Fatalf("Describe = %v, %v; want the description written", changed, err)
 			}

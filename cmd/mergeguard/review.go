@@ -144,7 +144,12 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 			defer boundHeap(len(text), reviewFixed, reviewPerByte, true)()
 		}
 	}
-	res, err := pipeline.New(deps).Run(ctx, req)
+	var res *pipeline.Result
+	if f.post {
+		res, err = pr.reviewAndPost(ctx, pipeline.New(deps), req, stderr)
+	} else {
+		res, err = pipeline.New(deps).Run(ctx, req)
+	}
 	switch {
 	case errors.Is(err, pipeline.ErrLLMUnavailable) && res != nil:
 		// Degraded, not empty: the analyzers' findings are printed, and
@@ -161,11 +166,6 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	if err := f.render(stdout, res.Verdict); err != nil {
 		return fmt.Errorf("review: write verdict: %w", err)
-	}
-	if f.post {
-		if err := pr.post(ctx, res, stderr); err != nil {
-			return err
-		}
 	}
 	return f.failure(res)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 )
 
@@ -79,40 +80,37 @@ func (p *prReview) request(cfg pipeline.Request) pipeline.Request {
 	return cfg
 }
 
-// post publishes the review on the pull request as the token's account,
-// once per head commit: a rerun on the same head finds its review by the
-// run marker and posts nothing; on a later head, findings already
-// commented on are not commented on again. Nothing is posted when the
-// review was skipped or the head moved during the review.
-func (p *prReview) post(ctx context.Context, res *pipeline.Result, stderr io.Writer) error {
-	if res.Skipped {
-		fmt.Fprintln(stderr, "mergeguard: nothing posted: the review was skipped")
-		return nil
-	}
+// reviewAndPost reviews the pull request with r and publishes the review
+// as the token's account, once per head commit, through the life of a pull
+// request the App's reviews go through (lifecycle.Reviewing) with nothing
+// recorded: a rerun on the same head finds its review by the run marker
+// and posts nothing; on a later head, findings already commented on are
+// not commented on again. Nothing is posted when the review was skipped
+// or the head moved during the review. The result is the pipeline's, with
+// its error (the model unavailable: the analyzers' review is posted).
+func (p *prReview) reviewAndPost(ctx context.Context, r lifecycle.Reviewer, req pipeline.Request, stderr io.Writer) (*pipeline.Result, error) {
 	head, err := p.repo.Head(ctx, p.ref.Number)
 	if err != nil {
-		return fmt.Errorf("review: re-read the head before posting: %w", err)
+		return nil, fmt.Errorf("read the head: %w", err)
 	}
-	if head.SHA != res.Change.HeadSHA {
-		fmt.Fprintf(stderr, "mergeguard: nothing posted: the head moved from %s to %s during the review\n", res.Change.HeadSHA, head.SHA)
-		return nil
+	var none lifecycle.Unrecorded
+	uc := lifecycle.Reviewing{Pipeline: r, Publisher: p.repo, Checking: lifecycle.Checking{Checks: p.repo}, Learnings: none, Run: none,
+		Preparing: lifecycle.Preparing{Ledger: none, Conversation: p.repo, People: p.repo, Commits: p.repo}, PostTimeout: prTimeout}
+	o, err := uc.Review(ctx, lifecycle.ReviewAsked{PullRequest: lifecycle.PullRequest{Repository: p.repo.FullName(), Number: p.ref.Number},
+		RunID: "cli:" + head.SHA, Queued: head, LastAttempt: true,
+		ReviewInput: lifecycle.ReviewInput{Source: req.Source, Options: req.Options, Repo: req.Repo, MaxTokens: req.MaxTokens, Sink: req.Sink}})
+	for _, problem := range o.Problems {
+		fmt.Fprintln(stderr, "mergeguard:", problem)
 	}
-	post := github.Post{Number: p.ref.Number, HeadSHA: res.Change.HeadSHA, RunID: "cli:" + res.Change.HeadSHA,
-		Verdict: res.Verdict, Findings: res.Verdict.Findings()}
-	if res.Index != nil {
-		post.Index = res.Index
-	}
-	posted, err := p.repo.Publish(ctx, post)
 	switch {
-	case errors.Is(err, github.ErrDismiss):
-		fmt.Fprintln(stderr, "mergeguard: review posted; an earlier review could not be dismissed:", err)
-	case err != nil:
-		return fmt.Errorf("review: post: %w", err)
+	case o.Ending == lifecycle.EndedSuperseded:
+		return nil, fmt.Errorf("nothing posted: %s", o.Reason)
+	case o.Posted != nil && o.Posted.AlreadyPosted:
+		fmt.Fprintln(stderr, "mergeguard: this head was already reviewed, nothing new posted:", o.Posted.URL)
+	case o.Posted != nil:
+		fmt.Fprintln(stderr, "mergeguard: posted", o.Posted.URL)
+	case err == nil:
+		fmt.Fprintln(stderr, "mergeguard: nothing posted: the review was skipped")
 	}
-	if posted.AlreadyPosted {
-		fmt.Fprintln(stderr, "mergeguard: this head was already reviewed, nothing new posted:", posted.URL)
-	} else {
-		fmt.Fprintln(stderr, "mergeguard: posted", posted.URL)
-	}
-	return nil
+	return o.Result, err
 }

@@ -60,6 +60,9 @@ type RunLog interface {
 	ClaimPost(ctx context.Context) (alreadyStarted bool, err error)
 	// SetHead records the revision the run reviews.
 	SetHead(ctx context.Context, head review.PullHead) error
+	// SetCheck records the check run the run reports to, for its retried
+	// attempts and its end.
+	SetCheck(ctx context.Context, checkRunID int64) error
 }
 
 // PullRequest names a pull request.
@@ -75,6 +78,10 @@ type Asked struct {
 	// as answers in the thread.
 	RunID    string
 	Question review.Question
+	// InstallationID is the installation the run spends for; Automatic is
+	// set for a run a webhook queued, which a pause stops.
+	InstallationID int64
+	Automatic      bool
 	// Source is the pull request at its head.
 	Source review.Source
 	// Repo is the default repository configuration .mergeguard.yml is
@@ -85,9 +92,10 @@ type Asked struct {
 
 // Answered is how answering a question ended.
 type Answered struct {
-	// Skipped says why no answer was given (the thread's answer limit),
-	// "" when one was.
-	Skipped string
+	// Skipped says why no answer was given (the thread's answer limit,
+	// the run not admitted), "" when one was; Notice is what the pull
+	// request is told of it.
+	Skipped, Notice string
 	// Posted is set when the text was posted, as comment CommentID.
 	Posted    bool
 	Text      string
@@ -104,7 +112,9 @@ type Answered struct {
 // Answering is the use case of answering a question, with the roles it
 // needs.
 type Answering struct {
-	Model        Answerer
+	Model Answerer
+	// Admitting admits the run before any GitHub call.
+	Admitting    Admitting
 	Conversation Conversation
 	Feedback     Feedback
 	Run          RunLog
@@ -115,6 +125,10 @@ type Answering struct {
 // in the conversation for a question asked there. A retried run whose
 // earlier attempt began posting does not post again.
 func (a Answering) Answer(ctx context.Context, q Asked) (Answered, error) {
+	adm, err := a.Admitting.Admit(ctx, q.PullRequest, q.InstallationID, q.Automatic)
+	if err != nil || adm.Skip != "" {
+		return Answered{Skipped: adm.Skip, Notice: adm.Notice}, err
+	}
 	req, err := a.request(ctx, q)
 	if err != nil {
 		return Answered{}, err

@@ -15,46 +15,14 @@ import (
 // run works, completed with the run, whatever its end, and completed again
 // from the ledger when a person's dismissal changes the gate.
 
-// Check run statuses and conclusions, as GitHub names them.
-const (
-	CheckInProgress     = "in_progress"
-	CheckCompleted      = "completed"
-	ConclusionSuccess   = "success"
-	ConclusionFailure   = "failure"
-	ConclusionNeutral   = "neutral"
-	ConclusionCancelled = "cancelled"
-)
-
-// Check is MergeGuard's check run of a head.
-type Check struct {
-	HeadSHA string
-	// Status is CheckInProgress or CheckCompleted; Conclusion is set with
-	// CheckCompleted.
-	Status, Conclusion string
-	// DetailsURL is the run's page in MergeGuard, ExternalID its id.
-	DetailsURL, ExternalID string
-	// Title and Summary are MergeGuard's markdown.
-	Title, Summary string
-	// Annotate are the ledger entries the check annotates (the open ones
-	// of Ledger), at levels by Blocking, linked to the pull request at
-	// PullURL.
-	Annotate []review.LedgerEntry
-	Blocking review.Severity
-	PullURL  string
-}
-
 // Checks are the check runs of the pull request's heads on GitHub.
 type Checks interface {
-	CreateCheck(ctx context.Context, c Check) (int64, error)
-	UpdateCheck(ctx context.Context, id int64, c Check) error
+	CreateCheck(ctx context.Context, c review.Check) (int64, error)
+	UpdateCheck(ctx context.Context, id int64, c review.Check) error
 	// CheckSummary renders a pull request's ledger as a check's title and
 	// summary.
 	CheckSummary(ledger []review.LedgerEntry, blocking review.Severity, pullURL string) (title, summary string)
 }
-
-// ErrAnnotationsRejected is wrapped by a Checks error when GitHub refused
-// the check's annotations: the check run was written without them.
-var ErrAnnotationsRejected = errors.New("check run annotations rejected")
 
 // Run is a pull request run as its check run knows it.
 type Run struct {
@@ -81,10 +49,10 @@ func (c Checking) Start(ctx context.Context, run Run) (int64, error) {
 	if run.CheckRunID != 0 || run.HeadSHA == "" {
 		return 0, nil
 	}
-	id, err := c.Checks.CreateCheck(ctx, Check{HeadSHA: run.HeadSHA, Status: CheckInProgress,
+	id, err := c.Checks.CreateCheck(ctx, review.Check{HeadSHA: run.HeadSHA, Status: review.CheckInProgress,
 		DetailsURL: RunPage(c.PublicURL, run.ID), ExternalID: run.ID,
 		Title: "Reviewing", Summary: "MergeGuard is reviewing this head; the details link follows the review live."})
-	if err != nil && !errors.Is(err, ErrAnnotationsRejected) {
+	if err != nil && !errors.Is(err, review.ErrAnnotationsRejected) {
 		return 0, err
 	}
 	return id, nil
@@ -92,8 +60,8 @@ func (c Checking) Start(ctx context.Context, run Run) (int64, error) {
 
 // Complete completes the run's check run with check, creating it when the
 // run ended before starting it (a skipped run).
-func (c Checking) Complete(ctx context.Context, run Run, check Check) error {
-	check.HeadSHA, check.Status, check.DetailsURL, check.ExternalID = run.HeadSHA, CheckCompleted, RunPage(c.PublicURL, run.ID), run.ID
+func (c Checking) Complete(ctx context.Context, run Run, check review.Check) error {
+	check.HeadSHA, check.Status, check.DetailsURL, check.ExternalID = run.HeadSHA, review.CheckCompleted, RunPage(c.PublicURL, run.ID), run.ID
 	if run.CheckRunID == 0 {
 		_, err := c.Checks.CreateCheck(ctx, check)
 		return err
@@ -106,7 +74,7 @@ func (c Checking) Complete(ctx context.Context, run Run, check Check) error {
 // the ledger's counts and its open findings as annotations. A review whose
 // model was skipped (a title keyword, a skip label, max_files) and found
 // nothing blocking is neutral, not success.
-func (c Checking) Reviewed(res *pipeline.Result, pullURL string) Check {
+func (c Checking) Reviewed(res *pipeline.Result, pullURL string) review.Check {
 	check, _ := c.OfLedger(res.Ledger.All, res.Config, res.ModelSkipped, pullURL)
 	return check
 }
@@ -116,9 +84,9 @@ func (c Checking) Reviewed(res *pipeline.Result, pullURL string) Check {
 // entry (open, or exposed under secrets.removed: block) remains; blocked
 // says which. modelSkipped says why the model did not review the head, ""
 // when it did.
-func (c Checking) OfLedger(ledger []review.LedgerEntry, repo config.Repo, modelSkipped, pullURL string) (check Check, blocked bool) {
+func (c Checking) OfLedger(ledger []review.LedgerEntry, repo config.Repo, modelSkipped, pullURL string) (check review.Check, blocked bool) {
 	blocking := pipeline.BlockingSeverity(repo)
-	check = Check{Conclusion: ConclusionSuccess, Blocking: blocking, PullURL: pullURL}
+	check = review.Check{Conclusion: review.ConclusionSuccess, Blocking: blocking, PullURL: pullURL}
 	for _, e := range ledger {
 		if e.State == review.FindingOpen {
 			check.Annotate = append(check.Annotate, e)
@@ -135,11 +103,11 @@ func (c Checking) OfLedger(ledger []review.LedgerEntry, repo config.Repo, modelS
 // modelSkippedCheck makes a passing check neutral when the model did not
 // review the head (why says why; "" when it did): the analyzers found
 // nothing blocking, but that is not a pass.
-func modelSkippedCheck(c *Check, why string) {
-	if why == "" || c.Conclusion != ConclusionSuccess {
+func modelSkippedCheck(c *review.Check, why string) {
+	if why == "" || c.Conclusion != review.ConclusionSuccess {
 		return
 	}
-	c.Conclusion, c.Title = ConclusionNeutral, "Model review skipped"
+	c.Conclusion, c.Title = review.ConclusionNeutral, "Model review skipped"
 	c.Summary = "MergeGuard's model did not review this head: " + why + ". " +
 		"The built-in analyzers and linters reviewed every changed file and found nothing blocking.\n\n" + c.Summary
 }
@@ -175,16 +143,16 @@ const (
 // Ended is the completed check of a run that posted no review; reason
 // says why it was skipped or superseded, or, for a failed run, what the
 // pull request was told ("" for the default).
-func Ended(e Ending, reason string) Check {
+func Ended(e Ending, reason string) review.Check {
 	switch e {
 	case EndedSkipped:
-		return Check{Conclusion: ConclusionNeutral, Title: "Review skipped", Summary: "MergeGuard did not review this head: " + reason + "."}
+		return review.Check{Conclusion: review.ConclusionNeutral, Title: "Review skipped", Summary: "MergeGuard did not review this head: " + reason + "."}
 	case EndedSuperseded:
-		return Check{Conclusion: ConclusionCancelled, Title: "Superseded", Summary: "MergeGuard stopped reviewing this head: " + reason + "."}
+		return review.Check{Conclusion: review.ConclusionCancelled, Title: "Superseded", Summary: "MergeGuard stopped reviewing this head: " + reason + "."}
 	case EndedSucceeded:
-		return Check{Conclusion: ConclusionNeutral, Title: "Reviewed", Summary: "MergeGuard reviewed this head."}
+		return review.Check{Conclusion: review.ConclusionNeutral, Title: "Reviewed", Summary: "MergeGuard reviewed this head."}
 	}
-	c := Check{Conclusion: ConclusionFailure, Title: "Review failed",
+	c := review.Check{Conclusion: review.ConclusionFailure, Title: "Review failed",
 		Summary: "MergeGuard could not complete the review of this head. The details link shows what happened; comment `/mergeguard rerun` to try again."}
 	if reason != "" {
 		c.Summary = reason // the reason, as the pull request is told it

@@ -26,13 +26,13 @@ func TestModelSkippedGate(t *testing.T) {
 		conclusion string // of the check, success before
 		want       string
 	}{
-		{"model skipped, nothing blocks", skipped, ConclusionSuccess, ConclusionNeutral},
-		{"model skipped, blocked", skipped, ConclusionFailure, ConclusionFailure},
-		{"model reviewed", &review.Verdict{Notes: []string{"Reviewed 3 files."}}, ConclusionSuccess, ConclusionSuccess},
-		{"no verdict", nil, ConclusionSuccess, ConclusionSuccess},
+		{"model skipped, nothing blocks", skipped, review.ConclusionSuccess, review.ConclusionNeutral},
+		{"model skipped, blocked", skipped, review.ConclusionFailure, review.ConclusionFailure},
+		{"model reviewed", &review.Verdict{Notes: []string{"Reviewed 3 files."}}, review.ConclusionSuccess, review.ConclusionSuccess},
+		{"no verdict", nil, review.ConclusionSuccess, review.ConclusionSuccess},
 	}
 	for _, tt := range tests {
-		c := &Check{Conclusion: tt.conclusion, Summary: "No open findings."}
+		c := &review.Check{Conclusion: tt.conclusion, Summary: "No open findings."}
 		modelSkippedCheck(c, ModelSkippedOf(tt.v))
 		if c.Conclusion != tt.want {
 			t.Errorf("%s: conclusion %s, want %s", tt.name, c.Conclusion, tt.want)
@@ -64,15 +64,15 @@ func TestCheckOfLedger(t *testing.T) {
 		blocked      bool
 		annotated    []string
 	}{
-		"nothing open: success": {ledger: []review.LedgerEntry{fixed}, conclusion: ConclusionSuccess, title: "title"},
-		"a warning open: success, annotated": {ledger: []review.LedgerEntry{warning, fixed}, conclusion: ConclusionSuccess,
+		"nothing open: success": {ledger: []review.LedgerEntry{fixed}, conclusion: review.ConclusionSuccess, title: "title"},
+		"a warning open: success, annotated": {ledger: []review.LedgerEntry{warning, fixed}, conclusion: review.ConclusionSuccess,
 			title: "title", annotated: []string{"w"}},
 		"a critical open: blocked with the repository's conclusion": {ledger: []review.LedgerEntry{warning, critical},
 			conclusion: "action_required", title: "title", blocked: true, annotated: []string{"w", "c"}},
 		"an exposed secret that blocks: blocked, not annotated": {ledger: []review.LedgerEntry{exposed},
 			conclusion: "action_required", title: "title", blocked: true},
 		"model skipped, nothing blocks: neutral": {ledger: []review.LedgerEntry{warning}, modelSkipped: "a skip label",
-			conclusion: ConclusionNeutral, title: "Model review skipped", annotated: []string{"w"}},
+			conclusion: review.ConclusionNeutral, title: "Model review skipped", annotated: []string{"w"}},
 		"model skipped, blocked: stays blocked": {ledger: []review.LedgerEntry{critical}, modelSkipped: "a skip label",
 			conclusion: "action_required", title: "title", blocked: true, annotated: []string{"c"}},
 	}
@@ -112,7 +112,7 @@ func TestCheckRunOfARun(t *testing.T) {
 		"a retried attempt keeps its check": {run: Run{ID: "r1", HeadSHA: "h1", CheckRunID: 44}, completed: "updated"},
 		"no head yet: no check":             {run: Run{ID: "r1"}, completed: "created"},
 		"annotations refused: the check run stands": {run: Run{ID: "r1", HeadSHA: "h1"},
-			gh: fakeGitHub{CreateCheckValue: 45, CreateCheckError: ErrAnnotationsRejected}, started: 45, created: 1, completed: "updated"},
+			gh: fakeGitHub{CreateCheckValue: 45, CreateCheckError: review.ErrAnnotationsRejected}, started: 45, created: 1, completed: "updated"},
 		"checks not granted: reviewed all the same": {run: Run{ID: "r1", HeadSHA: "h1"}, gh: fakeGitHub{CreateCheckError: broken}, startErr: broken},
 	}
 	for name, tt := range tests {
@@ -127,7 +127,7 @@ func TestCheckRunOfARun(t *testing.T) {
 				return
 			}
 			if id != 0 {
-				if c := tt.gh.Created[0]; c.Status != CheckInProgress || c.DetailsURL != "https://mg.example/reviews/r1" || c.ExternalID != "r1" || c.HeadSHA != "h1" {
+				if c := tt.gh.Created[0]; c.Status != review.CheckInProgress || c.DetailsURL != "https://mg.example/reviews/r1" || c.ExternalID != "r1" || c.HeadSHA != "h1" {
 					t.Errorf("started check %+v", c)
 				}
 				tt.run.CheckRunID = id
@@ -136,14 +136,14 @@ func TestCheckRunOfARun(t *testing.T) {
 			if err := uc.Complete(context.Background(), tt.run, Ended(EndedSkipped, "paused")); err != nil {
 				t.Fatal(err)
 			}
-			got := Check{}
+			got := review.Check{}
 			switch tt.completed {
 			case "created":
 				got = tt.gh.Created[0]
 			case "updated":
 				got = tt.gh.Updated[tt.run.CheckRunID]
 			}
-			want := Check{HeadSHA: tt.run.HeadSHA, Status: CheckCompleted, Conclusion: ConclusionNeutral, DetailsURL: "https://mg.example/reviews/r1",
+			want := review.Check{HeadSHA: tt.run.HeadSHA, Status: review.CheckCompleted, Conclusion: review.ConclusionNeutral, DetailsURL: "https://mg.example/reviews/r1",
 				ExternalID: "r1", Title: "Review skipped", Summary: "MergeGuard did not review this head: paused."}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("completed check (-want +got):\n%s", diff)
@@ -161,11 +161,11 @@ func TestEndedCheck(t *testing.T) {
 		reason                string
 		conclusion, title, in string
 	}{
-		{EndedSkipped, "paused", ConclusionNeutral, "Review skipped", "did not review this head: paused."},
-		{EndedSuperseded, "the head moved", ConclusionCancelled, "Superseded", "stopped reviewing this head: the head moved."},
-		{EndedSucceeded, "", ConclusionNeutral, "Reviewed", "reviewed this head."},
-		{EndedFailed, "", ConclusionFailure, "Review failed", "`/mergeguard rerun`"},
-		{EndedFailed, "Fix .mergeguard.yml.", ConclusionFailure, "Review failed", "Fix .mergeguard.yml."},
+		{EndedSkipped, "paused", review.ConclusionNeutral, "Review skipped", "did not review this head: paused."},
+		{EndedSuperseded, "the head moved", review.ConclusionCancelled, "Superseded", "stopped reviewing this head: the head moved."},
+		{EndedSucceeded, "", review.ConclusionNeutral, "Reviewed", "reviewed this head."},
+		{EndedFailed, "", review.ConclusionFailure, "Review failed", "`/mergeguard rerun`"},
+		{EndedFailed, "Fix .mergeguard.yml.", review.ConclusionFailure, "Review failed", "Fix .mergeguard.yml."},
 	}
 	for _, tt := range tests {
 		c := Ended(tt.e, tt.reason)

@@ -18,56 +18,21 @@ import (
 // the run reviews as any requested run does and, once its review is
 // posted, writes the walkthrough of that review.
 
-// Description is what a describe writes into a pull request's
-// description.
-type Description struct {
-	// Walkthrough is the walkthrough of a review of the pull request.
-	Walkthrough *review.Walkthrough
-	// HeadSHA is the head the review read.
-	HeadSHA string
-	// DetailsURL is the review's page in MergeGuard; "" leaves the link
-	// out.
-	DetailsURL string
-}
-
 // Describer writes into the pull request's description on GitHub.
 type Describer interface {
 	Head(ctx context.Context, number int) (review.PullHead, error)
 	// Describe writes d between MergeGuard's markers; changed is false
 	// when the description already said it. An error GitHub would refuse
 	// as too long wraps ErrDescriptionTooLong.
-	Describe(ctx context.Context, number int, d Description) (changed bool, err error)
-}
-
-// Reviewed is a pull request run that reviewed a head.
-type Reviewed struct {
-	RunID, HeadSHA string
-	// CheckRunID is the run's check run, 0 without one.
-	CheckRunID int64
-	// Verdict is the stored review, nil without one.
-	Verdict *review.Verdict
+	Describe(ctx context.Context, number int, d review.Description) (changed bool, err error)
 }
 
 // Reviews are the pull request's recorded reviews.
 type Reviews interface {
 	// ReviewOfHead is the last run that reviewed head and succeeded:
 	// review.ErrNotFound when there is none.
-	ReviewOfHead(ctx context.Context, repo string, number int, head string) (Reviewed, error)
+	ReviewOfHead(ctx context.Context, repo string, number int, head string) (review.ReviewedHead, error)
 }
-
-// ErrDescriptionTooLong is wrapped by a Describer's error when GitHub
-// refuses the description as too long: the author's to fix, so the pull
-// request is told the error's own text.
-var ErrDescriptionTooLong = errors.New("description too long")
-
-// DescriptionTooLong marks err, GitHub's refusal of a description too
-// long, as ErrDescriptionTooLong; its text, which the pull request is
-// told, stays err's.
-func DescriptionTooLong(err error) error { return tooLong{err} }
-
-type tooLong struct{ error }
-
-func (e tooLong) Unwrap() []error { return []error{e.error, ErrDescriptionTooLong} }
 
 // Describing is the use case of /mergeguard describe, with the roles it
 // needs.
@@ -125,7 +90,7 @@ func (d Describing) FromReview(ctx context.Context, pr PullRequest, head string)
 	if now.SHA != head {
 		return Described{}, nil
 	}
-	desc := Description{Walkthrough: prev.Verdict.Walkthrough, HeadSHA: prev.HeadSHA, DetailsURL: RunPage(d.PublicURL, prev.RunID)}
+	desc := review.Description{Walkthrough: prev.Verdict.Walkthrough, HeadSHA: prev.HeadSHA, DetailsURL: RunPage(d.PublicURL, prev.RunID)}
 	if _, err := d.GitHub.Describe(ctx, pr.Number, desc); err != nil {
 		if d.Retry != nil && d.Retry(err) {
 			return Described{Done: true}, NotDescribedError{err}
@@ -145,7 +110,7 @@ func (d Describing) AfterReview(ctx context.Context, pr PullRequest, runID, head
 	if w == nil {
 		return "MergeGuard reviewed this pull request but wrote no description: the review has no walkthrough.", nil
 	}
-	desc := Description{Walkthrough: w, HeadSHA: head, DetailsURL: RunPage(d.PublicURL, runID)}
+	desc := review.Description{Walkthrough: w, HeadSHA: head, DetailsURL: RunPage(d.PublicURL, runID)}
 	if _, err := d.GitHub.Describe(ctx, pr.Number, desc); err != nil {
 		return "MergeGuard posted its review but could not write the walkthrough into this pull request's description: " +
 			notWritten(err) + " Comment `/mergeguard describe` to try again.", fmt.Errorf("review posted; the description was not written: %w", err)
@@ -168,12 +133,12 @@ func (e NotDescribedError) Reason() string { return notWritten(e.Err) }
 // written: GitHub's refusal of a description too long is the author's to
 // fix; anything else is in the logs.
 func notWritten(err error) string {
-	var long tooLong
+	var long review.DescriptionTooLongError
 	if errors.As(err, &long) {
 		return long.Error() + "."
 	}
-	if errors.Is(err, ErrDescriptionTooLong) {
-		return ErrDescriptionTooLong.Error() + "."
+	if errors.Is(err, review.ErrDescriptionTooLong) {
+		return review.ErrDescriptionTooLong.Error() + "."
 	}
 	return "the cause is in MergeGuard's logs."
 }

@@ -19,7 +19,7 @@ import (
 func TestDescribeFromReview(t *testing.T) {
 	t.Parallel()
 	w := &review.Walkthrough{Summary: "Adds users."}
-	prev := Reviewed{RunID: "r0", HeadSHA: "h1", Verdict: &review.Verdict{Walkthrough: w}}
+	prev := review.ReviewedHead{RunID: "r0", HeadSHA: "h1", Verdict: &review.Verdict{Walkthrough: w}}
 	at := fakeGitHub{HeadValue: review.PullHead{SHA: "h1"}, DescribeValue: true}
 	broken := errors.New("broken")
 	long := errors.New("the pull request's description is too long to add MergeGuard's walkthrough to (GitHub takes at most 65536 characters)")
@@ -31,13 +31,13 @@ func TestDescribeFromReview(t *testing.T) {
 		st        fakeStore
 		want      Described
 		wantErr   error
-		described []Description
+		described []review.Description
 	}{
 		"queued without a head: reviews": {gh: at, st: fakeStore{ReviewOfHeadValue: prev}},
 		"never reviewed: reviews": {head: "h1", gh: at,
 			st: fakeStore{ReviewOfHeadError: fmt.Errorf("review of head: %w", review.ErrNotFound)}},
 		"the review has no walkthrough: reviews": {head: "h1", gh: at,
-			st: fakeStore{ReviewOfHeadValue: Reviewed{RunID: "r0", HeadSHA: "h1", Verdict: &review.Verdict{}}}},
+			st: fakeStore{ReviewOfHeadValue: review.ReviewedHead{RunID: "r0", HeadSHA: "h1", Verdict: &review.Verdict{}}}},
 		"the head moved: reviews (and finds it moved)": {head: "h1", st: fakeStore{ReviewOfHeadValue: prev},
 			gh: with(func(g *fakeGitHub) { g.HeadValue.SHA = "h2" })},
 		"the store fails: tried again": {head: "h1", gh: at, st: fakeStore{ReviewOfHeadError: broken}, wantErr: broken},
@@ -45,12 +45,12 @@ func TestDescribeFromReview(t *testing.T) {
 			gh: with(func(g *fakeGitHub) { g.HeadError = broken }), wantErr: broken},
 		"written from the review: skipped, nothing reviewed": {head: "h1", gh: at, st: fakeStore{ReviewOfHeadValue: prev},
 			want:      Described{Done: true, Skipped: "described the pull request from the walkthrough of run r0, which reviewed this head; nothing reviewed again"},
-			described: []Description{{Walkthrough: w, HeadSHA: "h1", DetailsURL: "https://mg.example/reviews/r0"}}},
+			described: []review.Description{{Walkthrough: w, HeadSHA: "h1", DetailsURL: "https://mg.example/reviews/r0"}}},
 		"a failure that may pass: tried again": {head: "h1", st: fakeStore{ReviewOfHeadValue: prev},
 			gh: with(func(g *fakeGitHub) { g.DescribeError = broken }), want: Described{Done: true}, wantErr: broken},
 		"too long: the author is told GitHub's reason": {head: "h1", st: fakeStore{ReviewOfHeadValue: prev},
-			gh: with(func(g *fakeGitHub) { g.DescribeError = DescriptionTooLong(long) }),
-			want: Described{Done: true, Problem: DescriptionTooLong(long), Skipped: "the description could not be written: " + long.Error(),
+			gh: with(func(g *fakeGitHub) { g.DescribeError = review.DescriptionTooLongError{Err: long} }),
+			want: Described{Done: true, Problem: review.DescriptionTooLongError{Err: long}, Skipped: "the description could not be written: " + long.Error(),
 				Notice: "MergeGuard could not write the walkthrough into this pull request's description: " + long.Error() + ". Comment `/mergeguard describe` to try again."}},
 		"another failure for good: the logs have the cause": {head: "h1", st: fakeStore{ReviewOfHeadValue: prev},
 			gh: with(func(g *fakeGitHub) { g.DescribeError = errors.New("gone") }),
@@ -84,8 +84,8 @@ func TestNotDescribedErrorReason(t *testing.T) {
 		err  NotDescribedError
 		want string
 	}{
-		{NotDescribedError{DescriptionTooLong(long)}, "the description is too long."},
-		{NotDescribedError{fmt.Errorf("describe: %w", ErrDescriptionTooLong)}, "description too long."},
+		{NotDescribedError{review.DescriptionTooLongError{Err: long}}, "the description is too long."},
+		{NotDescribedError{fmt.Errorf("describe: %w", review.ErrDescriptionTooLong)}, "description too long."},
 		{NotDescribedError{errors.New("502")}, "the cause is in MergeGuard's logs."},
 	} {
 		if got := tt.err.Reason(); got != tt.want {
@@ -105,11 +105,11 @@ func TestDescribeAfterReview(t *testing.T) {
 		gh        fakeGitHub
 		notice    string
 		problem   bool
-		described []Description
+		described []review.Description
 	}{
-		"written":        {w: w, described: []Description{{Walkthrough: w, HeadSHA: "h1", DetailsURL: "https://mg.example/reviews/r1"}}},
+		"written":        {w: w, described: []review.Description{{Walkthrough: w, HeadSHA: "h1", DetailsURL: "https://mg.example/reviews/r1"}}},
 		"no walkthrough": {notice: "MergeGuard reviewed this pull request but wrote no description: the review has no walkthrough."},
-		"too long": {w: w, gh: fakeGitHub{DescribeError: DescriptionTooLong(errors.New("too long for GitHub"))}, problem: true,
+		"too long": {w: w, gh: fakeGitHub{DescribeError: review.DescriptionTooLongError{Err: errors.New("too long for GitHub")}}, problem: true,
 			notice: "MergeGuard posted its review but could not write the walkthrough into this pull request's description: too long for GitHub. Comment `/mergeguard describe` to try again."},
 	}
 	for name, tt := range tests {

@@ -64,7 +64,7 @@ type fakeGitHub struct {
 	CompareError        error
 	SourceValue         review.Source
 	DismissError        error
-	PublishValue        Posted
+	PublishValue        review.Posted
 	PublishError        error
 	CreateCheckValue    int64
 	CreateCheckError    error
@@ -76,26 +76,26 @@ type fakeGitHub struct {
 	Undone    []string
 	Resolved  []string
 	Posted    []posted
-	Described []Description
-	Published []Post
-	Created   []Check
-	Updated   map[int64]Check
+	Described []review.Description
+	Published []review.Post
+	Created   []review.Check
+	Updated   map[int64]review.Check
 }
 
-func (g *fakeGitHub) CreateCheck(_ context.Context, c Check) (int64, error) {
-	if g.CreateCheckError != nil && !errors.Is(g.CreateCheckError, ErrAnnotationsRejected) {
+func (g *fakeGitHub) CreateCheck(_ context.Context, c review.Check) (int64, error) {
+	if g.CreateCheckError != nil && !errors.Is(g.CreateCheckError, review.ErrAnnotationsRejected) {
 		return 0, g.CreateCheckError
 	}
 	g.Created = append(g.Created, c)
 	return g.CreateCheckValue, g.CreateCheckError
 }
 
-func (g *fakeGitHub) UpdateCheck(_ context.Context, id int64, c Check) error {
+func (g *fakeGitHub) UpdateCheck(_ context.Context, id int64, c review.Check) error {
 	if g.UpdateCheckError != nil {
 		return g.UpdateCheckError
 	}
 	if g.Updated == nil {
-		g.Updated = map[int64]Check{}
+		g.Updated = map[int64]review.Check{}
 	}
 	g.Updated[id] = c
 	return nil
@@ -106,9 +106,9 @@ func (g *fakeGitHub) CheckSummary(ledger []review.LedgerEntry, blocking review.S
 	return "title", fmt.Sprintf("%d entries, blocking from %s", len(ledger), blocking)
 }
 
-func (g *fakeGitHub) Publish(_ context.Context, p Post) (Posted, error) {
-	if g.PublishError != nil && !errors.Is(g.PublishError, ErrDismiss) {
-		return Posted{}, g.PublishError
+func (g *fakeGitHub) Publish(_ context.Context, p review.Post) (review.Posted, error) {
+	if g.PublishError != nil && !errors.Is(g.PublishError, review.ErrDismiss) {
+		return review.Posted{}, g.PublishError
 	}
 	g.Published = append(g.Published, p)
 	return g.PublishValue, g.PublishError
@@ -164,7 +164,7 @@ func (g *fakeGitHub) Head(context.Context, int) (review.PullHead, error) {
 	return g.HeadValue, g.HeadError
 }
 
-func (g *fakeGitHub) Describe(_ context.Context, _ int, d Description) (bool, error) {
+func (g *fakeGitHub) Describe(_ context.Context, _ int, d review.Description) (bool, error) {
 	if g.DescribeError != nil {
 		return false, g.DescribeError
 	}
@@ -204,6 +204,11 @@ func (g *fakeGitHub) Answer(_ context.Context, _ int, body string) (int64, error
 	return g.AnswerValue, nil
 }
 
+// Comment posts on the conversation as Answer does.
+func (g *fakeGitHub) Comment(ctx context.Context, number int, body string) (int64, error) {
+	return g.Answer(ctx, number, body)
+}
+
 // fakeStore is the pull request's ledger and the repository's learnings.
 type fakeStore struct {
 	FindingOfThreadValue review.LedgerEntry
@@ -213,14 +218,14 @@ type fakeStore struct {
 	DismissFindingValue  bool
 	DismissFindingError  error
 	AddLearningError     error
-	ReviewOfHeadValue    Reviewed
+	ReviewOfHeadValue    review.ReviewedHead
 	ReviewOfHeadError    error
 	LedgerValue          []review.LedgerEntry
 	LedgerError          error
 	ApplyThreadValue     bool
 	ApplyThreadError     error
 	RecordAgreementError error
-	LastReviewValue      LastReview
+	LastReviewValue      review.LastReview
 	LastReviewError      error
 	LearningsValue       []review.Learning
 	LearningsError       error
@@ -228,7 +233,7 @@ type fakeStore struct {
 	// What was written.
 	Dismissed   []string // fingerprint by how
 	Added       []review.Learning
-	Applied     []ThreadChange
+	Applied     []review.ThreadChange
 	Agreements  []string // fingerprint by login
 	LedgerReads int
 }
@@ -238,7 +243,7 @@ func (s *fakeStore) Ledger(context.Context, string, int) ([]review.LedgerEntry, 
 	return s.LedgerValue, s.LedgerError
 }
 
-func (s *fakeStore) ApplyThread(_ context.Context, _ string, _ int, t ThreadChange) (bool, error) {
+func (s *fakeStore) ApplyThread(_ context.Context, _ string, _ int, t review.ThreadChange) (bool, error) {
 	if s.ApplyThreadError != nil {
 		return false, s.ApplyThreadError
 	}
@@ -258,7 +263,7 @@ func (s *fakeStore) Learnings(context.Context, string, review.LearningStatus) ([
 	return s.LearningsValue, s.LearningsError
 }
 
-func (s *fakeStore) LastReview(context.Context, string, int, string) (LastReview, error) {
+func (s *fakeStore) LastReview(context.Context, string, int, string) (review.LastReview, error) {
 	return s.LastReviewValue, s.LastReviewError
 }
 
@@ -289,7 +294,7 @@ func (s *fakeStore) AddLearning(_ context.Context, l review.Learning) (review.Le
 	return l, nil
 }
 
-func (s *fakeStore) ReviewOfHead(context.Context, string, int, string) (Reviewed, error) {
+func (s *fakeStore) ReviewOfHead(context.Context, string, int, string) (review.ReviewedHead, error) {
 	return s.ReviewOfHeadValue, s.ReviewOfHeadError
 }
 
@@ -298,8 +303,15 @@ type fakeRunLog struct {
 	ClaimPostValue bool
 	ClaimPostError error
 	SetHeadError   error
+	SetCheckError  error
 	Claims         int
 	Heads          []review.PullHead
+	Checks         []int64
+}
+
+func (r *fakeRunLog) SetCheck(_ context.Context, id int64) error {
+	r.Checks = append(r.Checks, id)
+	return r.SetCheckError
 }
 
 func (r *fakeRunLog) SetHead(_ context.Context, head review.PullHead) error {

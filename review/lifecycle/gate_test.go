@@ -23,7 +23,7 @@ func TestRefreshGate(t *testing.T) {
 		State: review.FindingOpen}
 	dismissed := warning
 	dismissed.State = review.FindingDismissed
-	reviewed := Reviewed{RunID: "r1", HeadSHA: "h1", CheckRunID: 44, Verdict: &review.Verdict{}}
+	reviewed := review.ReviewedHead{RunID: "r1", HeadSHA: "h1", CheckRunID: 44, Verdict: &review.Verdict{}}
 	strict := fakeSource{files: map[string]string{config.RepoFileName + "@base": "blocking_severity: warning\n"}}
 	broken := errors.New("broken")
 	gh := func(f func(*fakeGitHub)) fakeGitHub {
@@ -42,15 +42,15 @@ func TestRefreshGate(t *testing.T) {
 		"the head is not reviewed yet: left to its review": {gh: gh(none),
 			st: fakeStore{ReviewOfHeadError: fmt.Errorf("x: %w", review.ErrNotFound), LedgerValue: []review.LedgerEntry{dismissed}}},
 		"a warning still blocks under the repository's configuration": {gh: gh(none),
-			st: fakeStore{ReviewOfHeadValue: reviewed, LedgerValue: []review.LedgerEntry{warning}}, conclusion: ConclusionFailure},
+			st: fakeStore{ReviewOfHeadValue: reviewed, LedgerValue: []review.LedgerEntry{warning}}, conclusion: review.ConclusionFailure},
 		"nothing blocks: success, change requests dismissed": {gh: gh(none),
-			st: fakeStore{ReviewOfHeadValue: reviewed, LedgerValue: []review.LedgerEntry{dismissed}}, conclusion: ConclusionSuccess, undone: []string{"h1"}},
+			st: fakeStore{ReviewOfHeadValue: reviewed, LedgerValue: []review.LedgerEntry{dismissed}}, conclusion: review.ConclusionSuccess, undone: []string{"h1"}},
 		"the default configuration: a warning does not block": {gh: gh(func(g *fakeGitHub) { g.SourceValue = fakeSource{} }),
-			st: fakeStore{ReviewOfHeadValue: reviewed, LedgerValue: []review.LedgerEntry{warning}}, conclusion: ConclusionSuccess, undone: []string{"h1"}},
+			st: fakeStore{ReviewOfHeadValue: reviewed, LedgerValue: []review.LedgerEntry{warning}}, conclusion: review.ConclusionSuccess, undone: []string{"h1"}},
 		"the model was skipped: neutral": {gh: gh(none),
-			st: fakeStore{LedgerValue: []review.LedgerEntry{dismissed}, ReviewOfHeadValue: Reviewed{RunID: "r1", CheckRunID: 44,
+			st: fakeStore{LedgerValue: []review.LedgerEntry{dismissed}, ReviewOfHeadValue: review.ReviewedHead{RunID: "r1", CheckRunID: 44,
 				Verdict: &review.Verdict{Notes: []string{pipeline.ModelSkippedNote + "a skip label. The built-in analyzers …"}}}},
-			conclusion: ConclusionNeutral, undone: []string{"h1"}},
+			conclusion: review.ConclusionNeutral, undone: []string{"h1"}},
 		"a configuration that does not parse: fails": {gh: gh(func(g *fakeGitHub) {
 			g.SourceValue = fakeSource{files: map[string]string{config.RepoFileName + "@base": "blocking_severity: [\n"}}
 		}), st: fakeStore{ReviewOfHeadValue: reviewed}, wantErr: &pipeline.RepoConfigError{}},
@@ -58,7 +58,7 @@ func TestRefreshGate(t *testing.T) {
 		"the ledger cannot be read: fails":   {gh: gh(none), st: fakeStore{ReviewOfHeadValue: reviewed, LedgerError: broken}, wantErr: broken},
 		"the check cannot be written: fails": {gh: gh(func(g *fakeGitHub) { g.UpdateCheckError = broken }), st: fakeStore{ReviewOfHeadValue: reviewed}, wantErr: broken},
 		"change requests cannot be dismissed: fails": {gh: gh(func(g *fakeGitHub) { g.DismissError = broken }),
-			st: fakeStore{ReviewOfHeadValue: reviewed}, conclusion: ConclusionSuccess, wantErr: broken},
+			st: fakeStore{ReviewOfHeadValue: reviewed}, conclusion: review.ConclusionSuccess, wantErr: broken},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -75,7 +75,7 @@ func TestRefreshGate(t *testing.T) {
 				t.Fatalf("Refresh error = %v, want %v", err, tt.wantErr)
 			}
 			c := tt.gh.Updated[44]
-			if c.Conclusion != tt.conclusion || (c.Conclusion != "" && (c.HeadSHA != "h1" || c.Status != CheckCompleted || c.DetailsURL != "https://mg.example/reviews/r1")) {
+			if c.Conclusion != tt.conclusion || (c.Conclusion != "" && (c.HeadSHA != "h1" || c.Status != review.CheckCompleted || c.DetailsURL != "https://mg.example/reviews/r1")) {
 				t.Errorf("check run 44: %+v, want %q completed for h1", c, tt.conclusion)
 			}
 			if len(tt.gh.Created) != 0 {

@@ -16,18 +16,6 @@ import (
 // GitHub since (a missed delivery heals here), and whether the new head
 // only adds commits to the last reviewed one, or why the review is full.
 
-// ThreadChange is a review thread's state on GitHub, to record on the
-// ledger entry posted as its first comment.
-type ThreadChange struct {
-	// ThreadID is the thread's node id; CommentID its first comment, by
-	// which an entry whose thread id is not known yet is found.
-	ThreadID  string
-	CommentID int64
-	Resolved  bool
-	// By is who resolved or unresolved it.
-	By string
-}
-
 // Ledger is the pull request's finding ledger and its last review, as the
 // store keeps them.
 type Ledger interface {
@@ -35,12 +23,12 @@ type Ledger interface {
 	// ApplyThread records a thread's state: a thread resolved by a person
 	// dismisses an open entry, one unresolved reopens an entry its
 	// resolution dismissed; changed is false when the entry said so.
-	ApplyThread(ctx context.Context, repo string, number int, t ThreadChange) (changed bool, err error)
+	ApplyThread(ctx context.Context, repo string, number int, t review.ThreadChange) (changed bool, err error)
 	DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error)
 	RecordAgreement(ctx context.Context, repo string, number int, fingerprint, login string) error
 	// LastReview is what the pull request's last review other than run
 	// except left; the zero LastReview when it was never reviewed.
-	LastReview(ctx context.Context, repo string, number int, except string) (LastReview, error)
+	LastReview(ctx context.Context, repo string, number int, except string) (review.LastReview, error)
 }
 
 // People are who acts on MergeGuard's comments on GitHub.
@@ -99,7 +87,9 @@ func (p Preparing) Prepare(ctx context.Context, pr PullRequest, runID string, he
 	}
 	out.History = &pipeline.History{Ledger: ledger}
 	last, err := p.Ledger.LastReview(ctx, pr.Repository, pr.Number, runID)
-	if err != nil {
+	switch {
+	case errors.Is(err, review.ErrNotFound): // never reviewed
+	case err != nil:
 		return Prepared{}, err
 	}
 	out.FollowUp = last.Found
@@ -138,7 +128,7 @@ func (p Preparing) healedLedger(ctx context.Context, pr PullRequest, out *Prepar
 		if !ok || (t.Resolved && t.ResolvedBy == p.People.Login()) {
 			continue // not MergeGuard's finding, or resolved by MergeGuard as fixed
 		}
-		change := ThreadChange{ThreadID: t.ID, CommentID: t.CommentID, Resolved: t.Resolved, By: t.ResolvedBy}
+		change := review.ThreadChange{ThreadID: t.ID, CommentID: t.CommentID, Resolved: t.Resolved, By: t.ResolvedBy}
 		dismisses := t.Resolved && e.State == review.FindingOpen
 		reopens := !t.Resolved && e.State == review.FindingDismissed && review.ReopensOnUnresolve(e.StateHow)
 		if dismisses && !w.can(ctx, t.ResolvedBy) {

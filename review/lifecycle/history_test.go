@@ -22,7 +22,7 @@ type prepareCase struct {
 	reason      string // the full-review reason, "" for incremental
 	since       *pipeline.Since
 	followUp    bool
-	applied     []ThreadChange
+	applied     []review.ThreadChange
 	changed     bool
 	resolved    map[string]bool
 	dismissed   []string
@@ -46,7 +46,7 @@ func TestPrepare(t *testing.T) {
 	known.ThreadID = "T10"
 	dismissed := known
 	dismissed.State, dismissed.StateHow = review.FindingDismissed, review.DismissedThreadResolved
-	reviewed := LastReview{Found: true, Succeeded: true, KeptLedger: true, HeadSHA: "h0", BaseSHA: "b1", ConfigDigest: "cfg"}
+	reviewed := review.LastReview{Found: true, Succeeded: true, KeptLedger: true, HeadSHA: "h0", BaseSHA: "b1", ConfigDigest: "cfg"}
 	ahead := review.Comparison{Status: review.CompareAhead, AheadBy: 2, Diff: "diff"}
 	broken := errors.New("broken")
 	transient := errors.New("502")
@@ -75,15 +75,15 @@ func TestPrepare(t *testing.T) {
 		"the last review cannot be read: fails": {gh: gh(none), st: fakeStore{LastReviewError: broken}, wantErr: broken},
 		"a writer resolved the thread: dismissed, read back": {
 			gh: gh(func(g *fakeGitHub) { g.ThreadsValue = thread(true, "ann") }), st: fakeStore{LedgerValue: []review.LedgerEntry{open}, ApplyThreadValue: true},
-			reason: ReasonFirst, applied: []ThreadChange{{ThreadID: "T10", CommentID: 10, Resolved: true, By: "ann"}}, changed: true,
+			reason: ReasonFirst, applied: []review.ThreadChange{{ThreadID: "T10", CommentID: 10, Resolved: true, By: "ann"}}, changed: true,
 			resolved: map[string]bool{"T10": true, "T99": false}, ledgerReads: 2},
 		"the author without write access resolved it: only the id is learned": {
 			gh: gh(func(g *fakeGitHub) { g.ThreadsValue = thread(true, "bob") }), st: fakeStore{LedgerValue: []review.LedgerEntry{open}},
-			reason: ReasonFirst, applied: []ThreadChange{{ThreadID: "T10", CommentID: 10, By: "bob"}},
+			reason: ReasonFirst, applied: []review.ThreadChange{{ThreadID: "T10", CommentID: 10, By: "bob"}},
 			resolved: map[string]bool{"T10": true, "T99": false}, problems: 1, ledgerReads: 2},
 		"write access cannot be checked: dismisses nothing this time": {
 			gh: gh(func(g *fakeGitHub) { g.ThreadsValue = thread(true, "ann"); g.CanWriteError = broken }), st: fakeStore{LedgerValue: []review.LedgerEntry{open}},
-			reason: ReasonFirst, applied: []ThreadChange{{ThreadID: "T10", CommentID: 10, By: "ann"}},
+			reason: ReasonFirst, applied: []review.ThreadChange{{ThreadID: "T10", CommentID: 10, By: "ann"}},
 			resolved: map[string]bool{"T10": true, "T99": false}, problems: 2, ledgerReads: 2},
 		"MergeGuard resolved it as fixed: nothing to apply": {
 			gh: gh(func(g *fakeGitHub) { g.ThreadsValue = thread(true, "mergeguard[bot]") }), st: fakeStore{LedgerValue: []review.LedgerEntry{known}},
@@ -93,7 +93,7 @@ func TestPrepare(t *testing.T) {
 			reason: ReasonFirst, resolved: map[string]bool{"T10": false, "T99": false}, ledgerReads: 1},
 		"unresolved after a resolution dismissed it: reopened": {
 			gh: gh(func(g *fakeGitHub) { g.ThreadsValue = thread(false, "") }), st: fakeStore{LedgerValue: []review.LedgerEntry{dismissed}, ApplyThreadValue: true},
-			reason: ReasonFirst, applied: []ThreadChange{{ThreadID: "T10", CommentID: 10}}, changed: true,
+			reason: ReasonFirst, applied: []review.ThreadChange{{ThreadID: "T10", CommentID: 10}}, changed: true,
 			resolved: map[string]bool{"T10": false, "T99": false}, ledgerReads: 2},
 		"threads cannot be read: the ledger as the deliveries left it": {
 			gh: gh(func(g *fakeGitHub) { g.ThreadsError = broken }), st: fakeStore{LedgerValue: []review.LedgerEntry{open}},

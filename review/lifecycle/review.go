@@ -8,7 +8,6 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/text"
 )
@@ -23,47 +22,12 @@ type Reviewer interface {
 	Run(ctx context.Context, req pipeline.Request) (*pipeline.Result, error)
 }
 
-// Post is one review to post on a pull request.
-type Post struct {
-	Number         int
-	HeadSHA, RunID string
-	Verdict        review.Verdict
-	// Findings are the findings to post (false positives are stored, not
-	// posted).
-	Findings []review.Finding
-	// Index says which lines GitHub accepts comments on.
-	Index *diff.Index
-	// DetailsURL links the review's page in MergeGuard.
-	DetailsURL string
-	// FollowUp, for a pull request reviewed before, says what this review
-	// covered and where the ledger stands; nil for a first review.
-	FollowUp *FollowUpBody
-}
-
-// FollowUpBody is the follow-up part of a review's body.
-type FollowUpBody struct {
-	Scope                       review.Scope
-	Fixed, StillOpen, Dismissed []review.LedgerEntry
-	Exposed                     []review.LedgerEntry
-	BlockingCleared             bool
-}
-
-// Posted is a published review: its id, and where each finding went.
-type Posted struct {
-	ReviewID   int64
-	Placements map[string]review.Placement
-}
-
-// ErrDismiss is wrapped by a Publisher's error when the review was posted
-// but an earlier review of the bot could not be dismissed.
-var ErrDismiss = errors.New("dismiss earlier review")
-
 // Publisher posts reviews on the pull request.
 type Publisher interface {
 	Head(ctx context.Context, number int) (review.PullHead, error)
 	// Publish posts p once: a review carrying the run's marker is found,
 	// not posted again.
-	Publish(ctx context.Context, p Post) (Posted, error)
+	Publish(ctx context.Context, p review.Post) (review.Posted, error)
 	PullURL(number int) string
 }
 
@@ -81,12 +45,14 @@ var ErrCancelled = errors.New("run cancelled")
 type Reviewing struct {
 	Pipeline  Reviewer
 	Publisher Publisher
+	Admitting Admitting
 	Preparing Preparing
 	Checking  Checking
 	Learnings Learnings
 	Run       RunLog
-	// Describing writes the walkthrough after the review; nil when the
-	// run was not asked to describe.
+	// Describing, set when the run was asked to describe, writes the
+	// walkthrough: from the review of the head when there is one
+	// (nothing is reviewed), else after the review.
 	Describing *Describing
 	PublicURL  string
 	// PostTimeout bounds posting. Posting is not cancelled by a newer
@@ -117,6 +83,11 @@ type ReviewAsked struct {
 	PullRequest
 	ReviewInput
 	RunID string
+	// InstallationID is the installation the run spends for.
+	InstallationID int64
+	// CheckRunID is the run's check run, started by an earlier attempt; 0
+	// without one.
+	CheckRunID int64
 	// Queued is the head the run was queued for; a zero SHA takes the
 	// head the review finds.
 	Queued review.PullHead
@@ -137,10 +108,12 @@ type Outcome struct {
 	Result *pipeline.Result
 	// Posted is the posted review; Ledger the ledger entries the review
 	// changed, with where their findings were posted.
-	Posted *Posted
+	Posted *review.Posted
 	Ledger []review.LedgerEntry
-	// Check is the completed check of a posted review.
-	Check *Check
+	// Check is the completed check of a posted review; NoCheck keeps the
+	// head's check as it is (a describe run that reviewed nothing).
+	Check   *review.Check
+	NoCheck bool
 	// Unresolved counts the fixed findings' threads that could not be
 	// resolved.
 	Unresolved int
@@ -150,8 +123,48 @@ type Outcome struct {
 	Problems []error
 }
 
-// Review reviews the pull request's head and publishes the review once.
+// Review reviews the pull request's head and publishes the review once:
+// a describe run whose head was reviewed describes from that review; a
+// run not admitted is skipped before any GitHub call; the head's check
+// run is started; then the review is prepared, made and published.
 func (r Reviewing) Review(ctx context.Context, q ReviewAsked) (Outcome, error) {
+	if r.Describing != nil {
+		d, err := r.Describing.FromReview(ctx, q.PullRequest, q.Queued.SHA)
+		if d.Done || err != nil {
+			return Outcome{Ending: EndedSkipped, Reason: d.Skipped, Notice: d.Notice, NoCheck: d.Done, Problems: nonNil(d.Problem)}, err
+		}
+	}
+	adm, err := r.Admitting.Admit(ctx, q.PullRequest, q.InstallationID, q.Automatic)
+	switch {
+	case err != nil:
+		return Outcome{}, err
+	case adm.Skip != "":
+		return Outcome{Ending: EndedSkipped, Reason: adm.Skip, Notice: adm.Notice}, nil
+	}
+	started := r.startCheck(ctx, q)
+	out, err := r.review(ctx, q)
+	out.Problems = append(started, out.Problems...)
+	return out, err
+}
+
+// startCheck starts the head's check run and records it on the run; best
+// effort: the problems are a StepError each.
+func (r Reviewing) startCheck(ctx context.Context, q ReviewAsked) []error {
+	id, err := r.Checking.Start(ctx, Run{ID: q.RunID, HeadSHA: q.Queued.SHA, CheckRunID: q.CheckRunID})
+	switch {
+	case err != nil:
+		return []error{StepError{Step: StepCheckRun, Err: fmt.Errorf("create the check run: %w", err)}}
+	case id == 0:
+		return nil
+	}
+	if err := r.Run.SetCheck(ctx, id); err != nil {
+		return []error{fmt.Errorf("record the check run: %w", err)}
+	}
+	return nil
+}
+
+// review prepares, makes and publishes the review.
+func (r Reviewing) review(ctx context.Context, q ReviewAsked) (Outcome, error) {
 	prep, err := r.Preparing.Prepare(ctx, q.PullRequest, q.RunID, Head{SHA: q.Queued.SHA, BaseSHA: q.Queued.BaseSHA}, q.Options.Full)
 	if err != nil {
 		return Outcome{}, err
@@ -207,7 +220,7 @@ func ReviewText(ctx context.Context, r Reviewer, in ReviewInput) (Outcome, error
 // full one, which the model reviews.
 func (r Reviewing) withoutModel(ctx context.Context, q ReviewAsked, res *pipeline.Result, prep Prepared, modelErr error) (Outcome, error) {
 	if len(res.Verdict.Findings()) == 0 || !q.LastAttempt {
-		return Outcome{Problems: prep.Problems}, modelErr
+		return Outcome{Result: res, Problems: prep.Problems}, modelErr
 	}
 	out, err := r.publish(ctx, q, res, prep)
 	out.Problems = append(prep.Problems, out.Problems...)
@@ -251,19 +264,23 @@ func (r Reviewing) publish(ctx context.Context, q ReviewAsked, res *pipeline.Res
 	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.PostTimeout)
 	defer cancel()
-	post := Post{Number: q.Number, HeadSHA: res.Change.HeadSHA, RunID: q.RunID, Verdict: res.Verdict,
-		Findings: res.Verdict.Findings(), Index: res.Index, DetailsURL: RunPage(r.PublicURL, q.RunID)}
+	post := review.Post{Number: q.Number, HeadSHA: res.Change.HeadSHA, RunID: q.RunID, Verdict: res.Verdict,
+		Findings: res.Verdict.Findings(), DetailsURL: RunPage(r.PublicURL, q.RunID)}
+	if res.Index != nil { // a nil *diff.Index is not a nil LineIndex
+		post.Index = res.Index
+	}
 	if prep.FollowUp {
 		post.FollowUp = followUpBody(res)
 	}
 	posted, err := r.Publisher.Publish(pctx, post)
 	switch {
-	case errors.Is(err, ErrDismiss):
+	case errors.Is(err, review.ErrDismiss):
 		out.Problems = append(out.Problems, fmt.Errorf("review posted; an earlier review could not be dismissed: %w", err))
 	case err != nil:
 		return Outcome{}, PublishError{err}
 	}
-	out.Posted = &Posted{ReviewID: posted.ReviewID, Placements: placements(post.Findings, posted.Placements, &out.Problems)}
+	posted.Placements = placements(post.Findings, posted.Placements, &out.Problems)
+	out.Posted = &posted
 	out.Ledger = WithPlacements(res.Ledger.Changed, posted.Placements)
 	f := FollowUp(pctx, r.Preparing.Conversation, q.PullRequest, res.Ledger.Fixed, res.Ledger.Exposed, prep.Resolved)
 	out.Problems = append(out.Problems, f.Problems...)
@@ -281,7 +298,7 @@ func (r Reviewing) publish(ctx context.Context, q ReviewAsked, res *pipeline.Res
 }
 
 // followUpBody is the follow-up part of the review body.
-func followUpBody(res *pipeline.Result) *FollowUpBody {
+func followUpBody(res *pipeline.Result) *review.FollowUp {
 	l := res.Ledger
 	var exposed []review.LedgerEntry
 	for _, e := range l.All {
@@ -289,7 +306,7 @@ func followUpBody(res *pipeline.Result) *FollowUpBody {
 			exposed = append(exposed, e)
 		}
 	}
-	return &FollowUpBody{Scope: res.Scope, Fixed: l.Fixed, StillOpen: l.StillOpen, Dismissed: l.Dismissed,
+	return &review.FollowUp{Scope: res.Scope, Fixed: l.Fixed, StillOpen: l.StillOpen, Dismissed: l.Dismissed,
 		Exposed: exposed, BlockingCleared: l.BlockingCleared}
 }
 

@@ -57,14 +57,14 @@ func TestReview(t *testing.T) {
 		return r
 	}
 	gh := func(mod func(*fakeGitHub)) fakeGitHub {
-		g := fakeGitHub{HeadValue: queued, PublishValue: Posted{ReviewID: 9, Placements: map[string]review.Placement{
+		g := fakeGitHub{HeadValue: queued, PublishValue: review.Posted{ReviewID: 9, Placements: map[string]review.Placement{
 			"fp1": {Where: "inline", CommentID: 77}, "stranger": {Where: "body"}}}}
 		if mod != nil {
 			mod(&g)
 		}
 		return g
 	}
-	reviewed := LastReview{Found: true, Succeeded: true, KeptLedger: true, HeadSHA: "h0", BaseSHA: "b1"}
+	reviewed := review.LastReview{Found: true, Succeeded: true, KeptLedger: true, HeadSHA: "h0", BaseSHA: "b1"}
 	unavailable := fmt.Errorf("model: %w", pipeline.ErrLLMUnavailable)
 	broken := errors.New("broken")
 	tests := map[string]reviewCase{
@@ -107,7 +107,7 @@ func TestReview(t *testing.T) {
 			pl: fakePipeline{RunValue: found(func(r *pipeline.Result) { r.Verdict.Files = nil }), RunError: unavailable}, wantErr: pipeline.ErrLLMUnavailable},
 		"GitHub refuses the review: the run fails": {queued: queued, gh: gh(func(g *fakeGitHub) { g.PublishError = broken }),
 			pl: fakePipeline{RunValue: found(nil)}, wantErr: PublishError{}},
-		"an earlier review could not be dismissed: posted all the same": {queued: queued, gh: gh(func(g *fakeGitHub) { g.PublishError = ErrDismiss }),
+		"an earlier review could not be dismissed: posted all the same": {queued: queued, gh: gh(func(g *fakeGitHub) { g.PublishError = review.ErrDismiss }),
 			pl: fakePipeline{RunValue: found(nil)}, ending: EndedSucceeded, notice: "budget note", published: 1, placements: []string{"fp1"}, problems: 2},
 		"the pipeline fails: the run fails":       {queued: queued, gh: gh(nil), pl: fakePipeline{RunValue: found(nil), RunError: broken}, wantErr: broken},
 		"learnings cannot be read: the run fails": {queued: queued, gh: gh(nil), st: fakeStore{LearningsError: broken}, wantErr: broken},
@@ -149,7 +149,7 @@ func (tt *reviewCase) checkReview(t *testing.T) {
 		want{"placements", placed, tt.placements}, want{"heads recorded", tt.run.Heads, tt.recorded},
 		want{"descriptions", len(tt.gh.Described), tt.described}, want{"healed", got.Healed, tt.healed},
 	)
-	if got.Ending == EndedSucceeded && (got.Check == nil || got.Check.Conclusion != ConclusionSuccess || got.Ledger[0].CommentID != 77) {
+	if got.Ending == EndedSucceeded && (got.Check == nil || got.Check.Conclusion != review.ConclusionSuccess || got.Ledger[0].CommentID != 77) {
 		t.Errorf("a posted review's check %+v, ledger %+v; want success, the finding's comment 77", got.Check, got.Ledger)
 	}
 }

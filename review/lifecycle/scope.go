@@ -31,22 +31,6 @@ const (
 	ReasonCompareErr = "the commits since the last review could not be compared"
 )
 
-// LastReview is what the pull request's last review left that decides the
-// scope of the next one. The zero value is a pull request never reviewed.
-type LastReview struct {
-	// Found is false when the pull request was never reviewed.
-	Found bool
-	// Succeeded is true when the last review completed.
-	Succeeded bool
-	// KeptLedger is true when the last review recorded a finding ledger
-	// (it has a review kind).
-	KeptLedger bool
-	// HeadSHA and BaseSHA are the commits the last review reviewed.
-	HeadSHA, BaseSHA string
-	// ConfigDigest identifies the configuration the last review used.
-	ConfigDigest string
-}
-
 // Head is the pair of commits a review is asked for.
 type Head struct {
 	SHA, BaseSHA string
@@ -55,7 +39,7 @@ type Head struct {
 // FullReason is the reason the review of head must be full that needs no
 // comparison of commits, "" when the commits since the last review must be
 // compared to decide (then see Compared).
-func FullReason(last LastReview, head Head, asked bool) string {
+func FullReason(last review.LastReview, head Head, asked bool) string {
 	switch {
 	case !last.Found:
 		return ReasonFirst
@@ -78,7 +62,7 @@ func FullReason(last LastReview, head Head, asked bool) string {
 // incremental: it returns what changed since, or the reason for a full
 // review. The caller returns a transient err instead of calling Compared:
 // a retry may compare.
-func Compared(last LastReview, cmp review.Comparison, err error) (*pipeline.Since, string) {
+func Compared(last review.LastReview, cmp review.Comparison, err error) (*pipeline.Since, string) {
 	switch {
 	case errors.Is(err, review.ErrNotFound):
 		return nil, ReasonRewritten

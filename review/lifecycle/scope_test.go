@@ -12,19 +12,19 @@ import (
 
 func TestFullReason(t *testing.T) {
 	t.Parallel()
-	done := LastReview{Found: true, Succeeded: true, KeptLedger: true, HeadSHA: "h1", BaseSHA: "b1"}
-	with := func(f func(*LastReview)) LastReview { l := done; f(&l); return l }
+	done := review.LastReview{Found: true, Succeeded: true, KeptLedger: true, HeadSHA: "h1", BaseSHA: "b1"}
+	with := func(f func(*review.LastReview)) review.LastReview { l := done; f(&l); return l }
 	tests := map[string]struct {
-		last  LastReview
+		last  review.LastReview
 		head  Head
 		asked bool
 		want  string
 	}{
-		"never reviewed":           {last: LastReview{}, head: Head{"h2", "b1"}, want: ReasonFirst},
-		"never reviewed, asked":    {last: LastReview{}, head: Head{"h2", "b1"}, asked: true, want: ReasonFirst},
+		"never reviewed":           {last: review.LastReview{}, head: Head{"h2", "b1"}, want: ReasonFirst},
+		"never reviewed, asked":    {last: review.LastReview{}, head: Head{"h2", "b1"}, asked: true, want: ReasonFirst},
 		"asked":                    {last: done, head: Head{"h2", "b1"}, asked: true, want: ReasonAsked},
-		"last failed":              {last: with(func(l *LastReview) { l.Succeeded = false }), head: Head{"h2", "b1"}, want: ReasonFailed},
-		"last kept no ledger":      {last: with(func(l *LastReview) { l.KeptLedger = false }), head: Head{"h2", "b1"}, want: ReasonNoLedger},
+		"last failed":              {last: with(func(l *review.LastReview) { l.Succeeded = false }), head: Head{"h2", "b1"}, want: ReasonFailed},
+		"last kept no ledger":      {last: with(func(l *review.LastReview) { l.KeptLedger = false }), head: Head{"h2", "b1"}, want: ReasonNoLedger},
 		"same head":                {last: done, head: Head{"h1", "b1"}, want: ReasonSameHead},
 		"base moved":               {last: done, head: Head{"h2", "b2"}, want: ReasonBaseMoved},
 		"new commits are compared": {last: done, head: Head{"h2", "b1"}, want: ""},
@@ -41,7 +41,7 @@ func TestFullReason(t *testing.T) {
 
 func TestCompared(t *testing.T) {
 	t.Parallel()
-	last := LastReview{Found: true, Succeeded: true, KeptLedger: true, HeadSHA: "h1", BaseSHA: "b1", ConfigDigest: "d"}
+	last := review.LastReview{Found: true, Succeeded: true, KeptLedger: true, HeadSHA: "h1", BaseSHA: "b1", ConfigDigest: "d"}
 	tests := map[string]struct {
 		cmp        review.Comparison
 		err        error

@@ -127,7 +127,7 @@ func TestGetPull(t *testing.T) {
 		Verdict: &review.Verdict{Verdict: review.DecisionRequestChanges},
 		Scope:   review.Scope{Kind: "full", Reason: "first review of the pull request"},
 		Ledger:  []review.LedgerEntry{a, b}})
-	changed, err := f.store.ApplyThread(ctx, "o/r", 7, store.ThreadChange{ThreadID: "T_b", CommentID: 502, Resolved: true, By: "alice"})
+	changed, err := f.store.ApplyThread(ctx, "o/r", 7, review.ThreadChange{ThreadID: "T_b", CommentID: 502, Resolved: true, By: "alice"})
 	if err != nil || !changed {
 		t.Fatalf("ApplyThread = %t, %v; want a change", changed, err)
 	}

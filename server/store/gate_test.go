@@ -56,7 +56,7 @@ func TestDismissalsQueueGateRefreshes(t *testing.T) {
 	}
 
 	// A writer resolves b's thread while the refresh runs: queued again.
-	if changed, err := s.ApplyThread(t.Context(), "o/r", 1, store.ThreadChange{ThreadID: "T_b", CommentID: 12, Resolved: true, By: "bob"}); err != nil || !changed {
+	if changed, err := s.ApplyThread(t.Context(), "o/r", 1, review.ThreadChange{ThreadID: "T_b", CommentID: 12, Resolved: true, By: "bob"}); err != nil || !changed {
 		t.Fatalf("ApplyThread = %t, %v", changed, err)
 	}
 	if err := s.FinishGateRefresh(t.Context(), *again); err != nil {

@@ -150,26 +150,13 @@ func writeLedger(ctx context.Context, tx pgx.Tx, runID, repo string, number int,
 	return nil
 }
 
-// ThreadChange is what a person (or MergeGuard) did to one of MergeGuard's
-// review threads, as a pull_request_review_thread delivery or GitHub's
-// reviewThreads tell it.
-type ThreadChange struct {
-	// ThreadID is the thread's node id; CommentID its first comment, by
-	// which an entry whose thread id is not known yet is found.
-	ThreadID  string
-	CommentID int64
-	Resolved  bool
-	// By is who resolved or unresolved it.
-	By string
-}
-
 // ApplyThread records a review thread's state on the ledger entry posted
 // as its first comment: a thread resolved by a person dismisses an open
 // entry (how: thread_resolved), a thread unresolved reopens an entry
 // dismissed that way or by feedback (review.ReopensOnUnresolve); the thread id is recorded in any case. Fixed and
 // outdated entries keep their state. It reports whether the entry's state
 // changed; an unknown thread changes nothing.
-func (s *Store) ApplyThread(ctx context.Context, repo string, number int, t ThreadChange) (changed bool, err error) {
+func (s *Store) ApplyThread(ctx context.Context, repo string, number int, t review.ThreadChange) (changed bool, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var (
 			fp, how, thread string
@@ -216,7 +203,7 @@ func (s *Store) ApplyThread(ctx context.Context, repo string, number int, t Thre
 // LastReview returns the newest pull request run of repo#number that
 // ended succeeded or failed (skipped and superseded runs reviewed nothing),
 // other than the run except; ErrNotFound when there is none.
-func (s *Store) LastReview(ctx context.Context, repo string, number int, except string) (Run, error) {
+func (s *Store) LastReview(ctx context.Context, repo string, number int, except string) (review.LastReview, error) {
 	if except == "" || !validID(except) {
 		except = "00000000-0000-0000-0000-000000000000"
 	}
@@ -225,29 +212,30 @@ func (s *Store) LastReview(ctx context.Context, repo string, number int, except 
 		  AND status IN ('succeeded', 'failed')
 		ORDER BY finished_at DESC, created_at DESC LIMIT 1`, repo, number, except)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Run{}, fmt.Errorf("last review of %s#%d: %w", repo, number, ErrNotFound)
+		return review.LastReview{}, fmt.Errorf("last review of %s#%d: %w", repo, number, ErrNotFound)
 	}
 	if err != nil {
-		return Run{}, fmt.Errorf("last review of %s#%d: %w", repo, number, err)
+		return review.LastReview{}, fmt.Errorf("last review of %s#%d: %w", repo, number, err)
 	}
-	return run, nil
+	return review.LastReview{Found: true, Succeeded: run.Status == StatusSucceeded, KeptLedger: run.ReviewKind != "",
+		HeadSHA: run.HeadSHA, BaseSHA: run.BaseSHA, ConfigDigest: run.ConfigDigest}, nil
 }
 
 // ReviewOfHead returns the newest pull request run of repo#number that
 // reviewed head and succeeded (its Result holds the verdict, and so the
 // walkthrough); ErrNotFound when there is none.
-func (s *Store) ReviewOfHead(ctx context.Context, repo string, number int, head string) (Run, error) {
+func (s *Store) ReviewOfHead(ctx context.Context, repo string, number int, head string) (review.ReviewedHead, error) {
 	run, err := queryRun(ctx, s.pool, `SELECT `+runColumns+` FROM review_runs
 		WHERE repository = $1 AND pr_number = $2 AND mode = 'pr' AND head_sha = $3 AND $3 <> ''
 		  AND status = 'succeeded' AND result IS NOT NULL
 		ORDER BY finished_at DESC, created_at DESC LIMIT 1`, repo, number, head)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Run{}, fmt.Errorf("review of %s#%d at %s: %w", repo, number, head, ErrNotFound)
+		return review.ReviewedHead{}, fmt.Errorf("review of %s#%d at %s: %w", repo, number, head, ErrNotFound)
 	}
 	if err != nil {
-		return Run{}, fmt.Errorf("review of %s#%d at %s: %w", repo, number, head, err)
+		return review.ReviewedHead{}, fmt.Errorf("review of %s#%d at %s: %w", repo, number, head, err)
 	}
-	return run, nil
+	return review.ReviewedHead{RunID: run.ID, HeadSHA: run.HeadSHA, CheckRunID: run.CheckRunID, Verdict: run.Result}, nil
 }
 
 // SetRunCheck records the check run a run held by workerID reports to, so

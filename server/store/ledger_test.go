@@ -66,12 +66,12 @@ func TestLedgerFollowsRuns(t *testing.T) {
 	// A person resolves b's thread; then the next run fixes a and says b is
 	// still open: b stays dismissed.
 	b.ThreadID = "T_b"
-	if _, err := s.ApplyThread(t.Context(), "o/r", 1, store.ThreadChange{ThreadID: "T_b"}); err != nil {
+	if _, err := s.ApplyThread(t.Context(), "o/r", 1, review.ThreadChange{ThreadID: "T_b"}); err != nil {
 		t.Fatal(err)
 	}
 	b.CommentID = 502
 	finishWithLedger(t, s, "h1", []review.LedgerEntry{b}) // records the comment id
-	changed, err := s.ApplyThread(t.Context(), "o/r", 1, store.ThreadChange{ThreadID: "T_b", CommentID: 502, Resolved: true, By: "alice"})
+	changed, err := s.ApplyThread(t.Context(), "o/r", 1, review.ThreadChange{ThreadID: "T_b", CommentID: 502, Resolved: true, By: "alice"})
 	if err != nil || !changed {
 		t.Fatalf("ApplyThread(resolved) = %t, %v; want a change", changed, err)
 	}
@@ -122,19 +122,19 @@ func TestApplyThread(t *testing.T) {
 
 	steps := []struct {
 		name        string
-		change      store.ThreadChange
+		change      review.ThreadChange
 		wantChanged bool
 		wantState   review.FindingState
 		fp          string
 	}{
-		{"unknown thread", store.ThreadChange{ThreadID: "T_x", CommentID: 99, Resolved: true, By: "bob"}, false, "", ""},
-		{"learn the thread id by comment", store.ThreadChange{ThreadID: "T_open", CommentID: 11}, false, review.FindingOpen, "fp-open"},
-		{"resolved by a person", store.ThreadChange{ThreadID: "T_open", Resolved: true, By: "bob"}, true, review.FindingDismissed, "fp-open"},
-		{"resolved again", store.ThreadChange{ThreadID: "T_open", Resolved: true, By: "carol"}, false, review.FindingDismissed, "fp-open"},
-		{"unresolved", store.ThreadChange{ThreadID: "T_open", By: "bob"}, true, review.FindingOpen, "fp-open"},
-		{"a fixed entry's thread unresolved", store.ThreadChange{ThreadID: "T_fixed", By: "bob"}, false, review.FindingFixed, "fp-fixed"},
+		{"unknown thread", review.ThreadChange{ThreadID: "T_x", CommentID: 99, Resolved: true, By: "bob"}, false, "", ""},
+		{"learn the thread id by comment", review.ThreadChange{ThreadID: "T_open", CommentID: 11}, false, review.FindingOpen, "fp-open"},
+		{"resolved by a person", review.ThreadChange{ThreadID: "T_open", Resolved: true, By: "bob"}, true, review.FindingDismissed, "fp-open"},
+		{"resolved again", review.ThreadChange{ThreadID: "T_open", Resolved: true, By: "carol"}, false, review.FindingDismissed, "fp-open"},
+		{"unresolved", review.ThreadChange{ThreadID: "T_open", By: "bob"}, true, review.FindingOpen, "fp-open"},
+		{"a fixed entry's thread unresolved", review.ThreadChange{ThreadID: "T_fixed", By: "bob"}, false, review.FindingFixed, "fp-fixed"},
 		// An exposed secret needs an explicit dismissal: resolving is not one.
-		{"an exposed secret's thread resolved", store.ThreadChange{ThreadID: "T_exposed", Resolved: true, By: "bob"}, false, review.FindingExposed, "fp-exposed"},
+		{"an exposed secret's thread resolved", review.ThreadChange{ThreadID: "T_exposed", Resolved: true, By: "bob"}, false, review.FindingExposed, "fp-exposed"},
 	}
 	for _, st := range steps {
 		changed, err := s.ApplyThread(t.Context(), "o/r", 1, st.change)
@@ -203,8 +203,9 @@ func TestLastReview(t *testing.T) {
 	}
 	current := enqueue(t, s, prRun("o/r", 1, "h3"))
 	got, err := s.LastReview(t.Context(), "o/r", 1, current.ID)
-	if err != nil || got.ID != first || got.HeadSHA != "h1" {
-		t.Errorf("LastReview = %s at %s, %v; want %s at h1", got.ID, got.HeadSHA, err, first)
+	want := review.LastReview{Found: true, Succeeded: true, KeptLedger: true, HeadSHA: "h1", BaseSHA: getRun(t, s, first).BaseSHA, ConfigDigest: "cfg"}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("LastReview: %v; (-want +got)\n%s", err, diff)
 	}
 	claim(t, s, "w")
 	if err := s.SetRunCheck(t.Context(), current.ID, "w", 77); err != nil {
@@ -239,8 +240,8 @@ func TestReviewOfHead(t *testing.T) {
 	finish("h1", store.Result{Status: store.StatusSkipped, Reason: "paused"})
 	finish("h2", store.Result{Status: store.StatusSucceeded, Verdict: verdict})
 	got, err := s.ReviewOfHead(t.Context(), "o/r", 1, "h1")
-	if err != nil || got.ID != want || got.Result == nil || got.Result.Walkthrough == nil || got.Result.Walkthrough.Summary != "walk" {
-		t.Errorf("ReviewOfHead(h1) = %s %+v, %v; want %s with its walkthrough", got.ID, got.Result, err, want)
+	if err != nil || got.RunID != want || got.HeadSHA != "h1" || got.Verdict == nil || got.Verdict.Walkthrough == nil || got.Verdict.Walkthrough.Summary != "walk" {
+		t.Errorf("ReviewOfHead(h1) = %s %+v, %v; want %s with its walkthrough", got.RunID, got.Verdict, err, want)
 	}
 	if _, err := s.ReviewOfHead(t.Context(), "o/r", 1, "h3"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ReviewOfHead of an unreviewed head = %v, want ErrNotFound", err)
@@ -258,7 +259,7 @@ func TestHistoryNamesTheRunOnlyForItsChanges(t *testing.T) {
 	e := entry("fp", "a.go", 1, review.SeverityCritical, review.FindingOpen, "h1")
 	e.ThreadID = "T"
 	run := finishWithLedger(t, s, "h1", []review.LedgerEntry{e})
-	if _, err := s.ApplyThread(t.Context(), "o/r", 1, store.ThreadChange{ThreadID: "T", Resolved: true, By: "alice"}); err != nil {
+	if _, err := s.ApplyThread(t.Context(), "o/r", 1, review.ThreadChange{ThreadID: "T", Resolved: true, By: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	history, err := s.LedgerHistory(t.Context(), "o/r", 1)

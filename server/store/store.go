@@ -31,11 +31,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mergeguard/mergeguard/internal/secretbox"
+	"github.com/mergeguard/mergeguard/review"
 )
 
 // ErrNotFound is returned when the requested row does not exist (a malformed
-// run id is reported as not found too).
-var ErrNotFound = errors.New("not found")
+// run id is reported as not found too). It wraps review.ErrNotFound, so
+// the life of a pull request (review/lifecycle) reads the store's not
+// found as any other.
+var ErrNotFound = fmt.Errorf("%w", review.ErrNotFound)
 
 // ErrLeaseLost is returned to a worker that no longer holds the run it tries
 // to change: its lease expired and another worker took the run, or the run is

@@ -48,7 +48,7 @@ func TestPullPage(t *testing.T) {
 		Verdict: &review.Verdict{Verdict: review.DecisionRequestChanges, Stats: review.Stats{FindingsTotal: 2}},
 		Scope:   review.Scope{Kind: "full", Reason: "first <b>review</b>"},
 		Ledger:  []review.LedgerEntry{hostile, quiet}})
-	if _, err := st.ApplyThread(t.Context(), "o/r", 7, store.ThreadChange{ThreadID: "T_b", CommentID: 502, Resolved: true, By: "alice"}); err != nil {
+	if _, err := st.ApplyThread(t.Context(), "o/r", 7, review.ThreadChange{ThreadID: "T_b", CommentID: 502, Resolved: true, By: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	hostile.State, hostile.LastSeenSHA, hostile.FixedSHA, hostile.StateBy = review.FindingFixed, "cccc2222dddd", "cccc2222dddd", "mergeguard"

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mergeguard/mergeguard/github/hook"
+	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -66,7 +67,7 @@ func (h *reviewThreadHandler) Handle(ctx context.Context, eventType, deliveryID 
 	if !allowed {
 		return ignore(ctx, h.store, &log, d, sender+" has no write permission")
 	}
-	change := store.ThreadChange{
+	change := review.ThreadChange{
 		ThreadID:  event.Thread.NodeID,
 		CommentID: event.Thread.Comments[0].ID,
 		Resolved:  event.Action == "resolved",

@@ -27,7 +27,7 @@ type Store interface {
 	// ApplyThread records a review thread resolved or unresolved on the
 	// ledger entry of its first comment, and reports whether the entry's
 	// state changed.
-	ApplyThread(ctx context.Context, repo string, number int, t store.ThreadChange) (changed bool, err error)
+	ApplyThread(ctx context.Context, repo string, number int, t review.ThreadChange) (changed bool, err error)
 	// FindingOfThread returns the ledger entry posted as review comment
 	// commentID, a thread's first comment, of pull request number;
 	// store.ErrNotFound when the comment is not one of MergeGuard's

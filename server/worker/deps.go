@@ -15,31 +15,24 @@ import (
 )
 
 // Store is what the workers need from the database; *store.Store
-// implements it.
+// implements it: the queue of runs, and the roles of review/lifecycle the
+// store plays as it is.
 type Store interface {
+	lifecycle.Ledger
+	lifecycle.Feedback
+	lifecycle.Reviews
+	lifecycle.Usage
+	lifecycle.Learnings
 	ReapRuns(ctx context.Context) ([]store.Run, error)
 	ClaimRun(ctx context.Context, workerID string, lease time.Duration) (*store.Run, error)
 	RenewLease(ctx context.Context, runID, workerID string, lease time.Duration) (cancelRequested bool, err error)
 	RetryRun(ctx context.Context, runID, workerID string, after time.Duration, errMsg string) error
-	ReleaseRun(ctx context.Context, runID, workerID string) error
 	SetRunHead(ctx context.Context, runID, workerID string, head review.PullHead) error
 	SetRunCheck(ctx context.Context, runID, workerID string, checkRunID int64) error
 	FinishRun(ctx context.Context, runID, workerID string, res store.Result) error
 	ClaimPost(ctx context.Context, runID, workerID string) (alreadyStarted bool, err error)
 	AppendEvent(ctx context.Context, runID string, e review.Event) (seq int, err error)
 	Listen(ctx context.Context, channel string, fn func(payload string))
-	Paused(ctx context.Context, repo string, number int) (bool, error)
-	InstallationUsageSince(ctx context.Context, installationID int64, since time.Time) (tokens int, cost float64, err error)
-	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
-	ApplyThread(ctx context.Context, repo string, number int, t store.ThreadChange) (changed bool, err error)
-	LastReview(ctx context.Context, repo string, number int, except string) (store.Run, error)
-	ReviewOfHead(ctx context.Context, repo string, number int, head string) (store.Run, error)
-	FindingOfThread(ctx context.Context, repo string, number int, commentID int64) (review.LedgerEntry, error)
-	AnswersInThread(ctx context.Context, repo string, number int, threadCommentID int64, except string) (int, error)
-	DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error)
-	AddLearning(ctx context.Context, l review.Learning) (review.Learning, error)
-	RecordAgreement(ctx context.Context, repo string, number int, fingerprint, login string) error
-	Learnings(ctx context.Context, repo string, status review.LearningStatus) ([]review.Learning, error)
 	ClaimGateRefresh(ctx context.Context, lease time.Duration) (*store.GateRefresh, error)
 	FinishGateRefresh(ctx context.Context, g store.GateRefresh) error
 }
@@ -51,22 +44,17 @@ type GitHub interface {
 	Repo(installationID int64, fullName string) (Repo, error)
 }
 
-// Repo is what a job needs of a pull request's repository; *github.Repo
-// implements it. Most of it is the roles of review/lifecycle, which the
-// repository plays as it is; the rest takes package github's types, which
-// the worker's adapters (converge.go, check.go, describe.go) convert.
+// Repo is a pull request's repository: the roles of review/lifecycle,
+// which *github.Repo plays as it is.
 type Repo interface {
 	lifecycle.Conversation
 	lifecycle.People
 	lifecycle.Commits
 	lifecycle.Gate
-	Publish(ctx context.Context, post github.Post) (github.Posted, error)
-	CreateCheck(ctx context.Context, c github.Check) (int64, error)
-	UpdateCheck(ctx context.Context, id int64, c github.Check) error
-	// Describe writes a walkthrough into the pull request's description.
-	Describe(ctx context.Context, number int, d github.Description) (bool, error)
-	// Comment tells the pull request how a run ended.
-	Comment(ctx context.Context, number int, body string) (int64, error)
+	lifecycle.Checks
+	lifecycle.Commenter
+	Publish(ctx context.Context, post review.Post) (review.Posted, error)
+	Describe(ctx context.Context, number int, d review.Description) (bool, error)
 }
 
 var _ Repo = (*github.Repo)(nil)

@@ -53,7 +53,7 @@ func (p *Pool) applyGate(ctx context.Context, g store.GateRefresh) error {
 	if err != nil {
 		return err
 	}
-	uc := lifecycle.Gating{GitHub: repo, Checks: checks{repo}, Reviews: ledger{p.deps.Store}, Findings: p.deps.Store,
+	uc := lifecycle.Gating{GitHub: repo, Checks: repo, Reviews: p.deps.Store, Findings: p.deps.Store,
 		Repo: p.cfg.DefaultRepo, PublicURL: p.deps.PublicURL}
 	return uc.Refresh(ctx, lifecycle.PullRequest{Repository: g.Repository, Number: g.PRNumber})
 }

@@ -167,14 +167,17 @@ func (p *Pool) reaped(ctx context.Context, workerID string, run *store.Run) {
 	j := &job{run: run, workerID: workerID, log: &log, claimedAt: time.Now()}
 	p.deps.Metrics.ReviewFinished(string(run.Status), "", 0, nil)
 	log.Error().Str("status", string(run.Status)).Str("reason", run.StatusReason).Msg("run ended: its worker was lost")
-	out := outcome{result: store.Result{Status: run.Status, Reason: run.StatusReason}}
+	end := lifecycle.End{Ending: endings[run.Status], Reason: run.StatusReason}
 	if run.Status == store.StatusFailed {
-		out.notice = lifecycle.FailureNotice(run.ID, run.Attempts, errors.New(run.Error))
+		end.Notice = lifecycle.FailureNotice(run.ID, run.Attempts, errors.New(run.Error))
 	}
-	p.completeCheck(ctx, j, out)
-	if out.notice != "" && run.Mode == store.ModePR {
-		p.comment(ctx, j, out.notice)
-	}
+	p.close(ctx, j, end)
+}
+
+// endings are the lifecycle's endings of the runs' statuses.
+var endings = map[store.Status]lifecycle.Ending{
+	store.StatusSucceeded: lifecycle.EndedSucceeded, store.StatusSkipped: lifecycle.EndedSkipped,
+	store.StatusSuperseded: lifecycle.EndedSuperseded, store.StatusFailed: lifecycle.EndedFailed,
 }
 
 func sleep(ctx context.Context, d time.Duration) {

@@ -52,10 +52,8 @@ func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause
 	} else {
 		j.log.Error().Err(err).Int("attempt", j.run.Attempts).Msg("review failed")
 	}
-	p.finish(ctx, j, outcome{
-		result: store.Result{Status: store.StatusFailed, Error: err.Error()},
-		notice: lifecycle.FailureNotice(j.run.ID, j.run.Attempts, err),
-	})
+	p.finish(ctx, j, outcome{result: store.Result{Status: store.StatusFailed, Error: err.Error()},
+		end: lifecycle.End{Ending: lifecycle.EndedFailed, Notice: lifecycle.FailureNotice(j.run.ID, j.run.Attempts, err)}})
 }
 
 // retry queues the run again after delay, its attempt counted; the store
@@ -70,7 +68,7 @@ func (p *Pool) retry(ctx context.Context, j *job, delay time.Duration, err error
 }
 
 // finish records a run's end (with the review it posted), then tells the
-// pull request what it needs to know.
+// pull request how it ended.
 func (p *Pool) finish(ctx context.Context, j *job, out outcome) {
 	run, log := j.run, j.log
 	if err := withDB(ctx, func() error { return p.deps.Store.FinishRun(ctx, run.ID, j.workerID, out.result) }); err != nil {
@@ -83,26 +81,30 @@ func (p *Pool) finish(ctx context.Context, j *job, out outcome) {
 		e = e.Str("reason", out.result.Reason)
 	}
 	e.Msg("run finished")
-	p.completeCheck(ctx, j, out)
-	if out.notice != "" && run.Mode == store.ModePR {
-		p.comment(ctx, j, out.notice)
-	}
+	p.close(ctx, j, out.end)
 }
 
-// comment posts a notice on the run's pull request. It is best effort: a
-// failure is logged, the run is already recorded.
-func (p *Pool) comment(ctx context.Context, j *job, body string) {
-	if p.deps.GitHub == nil {
+// close tells a pull request run's pull request how the run ended
+// (lifecycle.Closing); best effort, the run being recorded.
+func (p *Pool) close(ctx context.Context, j *job, end lifecycle.End) {
+	run := j.run
+	if run.Mode != store.ModePR || p.deps.GitHub == nil {
 		return
 	}
-	repo, err := p.deps.GitHub.Repo(j.run.InstallationID, j.run.Repository)
-	if err == nil {
-		_, err = repo.Comment(ctx, j.run.PRNumber, body)
-	}
+	repo, err := p.repo(j)
 	if err != nil {
-		p.deps.Metrics.PostFailure("comment")
 		j.log.Error().Err(err).Msg("tell the pull request how the run ended")
+		return
 	}
+	uc := lifecycle.Closing{Checking: p.checking(repo), Comments: repo}
+	p.logProblems(j, uc.Close(ctx, pullOf(run), lifecycle.Run{ID: run.ID, HeadSHA: run.HeadSHA, CheckRunID: run.CheckRunID}, end))
+}
+
+// retryable reports whether a GitHub failure may pass when the run is
+// tried again.
+func retryable(err error) bool {
+	_, ok := github.Transient(err)
+	return ok
 }
 
 // transient reports whether err is worth retrying, and how long the failing

@@ -33,23 +33,22 @@ type job struct {
 	noCheck bool
 }
 
-// outcome is how a job ended without error.
+// outcome is how a job ended without error: what FinishRun records (the
+// posted review included), and how the pull request is told
+// (lifecycle.Closing).
 type outcome struct {
-	// result is what FinishRun records, the posted review included.
 	result store.Result
-	// notice is a comment for the pull request explaining a skip.
-	notice string
-	// check is the completed check run of a posted review; nil gives the
-	// check of the result's status.
-	check *lifecycle.Check
+	end    lifecycle.End
 }
 
-func skipped(reason string) outcome {
-	return outcome{result: store.Result{Status: store.StatusSkipped, Reason: reason}}
+func skipped(reason, notice string) outcome {
+	return outcome{result: store.Result{Status: store.StatusSkipped, Reason: reason},
+		end: lifecycle.End{Ending: lifecycle.EndedSkipped, Reason: reason, Notice: notice}}
 }
 
 func superseded(reason string) outcome {
-	return outcome{result: store.Result{Status: store.StatusSuperseded, Reason: reason}}
+	return outcome{result: store.Result{Status: store.StatusSuperseded, Reason: reason},
+		end: lifecycle.End{Ending: lifecycle.EndedSuperseded, Reason: reason}}
 }
 
 // review works on one run.
@@ -82,65 +81,58 @@ func (p *Pool) reviewDiff(ctx context.Context, j *job) (outcome, error) {
 	return p.reviewed(j, o, err)
 }
 
-// reviewPR is the job of a pull request run: describe from an earlier
-// review, gate, start the check, then lifecycle.Reviewing reviews the head
-// and publishes the review once; this only moves it between the store and
-// GitHub.
+// reviewPR is the job of a pull request run: lifecycle.Reviewing reviews
+// the head and publishes the review once; this only moves it between the
+// store and GitHub.
 func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
-	describe := describeAsked(j.run)
-	var repo Repo
-	if describe { // before the gate: describing from a review costs nothing
-		var err error
-		if repo, err = p.repo(j); err != nil {
-			return outcome{}, err
-		}
-		if out, done, err := p.describeFromReview(ctx, j, repo); done || err != nil {
-			return out, err
-		}
-	}
-	if out, stop, err := p.gate(ctx, j); stop || err != nil {
-		return out, err
-	}
-	if repo == nil {
-		var err error
-		if repo, err = p.repo(j); err != nil {
-			return outcome{}, err
-		}
+	repo, err := p.repo(j)
+	if err != nil {
+		return outcome{}, err
 	}
 	in, err := p.input(j, repo.Source(j.run.PRNumber))
 	if err != nil {
 		return outcome{}, err
 	}
-	p.startCheck(ctx, j, repo)
 	run := j.run
-	o, err := p.reviewing(j, repo, describe).Review(ctx, lifecycle.ReviewAsked{PullRequest: pullOf(run), RunID: run.ID,
-		Queued: review.PullHead{SHA: run.HeadSHA, BaseSHA: run.BaseSHA, Branch: run.Branch}, ReviewInput: in,
+	o, err := p.reviewing(j, repo, in.Options.Describe).Review(ctx, lifecycle.ReviewAsked{PullRequest: pullOf(run), RunID: run.ID,
+		InstallationID: run.InstallationID, CheckRunID: run.CheckRunID, ReviewInput: in,
+		Queued:    review.PullHead{SHA: run.HeadSHA, BaseSHA: run.BaseSHA, Branch: run.Branch},
 		Automatic: run.Trigger == store.TriggerWebhook, LastAttempt: run.Attempts >= run.MaxAttempts})
 	return p.reviewed(j, o, err)
 }
 
 // reviewing is the review use case of a job's pull request.
 func (p *Pool) reviewing(j *job, repo Repo, describe bool) lifecycle.Reviewing {
-	uc := lifecycle.Reviewing{Pipeline: p.deps.Reviewer, Publisher: publisher{repo}, Preparing: p.preparing(repo),
-		Checking: p.checking(repo), Learnings: p.deps.Store, Run: p.runLog(j), PublicURL: p.deps.PublicURL, PostTimeout: postTimeout}
+	st := p.deps.Store
+	uc := lifecycle.Reviewing{Pipeline: p.deps.Reviewer, Publisher: repo, Admitting: p.admitting(), Checking: p.checking(repo),
+		Preparing: lifecycle.Preparing{Ledger: st, Conversation: repo, People: repo, Commits: repo, Retry: retryable},
+		Learnings: st, Run: p.runLog(j), PublicURL: p.deps.PublicURL, PostTimeout: postTimeout}
 	if describe {
-		d := p.describing(j, repo)
-		uc.Describing = &d
+		run := j.run
+		uc.Describing = &lifecycle.Describing{GitHub: repo, Reviews: st, PublicURL: p.deps.PublicURL,
+			Retry: func(err error) bool { return retryable(err) && run.Attempts < run.MaxAttempts }}
 	}
 	return uc
 }
 
+func (p *Pool) admitting() lifecycle.Admitting {
+	return lifecycle.Admitting{Usage: p.deps.Store, Budgets: p.cfg.Budgets}
+}
+
+func (p *Pool) checking(repo Repo) lifecycle.Checking {
+	return lifecycle.Checking{Checks: repo, PublicURL: p.deps.PublicURL}
+}
+
 // reviewed is the outcome of a run's review: what the store records.
 func (p *Pool) reviewed(j *job, o lifecycle.Outcome, err error) (outcome, error) {
-	logProblems(j, o.Problems)
+	p.logProblems(j, o.Problems)
 	if o.Healed {
 		j.log.Info().Msg("what people did to MergeGuard's threads since the last review was applied to the ledger")
 	}
 	for range o.Unresolved {
 		p.deps.Metrics.PostFailure("resolve_thread")
 	}
-	var pe lifecycle.PublishError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[lifecycle.PublishError](err); ok {
 		p.deps.Metrics.PostFailure(github.FailureReason(pe.Err))
 	}
 	if err != nil {
@@ -149,14 +141,16 @@ func (p *Pool) reviewed(j *job, o lifecycle.Outcome, err error) (outcome, error)
 	if o.Ending == lifecycle.EndedSuperseded {
 		return superseded(o.Reason), nil
 	}
+	out := outcome{end: lifecycle.EndOf(o), result: store.Result{Status: store.StatusSkipped, Reason: o.Reason}}
 	res := o.Result
-	out := outcome{notice: o.Notice, check: o.Check, result: store.Result{
-		Status: store.StatusSucceeded, Verdict: &res.Verdict, Agents: res.Verdict.Agents, Model: p.deps.Model, Cost: res.Cost,
-	}}
-	if o.Ending == lifecycle.EndedSkipped {
-		out.result.Status, out.result.Reason, out.result.Verdict = store.StatusSkipped, o.Reason, nil
+	if res == nil { // skipped before the review: not admitted, or described from an earlier one
 		return out, nil
 	}
+	out.result.Agents, out.result.Model, out.result.Cost = res.Verdict.Agents, p.deps.Model, res.Cost
+	if o.Ending == lifecycle.EndedSkipped {
+		return out, nil
+	}
+	out.result.Status, out.result.Verdict = store.StatusSucceeded, &res.Verdict
 	if o.Posted != nil {
 		out.result.Scope = res.Scope
 		out.result.Posted = &store.Posting{ReviewID: o.Posted.ReviewID, Placements: o.Posted.Placements}
@@ -171,20 +165,6 @@ func (p *Pool) repo(j *job) (Repo, error) {
 		return nil, errors.New("no GitHub App is configured")
 	}
 	return p.deps.GitHub.Repo(j.run.InstallationID, j.run.Repository)
-}
-
-// gate admits the run before any GitHub call (lifecycle.Admitting): a
-// paused pull request and an installation over its daily budget are
-// skipped. stop is set when the job ends there.
-func (p *Pool) gate(ctx context.Context, j *job) (out outcome, stop bool, err error) {
-	run := j.run
-	adm, err := lifecycle.Admitting{Usage: p.deps.Store, Budgets: p.cfg.Budgets}.Admit(ctx, pullOf(run), run.InstallationID, run.Trigger == store.TriggerWebhook)
-	if err != nil || adm.Skip == "" {
-		return outcome{}, err != nil, err
-	}
-	out = skipped(adm.Skip)
-	out.notice = adm.Notice
-	return out, true, nil
 }
 
 // input is what a run's review reads and is asked with: its options,

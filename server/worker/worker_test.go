@@ -225,13 +225,6 @@ func (s *severable) RetryRun(ctx context.Context, runID, workerID string, after 
 	return s.Store.RetryRun(ctx, runID, workerID, after, msg)
 }
 
-func (s *severable) ReleaseRun(ctx context.Context, runID, workerID string) error {
-	if err := s.check("ReleaseRun"); err != nil {
-		return err
-	}
-	return s.Store.ReleaseRun(ctx, runID, workerID)
-}
-
 func (s *severable) SetRunHead(ctx context.Context, runID, workerID string, head review.PullHead) error {
 	if err := s.check("SetRunHead"); err != nil {
 		return err
