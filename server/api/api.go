@@ -381,8 +381,7 @@ func (a *API) summary(run store.Run) statusResponse {
 		Title: runTitle(run),
 	}
 	if run.Mode == store.ModeAnswer {
-		var q review.Question
-		if json.Unmarshal(run.Options, &q) == nil { // a run's options are its own JSON
+		if q, err := run.Question(); err == nil { // a run's options are its own JSON
 			s.Question = &q
 		}
 		s.Mode, s.Answer, s.Classification = run.Mode, run.Answer, run.Classification
@@ -401,8 +400,8 @@ type verdictResponse struct {
 
 // runTitle is the title a diff run was given, "" for other runs.
 func runTitle(run store.Run) string {
-	var o review.Options
-	if run.Mode != store.ModeDiff || json.Unmarshal(run.Options, &o) != nil { // a run's options are its own JSON
+	o, err := run.ReviewOptions()
+	if run.Mode != store.ModeDiff || err != nil { // a run's options are its own JSON
 		return ""
 	}
 	return o.Title

@@ -86,6 +86,27 @@ type NewRun struct {
 	MaxAttempts int
 }
 
+// ReviewOptions are the review options of a review run (its Options);
+// none are the zero options.
+func (r Run) ReviewOptions() (review.Options, error) {
+	var o review.Options
+	if len(r.Options) > 0 {
+		if err := json.Unmarshal(r.Options, &o); err != nil {
+			return review.Options{}, fmt.Errorf("decode the options of run %s: %w", r.ID, err)
+		}
+	}
+	return o, nil
+}
+
+// Question is the question of an answer run (its Options).
+func (r Run) Question() (review.Question, error) {
+	var q review.Question
+	if err := json.Unmarshal(r.Options, &q); err != nil {
+		return review.Question{}, fmt.Errorf("decode the question of run %s: %w", r.ID, err)
+	}
+	return q, nil
+}
+
 // Run is one review run: the job while it is queued or running, the record of
 // the review afterwards.
 type Run struct {

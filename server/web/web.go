@@ -7,7 +7,6 @@ package web
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -234,15 +233,13 @@ func (u *UI) view(r store.Run) RunView {
 		Tokens: r.InputTokens + r.OutputTokens, Created: r.CreatedAt,
 	}
 	if r.Mode == store.ModeAnswer {
-		var q review.Question
-		if json.Unmarshal(r.Options, &q) == nil { // a run's options are its own JSON
+		if q, err := r.Question(); err == nil { // a run's options are its own JSON
 			v.Asker, v.Question = q.Author, q.Body
 		}
 		v.Answer, v.Classification = r.Answer, string(r.Classification)
 	}
 	if r.Mode == store.ModeDiff {
-		var o review.Options
-		if json.Unmarshal(r.Options, &o) == nil { // a run's options are its own JSON
+		if o, err := r.ReviewOptions(); err == nil { // a run's options are its own JSON
 			v.Title = o.Title
 		}
 	}

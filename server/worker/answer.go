@@ -2,9 +2,7 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
@@ -15,9 +13,9 @@ import (
 // answered by lifecycle.Answering; the job records how it ended.
 func (p *Pool) answer(ctx context.Context, j *job) (outcome, error) {
 	run := j.run
-	var q review.Question
-	if err := json.Unmarshal(run.Options, &q); err != nil {
-		return outcome{}, fmt.Errorf("decode the question: %w", err)
+	q, err := run.Question()
+	if err != nil {
+		return outcome{}, err
 	}
 	if p.deps.Answerer == nil {
 		return outcome{}, errors.New("no model is configured")

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -28,9 +27,6 @@ type job struct {
 	workerID  string
 	log       *zerolog.Logger
 	claimedAt time.Time
-	// noCheck keeps the run from completing a check run: a describe run
-	// that reviewed nothing must not replace the head's check.
-	noCheck bool
 }
 
 // outcome is how a job ended without error: what FinishRun records (the
@@ -39,11 +35,6 @@ type job struct {
 type outcome struct {
 	result store.Result
 	end    lifecycle.End
-}
-
-func skipped(reason, notice string) outcome {
-	return outcome{result: store.Result{Status: store.StatusSkipped, Reason: reason},
-		end: lifecycle.End{Ending: lifecycle.EndedSkipped, Reason: reason, Notice: notice}}
 }
 
 func superseded(reason string) outcome {
@@ -171,14 +162,11 @@ func (p *Pool) repo(j *job) (Repo, error) {
 // the default repository configuration, the per-review token budget and
 // the event sink.
 func (p *Pool) input(j *job, src review.Source) (lifecycle.ReviewInput, error) {
-	var opts review.Options
-	if len(j.run.Options) > 0 {
-		if err := json.Unmarshal(j.run.Options, &opts); err != nil {
-			return lifecycle.ReviewInput{}, fmt.Errorf("decode run options: %w", err)
-		}
-	}
-	opts, err := opts.Normalize()
+	opts, err := j.run.ReviewOptions()
 	if err != nil {
+		return lifecycle.ReviewInput{}, err
+	}
+	if opts, err = opts.Normalize(); err != nil {
 		return lifecycle.ReviewInput{}, lifecycle.UserError{Err: fmt.Errorf("run options: %w", err)}
 	}
 	return lifecycle.ReviewInput{Source: src, Repo: p.cfg.DefaultRepo, Options: opts,
