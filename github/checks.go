@@ -9,6 +9,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/mergeguard/mergeguard/github/markdown"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/text"
 )
@@ -33,13 +34,6 @@ const (
 	ConclusionActionRequired = "action_required"
 	ConclusionSkipped        = "skipped"
 	ConclusionTimedOut       = "timed_out"
-)
-
-// Annotation levels.
-const (
-	AnnotationFailure = "failure"
-	AnnotationWarning = "warning"
-	AnnotationNotice  = "notice"
 )
 
 // MaxAnnotationsPerRequest is how many annotations GitHub takes in one
@@ -71,23 +65,10 @@ type checkRun struct {
 	// first (CheckOutput does).
 	Title, Summary, Text string
 	// Annotations go in batches of MaxAnnotationsPerRequest.
-	Annotations []Annotation
+	Annotations []markdown.Annotation
 	// StartedAt and CompletedAt default to now when the run starts or
 	// completes.
 	StartedAt, CompletedAt time.Time
-}
-
-// Annotation marks lines of a file at the check's head.
-type Annotation struct {
-	Path      string `json:"path"`
-	StartLine int    `json:"start_line"`
-	EndLine   int    `json:"end_line"`
-	// StartColumn and EndColumn only on a single line; 0 leaves them out.
-	StartColumn int    `json:"start_column,omitempty"`
-	EndColumn   int    `json:"end_column,omitempty"`
-	Level       string `json:"annotation_level"`
-	Title       string `json:"title,omitempty"`
-	Message     string `json:"message"`
 }
 
 func (c checkRun) validate(create bool) error {
@@ -126,7 +107,7 @@ func (c checkRun) fill(now time.Time) checkRun {
 
 // output is the check's output with one batch of annotations, nil when
 // it has neither title nor annotations.
-func (c checkRun) output(batch []Annotation) *gh.CheckRunOutput {
+func (c checkRun) output(batch []markdown.Annotation) *gh.CheckRunOutput {
 	if c.Title == "" && len(batch) == 0 {
 		return nil
 	}
@@ -169,8 +150,8 @@ func optTime(t time.Time) *gh.Timestamp {
 
 // batches cuts annotations into GitHub's requests: the first batch goes
 // with the create or update, each other one in a PATCH of its own.
-func batches(as []Annotation) [][]Annotation {
-	var out [][]Annotation
+func batches(as []markdown.Annotation) [][]markdown.Annotation {
+	var out [][]markdown.Annotation
 	for len(as) > MaxAnnotationsPerRequest {
 		out = append(out, as[:MaxAnnotationsPerRequest])
 		as = as[MaxAnnotationsPerRequest:]
@@ -192,7 +173,7 @@ func (r *Repo) UpdateCheck(ctx context.Context, id int64, c review.Check) error 
 // CheckSummary renders a pull request's ledger as a check's title and
 // summary (see CheckSummary).
 func (r *Repo) CheckSummary(ledger []review.LedgerEntry, blocking review.Severity, pullURL string) (title, summary string) {
-	return CheckSummary(ledger, blocking, pullURL)
+	return markdown.CheckSummary(ledger, blocking, pullURL)
 }
 
 // runOf is MergeGuard's check as GitHub takes it.
@@ -200,7 +181,7 @@ func runOf(c review.Check) checkRun {
 	run := checkRun{HeadSHA: c.HeadSHA, Status: c.Status, Conclusion: c.Conclusion, DetailsURL: c.DetailsURL,
 		ExternalID: c.ExternalID, Title: c.Title, Summary: c.Summary}
 	if len(c.Annotate) > 0 {
-		run.Annotations = LedgerAnnotations(c.Annotate, c.Blocking, c.PullURL)
+		run.Annotations = markdown.LedgerAnnotations(c.Annotate, c.Blocking, c.PullURL)
 	}
 	return run
 }
@@ -220,7 +201,7 @@ func (r *Repo) createCheck(ctx context.Context, c checkRun) (int64, error) {
 		c.StartedAt = time.Now()
 	}
 	parts := batches(c.Annotations)
-	opts := func(batch []Annotation) gh.CreateCheckRunOptions {
+	opts := func(batch []markdown.Annotation) gh.CreateCheckRunOptions {
 		return gh.CreateCheckRunOptions{
 			Name: c.Name, HeadSHA: c.HeadSHA, DetailsURL: optString(c.DetailsURL), ExternalID: optString(c.ExternalID),
 			Status: optString(c.Status), Conclusion: optString(c.Conclusion),
@@ -251,7 +232,7 @@ func (r *Repo) updateCheck(ctx context.Context, id int64, c checkRun) error {
 	}
 	c = c.fill(time.Now())
 	parts := batches(c.Annotations)
-	opts := func(batch []Annotation) gh.UpdateCheckRunOptions {
+	opts := func(batch []markdown.Annotation) gh.UpdateCheckRunOptions {
 		return gh.UpdateCheckRunOptions{
 			Name: c.Name, DetailsURL: optString(c.DetailsURL), ExternalID: optString(c.ExternalID),
 			Status: optString(c.Status), Conclusion: optString(c.Conclusion), CompletedAt: optTime(c.CompletedAt),
@@ -273,7 +254,7 @@ func (r *Repo) updateCheck(ctx context.Context, id int64, c checkRun) error {
 // addAnnotations sends the further batches of annotations, each in a
 // PATCH carrying the output's title and summary (GitHub requires them
 // with an output).
-func (r *Repo) addAnnotations(ctx context.Context, id int64, c checkRun, parts [][]Annotation) error {
+func (r *Repo) addAnnotations(ctx context.Context, id int64, c checkRun, parts [][]markdown.Annotation) error {
 	var errs []error
 	for _, batch := range parts {
 		if c.Title == "" {

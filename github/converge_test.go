@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/github/markdown"
+	"github.com/mergeguard/mergeguard/github/markdown/markdowntest"
 	"github.com/mergeguard/mergeguard/review"
 )
 
@@ -39,7 +41,7 @@ func TestCheckSummaryCountsExposed(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			entries := []review.LedgerEntry{{Finding: key, State: review.FindingExposed, StateHow: tt.how, FirstSeenSHA: "0123456789abcdef", CommentID: 79}}
-			title, summary := CheckSummary(entries, review.SeverityCritical, testPullURL)
+			title, summary := markdown.CheckSummary(entries, review.SeverityCritical, testPullURL)
 			if title != tt.wantTitle {
 				t.Errorf("title %q, want %q", title, tt.wantTitle)
 			}
@@ -55,7 +57,7 @@ func TestCheckSummaryCountsExposed(t *testing.T) {
 func TestAnnotationsGolden(t *testing.T) {
 	fs := append(goldenFindings(), forgedFindings()...)
 	fs = append(fs, fs[0]) // a repeated fingerprint is annotated once
-	anns := Annotations(fs, review.SeverityWarning, testPullURL)
+	anns := markdown.Annotations(fs, review.SeverityWarning, testPullURL)
 	entries := []review.LedgerEntry{
 		{Finding: fs[2], State: review.FindingOpen, CommentID: 77},
 		{Finding: fs[0], State: review.FindingOpen},
@@ -63,13 +65,13 @@ func TestAnnotationsGolden(t *testing.T) {
 		{Finding: fs[4], State: review.FindingDismissed},
 		{Finding: forgedFindings()[0], State: review.FindingOpen, CommentID: 78},
 	}
-	title, summary := CheckSummary(entries, review.SeverityWarning, testPullURL)
+	title, summary := markdown.CheckSummary(entries, review.SeverityWarning, testPullURL)
 	got, err := json.MarshalIndent(struct {
-		Annotations       []Annotation `json:"annotations"`
-		LedgerAnnotations []Annotation `json:"ledger_annotations"`
-		Title             string       `json:"title"`
-		Summary           string       `json:"summary"`
-	}{anns, LedgerAnnotations(entries, review.SeverityWarning, testPullURL), title, summary}, "", "  ")
+		Annotations       []markdown.Annotation `json:"annotations"`
+		LedgerAnnotations []markdown.Annotation `json:"ledger_annotations"`
+		Title             string                `json:"title"`
+		Summary           string                `json:"summary"`
+	}{anns, markdown.LedgerAnnotations(entries, review.SeverityWarning, testPullURL), title, summary}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,11 +80,11 @@ func TestAnnotationsGolden(t *testing.T) {
 	var levels []string
 	for _, a := range anns {
 		levels = append(levels, fmt.Sprintf("%s:%d %s", a.Path, a.StartLine, a.Level))
-		if a.StartLine > a.EndLine || a.StartLine < 1 || len([]rune(a.Title)) > maxAnnotationTitle || a.Message == "" {
+		if a.StartLine > a.EndLine || a.StartLine < 1 || len([]rune(a.Title)) > 255 || a.Message == "" {
 			t.Errorf("annotation GitHub would refuse: %+v", a)
 		}
 		for _, text := range []string{a.Title, a.Message} {
-			if strings.Contains(text, "<") || liveMentionRE.MatchString(text) {
+			if strings.Contains(text, "<") || markdowntest.HasLiveMention(text) {
 				t.Errorf("annotation acts on untrusted text: %q", text)
 			}
 		}
@@ -100,7 +102,7 @@ func TestAnnotationsGolden(t *testing.T) {
 		t.Errorf("annotations (-want +got; none on deleted lines or whole files, one per fingerprint):\n%s", d)
 	}
 	for _, line := range strings.Split(summary, "\n") {
-		if bad := liveInLine(line); len(bad) > 0 {
+		if bad := markdowntest.LiveInLine(line); len(bad) > 0 {
 			t.Errorf("check summary acts on untrusted text: %v", bad)
 		}
 	}
@@ -110,10 +112,10 @@ func TestAnnotationsGolden(t *testing.T) {
 }
 
 // manyAnnotations are n annotations on the lines of testPR's Go files.
-func manyAnnotations(n int) []Annotation {
-	out := make([]Annotation, n)
+func manyAnnotations(n int) []markdown.Annotation {
+	out := make([]markdown.Annotation, n)
 	for i := range out {
-		out[i] = Annotation{Path: fmt.Sprintf("pkg/p%02d/file.go", i%18), StartLine: 1 + i%fileLines, EndLine: 1 + i%fileLines, Level: AnnotationWarning, Message: fmt.Sprint("note ", i)}
+		out[i] = markdown.Annotation{Path: fmt.Sprintf("pkg/p%02d/file.go", i%18), StartLine: 1 + i%fileLines, EndLine: 1 + i%fileLines, Level: markdown.AnnotationWarning, Message: fmt.Sprint("note ", i)}
 	}
 	return out
 }
@@ -148,7 +150,7 @@ func TestCreateCheckSendsAnnotationsIn50s(t *testing.T) {
 
 func TestCheckAnnotationsGitHubRefuses(t *testing.T) {
 	fake, pr, repo := convergeRepo(t)
-	bad := append(manyAnnotations(2), Annotation{Path: "pkg/p00/file.go", StartLine: 90, EndLine: 91, Level: AnnotationFailure, Message: "past the end"})
+	bad := append(manyAnnotations(2), markdown.Annotation{Path: "pkg/p00/file.go", StartLine: 90, EndLine: 91, Level: markdown.AnnotationFailure, Message: "past the end"})
 	id, err := repo.createCheck(t.Context(), checkRun{HeadSHA: pr.HeadSHA, Conclusion: ConclusionNeutral, Title: "t", Summary: "s", Annotations: bad})
 	if !errors.Is(err, review.ErrAnnotationsRejected) || id == 0 {
 		t.Fatalf("CreateCheck = %d, %v; want the run and review.ErrAnnotationsRejected", id, err)
@@ -161,7 +163,7 @@ func TestCheckAnnotationsGitHubRefuses(t *testing.T) {
 		{Status: CheckInProgress},
 		{HeadSHA: pr.HeadSHA, Status: CheckInProgress, Conclusion: ConclusionSuccess},
 		{HeadSHA: pr.HeadSHA, Title: "t"},
-		{HeadSHA: pr.HeadSHA, Title: "t", Summary: "s", Annotations: []Annotation{{Path: "a", StartLine: 3, EndLine: 2, Message: "m"}}},
+		{HeadSHA: pr.HeadSHA, Title: "t", Summary: "s", Annotations: []markdown.Annotation{{Path: "a", StartLine: 3, EndLine: 2, Message: "m"}}},
 	} {
 		if _, err := repo.createCheck(t.Context(), c); err == nil {
 			t.Errorf("CreateCheck(%+v) accepted", c)
@@ -272,7 +274,7 @@ func TestThreadsResolveAndReply(t *testing.T) {
 		t.Fatalf("thread after the reply: %+v", th)
 	}
 	body := th.Comments[1].Body
-	if strings.Contains(body, "<!--") || liveMentionRE.MatchString(body) || readMarkers(body) != nil || !strings.HasPrefix(body, "Fixed in `f3a958e`.") {
+	if strings.Contains(body, "<!--") || markdowntest.HasLiveMention(body) || markdown.ReadMarkers(body) != nil || !strings.HasPrefix(body, "Fixed in `f3a958e`.") {
 		t.Errorf("reply body acts on its text: %q", body)
 	}
 	if _, err := repo.Reply(t.Context(), 7, id, "again"); err == nil || !strings.Contains(err.Error(), "422") {
@@ -334,7 +336,7 @@ func TestPublishNeverRepostsStillOpen(t *testing.T) {
 }
 
 func TestReplyText(t *testing.T) {
-	tp := newTextPolicy(testPullURL)
+	tp := markdown.NewPolicy(testPullURL)
 	tests := map[string]struct {
 		body      string
 		want      []string // in the reply
@@ -349,7 +351,7 @@ func TestReplyText(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := replyText(tp, tt.body)
+			got := tp.Reply(tt.body, maxReply)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("reply %q lacks %q", got, w)

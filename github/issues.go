@@ -8,11 +8,12 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/mergeguard/mergeguard/github/markdown"
 	"github.com/mergeguard/mergeguard/review/text"
 )
 
 func comment(ctx context.Context, client *gh.Client, owner, repo string, number int, body string) (int64, error) {
-	body = text.Clip(body, maxBodyLength-10)
+	body = text.Clip(body, markdown.MaxBodyLength-10)
 	c, _, err := client.Issues.CreateComment(ctx, owner, repo, number, &gh.IssueComment{Body: &body})
 	if err != nil {
 		return 0, fmt.Errorf("comment on %s/%s#%d: %w", owner, repo, number, apiError(err))

@@ -2,16 +2,12 @@ package github
 
 import (
 	"encoding/json"
-	"fmt"
-	"regexp"
-	"slices"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	gh "github.com/google/go-github/v60/github"
 
-	"github.com/mergeguard/mergeguard/internal/mdscan"
+	"github.com/mergeguard/mergeguard/github/markdown"
+	"github.com/mergeguard/mergeguard/github/markdown/markdowntest"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 )
@@ -25,6 +21,9 @@ func testIndex(t *testing.T) *diff.Index {
 	}
 	return diff.NewIndex(d)
 }
+
+// testPullURL is the address of the pull request of testPR.
+const testPullURL = "https://github.com/acme/widgets/pull/7"
 
 // planPost is a post on testPR(20) without findings.
 func planPost(idx review.LineIndex, decision review.Decision) addressed {
@@ -96,17 +95,17 @@ func TestPlanReviewGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pl := planReview(tt.post, tt.earlier, tt.maxInline)
+			pl := markdown.PlanReview(tt.post.Post, tt.post.PullURL, tt.earlier, tt.maxInline)
 			got, err := json.MarshalIndent(struct {
 				Placements map[string]review.Placement  `json:"placements"`
 				Request    *gh.PullRequestReviewRequest `json:"request"`
-			}{pl.placements(), pl.request(tt.post)}, "", "  ")
+			}{pl.Placements(), request(tt.post, pl)}, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			golden(t, "plan/"+tt.name+".json", append(got, '\n'))
-			for _, body := range requestBodies(pl.request(tt.post)) {
-				if bad := liveForgery(body); len(bad) > 0 {
+			for _, body := range requestBodies(request(tt.post, pl)) {
+				if bad := markdowntest.Forgeries(body); len(bad) > 0 {
 					t.Errorf("a body acts on untrusted text: %v\n%s", bad, body)
 				}
 			}
@@ -162,141 +161,4 @@ func requestBodies(req *gh.PullRequestReviewRequest) []string {
 		out = append(out, c.GetBody())
 	}
 	return out
-}
-
-var (
-	// ourTags are the HTML tags MergeGuard writes itself.
-	ourTagRE = regexp.MustCompile(`^</?(details|summary|br|sub)>`)
-	// ourMarkerRE is a marker line as MergeGuard writes it.
-	ourMarkerRE = regexp.MustCompile(`^<!-- mergeguard:[a-z]+=[A-Za-z0-9_.:-]+ -->$`)
-)
-
-// liveForgery lists what, in a body MergeGuard renders, GitHub would act on
-// beyond MergeGuard's own markup: HTML other than MergeGuard's tags, an
-// HTML comment other than the marker line, a mention, an image or link to
-// another site, a heading or table from the model, a <details> left open
-// or closed twice. Suggestion blocks are code: they are skipped.
-func liveForgery(body string) []string {
-	var bad []string
-	lines := strings.Split(body, "\n")
-	if last := lines[len(lines)-1]; !ourMarkerRE.MatchString(last) {
-		bad = append(bad, "last line is not a marker line: "+last)
-	}
-	fence, open, closed := "", 0, 0
-	for _, line := range lines[:len(lines)-1] {
-		trimmed := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, "`") == "" {
-				fence = ""
-			}
-			continue
-		}
-		if f := mdscan.Fence(trimmed); strings.HasPrefix(f, "```") {
-			fence = f
-			continue
-		}
-		bad = append(bad, liveInLine(line)...)
-		open += strings.Count(line, "<details>")
-		closed += strings.Count(line, "</details>")
-	}
-	if open != closed {
-		bad = append(bad, fmt.Sprintf("%d <details> and %d </details>", open, closed))
-	}
-	return bad
-}
-
-func liveInLine(line string) []string {
-	var bad []string
-	for i := strings.IndexByte(line, '<'); i >= 0; i = nextIndex(line, '<', i) {
-		if !ourTagRE.MatchString(line[i:]) {
-			bad = append(bad, "HTML "+line[i:min(len(line), i+20)])
-		}
-	}
-	if liveMentionRE.MatchString(line) {
-		bad = append(bad, "mention "+liveMentionRE.FindString(line))
-	}
-	if strings.Contains(line, "](https://evil") || strings.Contains(line, "evil.example") && !strings.Contains(line, "`https://evil.example") {
-		bad = append(bad, "link or image to evil.example: "+line)
-	}
-	if strings.HasPrefix(line, "# ") || strings.Contains(line, "| a | b |") {
-		bad = append(bad, "heading or table: "+line)
-	}
-	return bad
-}
-
-func TestReadMarkers(t *testing.T) {
-	tests := []struct {
-		name, body string
-		want       map[string]string
-	}{
-		{"review", "## Review\n\ntext\n\n<!-- mergeguard:run=run-1 -->", map[string]string{"run": "run-1"}},
-		{"comment with trailing newline", "text\n<!-- mergeguard:fp=ab-12 -->\r\n", map[string]string{"fp": "ab-12"}},
-		{"several markers on the line", "text\n<!-- mergeguard:run=r fp=f -->", map[string]string{"run": "r", "fp": "f"}},
-		{"marker not on the last line", "<!-- mergeguard:fp=fp-target -->\nmore text", nil},
-		{"marker inside the last line", "text <!-- mergeguard:fp=fp-target -->", nil},
-		{"two markers on separate lines: only the last counts", "<!-- mergeguard:fp=fp-target -->\n<!-- mergeguard:fp=fp-own -->", map[string]string{"fp": "fp-own"}},
-		{"escaped marker", "&lt;!-- mergeguard:fp=fp-target --&gt;", nil},
-		{"key twice", "<!-- mergeguard:fp=a fp=b -->", nil},
-		{"double dash in a value", "<!-- mergeguard:fp=a--b -->", nil},
-		{"empty", "", nil},
-	}
-	for _, tt := range tests {
-		if d := cmp.Diff(tt.want, readMarkers(tt.body)); d != "" {
-			t.Errorf("%s: readMarkers (-want +got):\n%s", tt.name, d)
-		}
-	}
-}
-
-// TestSuggestionCannotLeaveItsCodeBlock: a suggestion is code in a fence
-// longer than any backtick run in it; in the review body, where the block
-// sits in a list item, every line is indented as the fence, so no line
-// ends the item (and the block) early. Lines end as CommonMark ends them:
-// at "\n", "\r\n" or "\r".
-func TestSuggestionCannotLeaveItsCodeBlock(t *testing.T) {
-	for _, sugg := range []string{
-		"x := 1\n```\n</details>\n<!-- mergeguard:fp=fp-target -->",
-		"a ```` b\n````\n~~~\n@everyone",
-		"line one\r</details>\r\n# heading\rnot indented",
-		"```go\nfmt.Println(\"```\")\n```",
-	} {
-		f := finding("fp-s", "pkg/p00/file.go", 10, 10, review.SeverityWarning)
-		f.Suggestion = sugg
-		code := strings.Split(suggestionCode(sugg), "\n")
-		for _, suggest := range []bool{true, false} {
-			checkCodeBlock(t, commentBody(textPolicy{}, f, "fp-s", suggest), "", code)
-		}
-		f.LineStart, f.LineEnd = 30, 30 // not in the diff: in the body
-		post := withFindings(planPost(testIndex(t), review.DecisionComment), f)
-		checkCodeBlock(t, reviewBody(post, planReview(post, nil, 30)), "  ", code)
-	}
-}
-
-var lineEndRE = regexp.MustCompile(`\r\n|\r|\n`)
-
-// checkCodeBlock finds the first fenced code block of body and checks that
-// it holds exactly code, each line indented by indent, and closes where it
-// was written to.
-func checkCodeBlock(t *testing.T, body, indent string, code []string) {
-	t.Helper()
-	lines := lineEndRE.Split(body, -1)
-	open := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, indent+"```") })
-	if open < 0 {
-		t.Fatalf("no code block in\n%s", body)
-	}
-	fence := mdscan.Fence(strings.TrimPrefix(lines[open], indent))
-	var got []string
-	for _, l := range lines[open+1:] {
-		if !strings.HasPrefix(l, indent) && l != "" {
-			t.Errorf("line %q is not indented by %q: it ends the list item and the code block\n%s", l, indent, body)
-			return
-		}
-		l = strings.TrimPrefix(l, indent)
-		if trimmed := strings.TrimLeft(l, " "); len(l)-len(trimmed) <= 3 && strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, "` ") == "" {
-			break
-		}
-		got = append(got, l)
-	}
-	if d := cmp.Diff(code, got); d != "" {
-		t.Errorf("code block (-want +got):\n%s\nin\n%s", d, body)
-	}
 }

@@ -9,15 +9,9 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/github/markdown"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/text"
-)
-
-// Review events.
-const (
-	EventApprove        = "APPROVE"
-	EventRequestChanges = "REQUEST_CHANGES"
-	EventComment        = "COMMENT"
 )
 
 // defaultMaxProbes bounds the pending reviews made to find the comments
@@ -101,7 +95,7 @@ var ErrPendingDraft = errors.New("the account has a pending (unsubmitted) review
 //     comments (at most MaxInlineComments, most severe first), with a
 //     ```suggestion block when the suggestion replaces exactly the commented
 //     lines; the rest are listed in the body, by file. What the model wrote
-//     is rendered as untrusted text (see textPolicy).
+//     is rendered as untrusted text (see markdown.Policy).
 //  4. GitHub rejects a whole review for one bad comment (422). The
 //     rejected comments are then found by bisection with pending reviews
 //     (each created without event, then deleted), moved to the body, and
@@ -138,17 +132,17 @@ func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post address
 		for fp, c := range earlier {
 			ids[fp] = c.id
 		}
-		pl := planReview(post, ids, p.maxInline)
+		pl := markdown.PlanReview(post.Post, post.PullURL, ids, p.maxInline)
 		rv, err := p.create(ctx, client, post, pl)
 		if err != nil {
 			return published{}, fmt.Errorf("publish review on %s: %w", where, err)
 		}
-		posted = published{Event: pl.event, Posted: review.Posted{ReviewID: rv.GetID(), URL: rv.GetHTMLURL(), Placements: pl.placements()}}
+		posted = published{Event: pl.Event, Posted: review.Posted{ReviewID: rv.GetID(), URL: rv.GetHTMLURL(), Placements: pl.Placements()}}
 		if err := p.fillCommentIDs(ctx, client, post, &posted); err != nil {
 			return posted, fmt.Errorf("publish review on %s: %w", where, err)
 		}
 	}
-	if posted.Event == EventRequestChanges {
+	if posted.Event == markdown.EventRequestChanges {
 		return posted, nil
 	}
 	msg := fmt.Sprintf("MergeGuard no longer requests changes: a later review of %s found nothing blocking.", text.ShortSHA(post.HeadSHA))
@@ -200,7 +194,7 @@ func (p *Publisher) readEarlier(ctx context.Context, client *gh.Client, post add
 	}
 	earlier := map[string]earlierComment{}
 	for _, c := range comments {
-		fp := p.marker(c.GetUser(), c.GetBody(), markerFP)
+		fp := p.marker(c.GetUser(), c.GetBody(), markdown.MarkerFP)
 		if _, seen := earlier[fp]; fp != "" && !seen {
 			earlier[fp] = earlierComment{id: c.GetID(), reviewID: c.GetPullRequestReviewID()}
 		}
@@ -215,7 +209,7 @@ func (p *Publisher) marker(author *gh.User, body, key string) string {
 	if !p.isBot(author) {
 		return ""
 	}
-	return readMarkers(body)[key]
+	return markdown.ReadMarkers(body)[key]
 }
 
 func (post addressed) validate() error {
@@ -224,11 +218,11 @@ func (post addressed) validate() error {
 		return fmt.Errorf("publish review: owner, repo and number are required (got %q/%q#%d)", post.Owner, post.Repo, post.Number)
 	case post.HeadSHA == "":
 		return errors.New("publish review: head sha is required")
-	case !markerValueRE.MatchString(post.RunID):
+	case !markdown.ValidMarkerValue(post.RunID):
 		return fmt.Errorf("publish review: run id %q must be letters, digits, '.', '_', ':' and single '-'", post.RunID)
 	}
 	for i, f := range post.Findings {
-		if !markerValueRE.MatchString(f.Fingerprint) {
+		if !markdown.ValidMarkerValue(f.Fingerprint) {
 			return fmt.Errorf("publish review: finding %d (%s:%d) has fingerprint %q; it must be non-empty letters, digits, '.', '_', ':' and single '-'", i, f.FilePath, f.LineStart, f.Fingerprint)
 		}
 	}
@@ -239,7 +233,7 @@ func (post addressed) validate() error {
 // runID, nil when there is none.
 func (p *Publisher) findRun(reviews []*gh.PullRequestReview, runID string) *gh.PullRequestReview {
 	for _, rv := range reviews {
-		if rv.GetState() != "PENDING" && p.marker(rv.GetUser(), rv.GetBody(), markerRun) == runID {
+		if rv.GetState() != "PENDING" && p.marker(rv.GetUser(), rv.GetBody(), markdown.MarkerRun) == runID {
 			return rv
 		}
 	}
@@ -275,7 +269,7 @@ func (p *Publisher) dismissEarlier(ctx context.Context, client *gh.Client, post 
 	where := fmt.Sprintf("%s/%s#%d", post.Owner, post.Repo, post.Number)
 	var errs []error
 	for _, rv := range reviews {
-		if rv.GetID() == posted.ReviewID || rv.GetState() != "CHANGES_REQUESTED" || p.marker(rv.GetUser(), rv.GetBody(), markerRun) == "" {
+		if rv.GetID() == posted.ReviewID || rv.GetState() != "CHANGES_REQUESTED" || p.marker(rv.GetUser(), rv.GetBody(), markdown.MarkerRun) == "" {
 			continue
 		}
 		if _, _, err := client.PullRequests.DismissReview(ctx, post.Owner, post.Repo, post.Number, rv.GetID(), &gh.PullRequestReviewDismissalRequest{Message: &msg}); err != nil {
@@ -290,22 +284,22 @@ func (p *Publisher) dismissEarlier(ctx context.Context, client *gh.Client, post 
 func eventOfState(state string) string {
 	switch state {
 	case "APPROVED":
-		return EventApprove
+		return markdown.EventApprove
 	case "CHANGES_REQUESTED":
-		return EventRequestChanges
+		return markdown.EventRequestChanges
 	}
-	return EventComment
+	return markdown.EventComment
 }
 
 // create posts the review; on a 422 it finds the rejected comments, moves
 // them to the body and posts again, and as a last resort posts with every
 // finding in the body.
-func (p *Publisher) create(ctx context.Context, client *gh.Client, post addressed, pl *reviewPlan) (*gh.PullRequestReview, error) {
-	rv, _, err := client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, pl.request(post))
+func (p *Publisher) create(ctx context.Context, client *gh.Client, post addressed, pl *markdown.Plan) (*gh.PullRequestReview, error) {
+	rv, _, err := client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, request(post, pl))
 	if err == nil {
 		return rv, nil
 	}
-	inline := pl.inline()
+	inline := pl.Inline()
 	if !isStatus(err, http.StatusUnprocessableEntity) || len(inline) == 0 {
 		return nil, fmt.Errorf("create review: %w", apiError(err))
 	}
@@ -314,16 +308,16 @@ func (p *Publisher) create(ctx context.Context, client *gh.Client, post addresse
 		return nil, fmt.Errorf("create review: %w (finding the rejected comments: %w)", err, perr)
 	}
 	if len(rejected) > 0 {
-		pl.reject(rejected)
-		if rv, _, err = client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, pl.request(post)); err == nil {
+		pl.Reject(rejected)
+		if rv, _, err = client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, request(post, pl)); err == nil {
 			return rv, nil
 		}
-		if !isStatus(err, http.StatusUnprocessableEntity) || len(pl.inline()) == 0 {
+		if !isStatus(err, http.StatusUnprocessableEntity) || len(pl.Inline()) == 0 {
 			return nil, fmt.Errorf("create review: %w", apiError(err))
 		}
 	}
-	pl.reject(pl.inline())
-	rv, _, err = client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, pl.request(post))
+	pl.Reject(pl.Inline())
+	rv, _, err = client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, request(post, pl))
 	if err != nil {
 		return nil, fmt.Errorf("create review without inline comments: %w", apiError(err))
 	}
@@ -338,7 +332,7 @@ var errProbesSpent = errors.New("probes spent")
 // comments and deletes it when GitHub accepts it. A first probe without
 // comments checks that the review itself is acceptable. When the probes
 // run out, the comments not yet cleared count as rejected.
-func (p *Publisher) findRejected(ctx context.Context, client *gh.Client, post addressed, items []*planned) ([]*planned, error) {
+func (p *Publisher) findRejected(ctx context.Context, client *gh.Client, post addressed, items []*markdown.Item) ([]*markdown.Item, error) {
 	bs := &bisection{client: client, post: post, probes: p.maxProbes}
 	ok, err := bs.probe(ctx, nil)
 	if err != nil {
@@ -358,12 +352,12 @@ type bisection struct {
 	client   *gh.Client
 	post     addressed
 	probes   int // left
-	rejected []*planned
+	rejected []*markdown.Item
 }
 
 // probe reports whether GitHub accepts a pending review with the comments
 // of set.
-func (bs *bisection) probe(ctx context.Context, set []*planned) (bool, error) {
+func (bs *bisection) probe(ctx context.Context, set []*markdown.Item) (bool, error) {
 	if bs.probes == 0 {
 		return false, errProbesSpent
 	}
@@ -371,7 +365,7 @@ func (bs *bisection) probe(ctx context.Context, set []*planned) (bool, error) {
 	post := bs.post
 	req := &gh.PullRequestReviewRequest{CommitID: gh.String(post.HeadSHA)}
 	for _, it := range set {
-		req.Comments = append(req.Comments, it.comment)
+		req.Comments = append(req.Comments, draft(it.Comment))
 	}
 	rv, _, err := bs.client.PullRequests.CreateReview(ctx, post.Owner, post.Repo, post.Number, req)
 	if isStatus(err, http.StatusUnprocessableEntity) {
@@ -388,7 +382,7 @@ func (bs *bisection) probe(ctx context.Context, set []*planned) (bool, error) {
 
 // search adds the rejected comments of set; knownBad says a probe of set
 // already failed.
-func (bs *bisection) search(ctx context.Context, set []*planned, knownBad bool) error {
+func (bs *bisection) search(ctx context.Context, set []*markdown.Item, knownBad bool) error {
 	if len(set) == 0 {
 		return nil
 	}
@@ -441,7 +435,7 @@ func (p *Publisher) fillCommentIDs(ctx context.Context, client *gh.Client, post 
 		return fmt.Errorf("list comments of review %d: %w", posted.ReviewID, apiError(err))
 	}
 	for _, c := range comments {
-		fp := p.marker(c.GetUser(), c.GetBody(), markerFP)
+		fp := p.marker(c.GetUser(), c.GetBody(), markdown.MarkerFP)
 		if pl, ok := posted.Placements[fp]; ok && pl.Where == review.PlacedInline {
 			pl.CommentID = c.GetID()
 			posted.Placements[fp] = pl
@@ -490,4 +484,22 @@ func listAll[T any](ctx context.Context, limit int, list func(*gh.ListOptions) (
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+// request renders the CreateReview request of a plan.
+func request(post addressed, pl *markdown.Plan) *gh.PullRequestReviewRequest {
+	req := &gh.PullRequestReviewRequest{CommitID: gh.String(post.HeadSHA), Event: gh.String(pl.Event), Body: gh.String(pl.Body(post.Post))}
+	for _, it := range pl.Inline() {
+		req.Comments = append(req.Comments, draft(it.Comment))
+	}
+	return req
+}
+
+// draft is an inline comment as GitHub takes it.
+func draft(c *markdown.Comment) *gh.DraftReviewComment {
+	d := &gh.DraftReviewComment{Path: gh.String(c.Path), Line: gh.Int(c.Line), Side: gh.String(c.Side), Body: gh.String(c.Body)}
+	if c.StartLine > 0 {
+		d.StartLine, d.StartSide = gh.Int(c.StartLine), gh.String(c.StartSide)
+	}
+	return d
 }

@@ -13,9 +13,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	gh "github.com/google/go-github/v60/github"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/github/markdown"
+	"github.com/mergeguard/mergeguard/github/markdown/markdowntest"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 )
@@ -119,7 +120,7 @@ func TestPublishPlacesFindingsGolden(t *testing.T) {
 	if d := cmp.Diff(wantWhere, gotWhere); d != "" {
 		t.Errorf("placements (-want +got):\n%s", d)
 	}
-	if posted.Event != EventRequestChanges {
+	if posted.Event != markdown.EventRequestChanges {
 		t.Errorf("event = %s, want REQUEST_CHANGES (the verdict's decision)", posted.Event)
 	}
 	reviews := fx.fake.Reviews("acme", "widgets", 7)
@@ -244,7 +245,7 @@ func TestPublishRunMarkerPreventsDoublePost(t *testing.T) {
 	if len(reviews) != 1 {
 		t.Fatalf("%d reviews after a retried run, want 1", len(reviews))
 	}
-	want := published{Event: EventComment, Posted: review.Posted{
+	want := published{Event: markdown.EventComment, Posted: review.Posted{
 		ReviewID: reviews[0].ID, URL: fmt.Sprintf("https://github.com/acme/widgets/pull/7#pullrequestreview-%d", reviews[0].ID),
 		AlreadyPosted: true,
 		Placements: map[string]review.Placement{
@@ -309,7 +310,7 @@ func TestPublish422MovesRejectedCommentsToBody(t *testing.T) {
 			if len(reviews) != 1 || reviews[0].State != "COMMENTED" {
 				t.Fatalf("want exactly one submitted review and no pending one, got %+v", reviews)
 			}
-			if !strings.Contains(reviews[0].Body, reasonRejected) {
+			if !strings.Contains(reviews[0].Body, markdown.ReasonRejected) {
 				t.Error("review body does not list the rejected findings")
 			}
 			pending := fx.fake.CallCount(githubtest.RouteCreateReview) - 2
@@ -321,7 +322,7 @@ func TestPublish422MovesRejectedCommentsToBody(t *testing.T) {
 func TestPublishDismissesEarlierRequestChanges(t *testing.T) {
 	fx := newPublishFixture(t)
 	bot := githubtest.User{Login: "mergeguard[bot]", ID: 9001, Type: "Bot"}
-	old := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "CHANGES_REQUESTED", Body: "old\n" + runMarker("run-0")})
+	old := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "CHANGES_REQUESTED", Body: "old\n" + markdown.RunMarker("run-0")})
 	human := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "alice", ID: 5}, State: "CHANGES_REQUESTED", Body: "please fix"})
 	otherBot := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "linter[bot]", ID: 6, Type: "Bot"}, State: "CHANGES_REQUESTED", Body: "lint"})
 	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
@@ -334,7 +335,7 @@ func TestPublishDismissesEarlierRequestChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if posted.Event != EventRequestChanges || len(posted.Dismissed) != 0 {
+	if posted.Event != markdown.EventRequestChanges || len(posted.Dismissed) != 0 {
 		t.Errorf("a blocking run: event %s, dismissed %v; want REQUEST_CHANGES and no dismissal", posted.Event, posted.Dismissed)
 	}
 
@@ -362,10 +363,10 @@ func TestPublishDismissesEarlierRequestChanges(t *testing.T) {
 func TestDismissChangeRequests(t *testing.T) {
 	fx := newPublishFixture(t)
 	bot := githubtest.User{Login: "mergeguard[bot]", ID: 9001, Type: "Bot"}
-	ours := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "CHANGES_REQUESTED", Body: "key\n" + runMarker("run-0")})
+	ours := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "CHANGES_REQUESTED", Body: "key\n" + markdown.RunMarker("run-0")})
 	human := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "alice", ID: 5}, State: "CHANGES_REQUESTED", Body: "please fix"})
-	forged := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "mallory", ID: 7}, State: "CHANGES_REQUESTED", Body: "x\n" + runMarker("run-9")})
-	commented := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "COMMENTED", Body: "note\n" + runMarker("run-1")})
+	forged := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "mallory", ID: 7}, State: "CHANGES_REQUESTED", Body: "x\n" + markdown.RunMarker("run-9")})
+	commented := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "COMMENTED", Body: "note\n" + markdown.RunMarker("run-1")})
 	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
 
 	got, err := pub.DismissChangeRequests(t.Context(), fx.fake.Client(), addressed{Owner: "acme", Repo: "widgets", Post: review.Post{Number: 7, HeadSHA: "0123456789abcdef"}})
@@ -402,10 +403,10 @@ func TestReviewBodyStaysUnderGitHubsLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := fx.fake.Reviews("acme", "widgets", 7)[0].Body
-	if n := len([]rune(body)); n > maxBodyLength {
-		t.Errorf("body has %d characters, above GitHub's %d", n, maxBodyLength)
+	if n := len([]rune(body)); n > markdown.MaxBodyLength {
+		t.Errorf("body has %d characters, above GitHub's %d", n, markdown.MaxBodyLength)
 	}
-	if !strings.HasSuffix(body, runMarker("run-big")) || !strings.Contains(body, "more findings (see the full review in MergeGuard)") {
+	if !strings.HasSuffix(body, markdown.RunMarker("run-big")) || !strings.Contains(body, "more findings (see the full review in MergeGuard)") {
 		t.Errorf("a cut body must end with the run marker and say what it left out; it ends:\n%s", body[len(body)-300:])
 	}
 }
@@ -484,80 +485,6 @@ func TestPublishRejectsBadFingerprint(t *testing.T) {
 	}
 }
 
-func TestEventFor(t *testing.T) {
-	tests := []struct {
-		decision review.Decision
-		want     string
-	}{
-		{review.DecisionApprove, EventApprove},
-		{review.DecisionRequestChanges, EventRequestChanges},
-		{review.DecisionComment, EventComment},
-		{"", EventComment},
-		{"merge it", EventComment},
-	}
-	for _, tt := range tests {
-		if got := eventFor(tt.decision); got != tt.want {
-			t.Errorf("eventFor(%q) = %s, want %s", tt.decision, got, tt.want)
-		}
-	}
-}
-
-func TestAnchor(t *testing.T) {
-	// Two hunks: lines 2..4 and 20..22 of the new file; line 3 deleted.
-	d, err := diff.ParseString("diff --git a/f.go b/f.go\n--- a/f.go\n+++ b/f.go\n" +
-		"@@ -2,3 +2,3 @@\n a\n-b\n+B\n c\n@@ -20,3 +20,3 @@\n x\n-y\n+Y\n z\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx := diff.NewIndex(d)
-	tests := []struct {
-		name       string
-		side       review.Side
-		start, end int
-		want       *gh.DraftReviewComment
-		wantExact  bool
-	}{
-		{"single added line", review.SideRight, 3, 3, &gh.DraftReviewComment{Line: gh.Int(3), Side: gh.String("RIGHT")}, true},
-		{"end before start is single", review.SideRight, 3, 0, &gh.DraftReviewComment{Line: gh.Int(3), Side: gh.String("RIGHT")}, true},
-		{"range in one hunk", review.SideRight, 2, 4, &gh.DraftReviewComment{StartLine: gh.Int(2), StartSide: gh.String("RIGHT"), Line: gh.Int(4), Side: gh.String("RIGHT")}, true},
-		{"range across hunks: first commentable line", review.SideRight, 3, 21, &gh.DraftReviewComment{Line: gh.Int(3), Side: gh.String("RIGHT")}, false},
-		{"range starting between hunks", review.SideRight, 10, 21, &gh.DraftReviewComment{Line: gh.Int(20), Side: gh.String("RIGHT")}, false},
-		{"deleted line on the left", review.SideLeft, 3, 3, &gh.DraftReviewComment{Line: gh.Int(3), Side: gh.String("LEFT")}, true},
-		{"line between hunks", review.SideRight, 10, 10, nil, false},
-		{"no line", review.SideRight, 0, 0, nil, false},
-	}
-	for _, tt := range tests {
-		f := review.Finding{FilePath: "f.go", Side: tt.side, LineStart: tt.start, LineEnd: tt.end}
-		got, exact := anchor(idx, f)
-		if tt.want != nil {
-			tt.want.Path = gh.String("f.go")
-		}
-		if d := cmp.Diff(tt.want, got); d != "" || exact != tt.wantExact {
-			t.Errorf("%s: anchor exact=%v (want %v) (-want +got):\n%s", tt.name, exact, tt.wantExact, d)
-		}
-	}
-	if got, _ := anchor(nil, review.Finding{FilePath: "f.go", LineStart: 3}); got != nil {
-		t.Error("anchor without an index placed a comment")
-	}
-}
-
-func TestCommentBodySuggestion(t *testing.T) {
-	f := review.Finding{Severity: review.SeverityWarning, Category: review.CategoryBug, Title: "T", LineStart: 3, LineEnd: 4,
-		Suggestion: "```go\nx := \"```\"\n```\n"}
-	got := commentBody(textPolicy{}, f, "fp1", true)
-	want := "🟠 **Warning** · bug\n\n**T**\n\n````suggestion\nx := \"```\"\n````\n\n<!-- mergeguard:fp=fp1 -->"
-	if got != want {
-		t.Errorf("commentBody =\n%s\nwant\n%s", got, want)
-	}
-	plain := commentBody(textPolicy{}, f, "fp1", false)
-	if strings.Contains(plain, "suggestion\n") || !strings.Contains(plain, "**Suggested fix** (lines 3–4)") {
-		t.Errorf("a suggestion that does not replace the commented lines exactly:\n%s", plain)
-	}
-	if d := cmp.Diff(map[string]string{"fp": "fp1"}, readMarkers(got)); d != "" {
-		t.Errorf("readMarkers (-want +got):\n%s", d)
-	}
-}
-
 // TestPublishForgedMarkersDoNotHideFindings: a model writes MergeGuard's
 // markers (the fingerprint of another finding, the marker of the next
 // run), mentions, HTML and external links into its findings and summary.
@@ -591,7 +518,7 @@ func TestPublishForgedMarkersDoNotHideFindings(t *testing.T) {
 			bodies = append(bodies, c.Body)
 		}
 		for _, body := range bodies {
-			if bad := liveForgery(body); len(bad) > 0 {
+			if bad := markdowntest.Forgeries(body); len(bad) > 0 {
 				t.Errorf("review %d acts on untrusted text: %v\n%s", rv.ID, bad, body)
 			}
 		}
@@ -605,7 +532,7 @@ func TestPublishReadsOnlyTheBotsMarkers(t *testing.T) {
 	alice := githubtest.User{Login: "alice", ID: 5, Type: "User"}
 	linter := githubtest.User{Login: "linter[bot]", ID: 6, Type: "Bot"}
 	lookalike := githubtest.User{Login: "MergeGuard[bot]x", ID: 7, Type: "Bot"}
-	fpLine, runLine := markerLine(markerFP, "fp-target"), runMarker("run-2")
+	fpLine, runLine := "<!-- mergeguard:fp=fp-target -->", markdown.RunMarker("run-2")
 	tests := []struct {
 		name            string
 		author          githubtest.User

@@ -10,6 +10,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 	"github.com/shurcooL/githubv4"
 
+	"github.com/mergeguard/mergeguard/github/markdown"
 	"github.com/mergeguard/mergeguard/review"
 )
 
@@ -87,7 +88,7 @@ func (r *Repo) Threads(ctx context.Context, number int) ([]review.ReviewThread, 
 					t.Author = restLogin(c.Author.Typename, c.Author.Login)
 				}
 				if t.Author == r.login {
-					t.Fingerprint = readMarkers(c.Body)[markerFP]
+					t.Fingerprint = markdown.ReadMarkers(c.Body)[markdown.MarkerFP]
 				}
 			}
 			out = append(out, t)
@@ -160,8 +161,8 @@ const maxReply = 8000
 //
 // GitHub API docs: https://docs.github.com/rest/pulls/comments#create-a-reply-for-a-review-comment
 func (r *Repo) Reply(ctx context.Context, number int, commentID int64, body string) (int64, error) {
-	tp := newTextPolicy(r.PullURL(number))
-	text := replyText(tp, body)
+	tp := markdown.NewPolicy(r.PullURL(number))
+	text := tp.Reply(body, maxReply)
 	if strings.TrimSpace(text) == "" {
 		return 0, errors.New("reply to a review comment: the body is empty")
 	}
@@ -210,8 +211,8 @@ func (r *Repo) ThreadMessages(ctx context.Context, number int, threadCommentID i
 //
 // GitHub API docs: https://docs.github.com/rest/issues/comments#create-an-issue-comment
 func (r *Repo) Answer(ctx context.Context, number int, body string) (int64, error) {
-	tp := newTextPolicy(r.PullURL(number))
-	text := tp.block(body, maxReply)
+	tp := markdown.NewPolicy(r.PullURL(number))
+	text := tp.Block(body, maxReply)
 	if strings.TrimSpace(text) == "" {
 		return 0, errors.New("answer on a pull request: the body is empty")
 	}
@@ -237,32 +238,4 @@ func (r *Repo) Reactions(ctx context.Context, commentID int64) ([]review.Reactio
 		out[i] = review.Reaction{Login: x.GetUser().GetLogin(), Content: x.GetContent()}
 	}
 	return out, nil
-}
-
-// replyText renders a reply: untrusted text, and its first ```suggestion
-// block (as a model writes one) as a suggestion whose fence its code cannot
-// close.
-func replyText(tp textPolicy, body string) string {
-	const open = "```suggestion\n"
-	i := strings.Index(body, open)
-	if i < 0 {
-		return tp.block(body, maxReply)
-	}
-	rest := body[i+len(open):]
-	j := strings.Index(rest, "\n```")
-	if j < 0 {
-		return tp.block(body, maxReply)
-	}
-	code := suggestionCode(rest[:j])
-	after := strings.TrimPrefix(rest[j+len("\n```"):], "\n")
-	fence := fenceFor(code)
-	var b strings.Builder
-	if before := strings.TrimSpace(body[:i]); before != "" {
-		b.WriteString(tp.block(before, maxReply/2) + "\n\n")
-	}
-	b.WriteString(fence + "suggestion\n" + code + "\n" + fence + "\n")
-	if after = strings.TrimSpace(after); after != "" {
-		b.WriteString("\n" + tp.block(after, maxReply/4))
-	}
-	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/markdown"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -78,7 +79,7 @@ func newInstallations(ctx context.Context, cfg config.Config, id appIdentity, ve
 	// installations whenever it swaps in another App, so the key follows
 	// the App in use.
 	return github.NewInstallations(ctx, cc, cfg.GitHub.WebURL, github.PublisherOptions{MaxInlineComments: cfg.GitHub.MaxInlineComments,
-		DescriptionKey: github.DescriptionKey(id.webhookSecret.Value())})
+		DescriptionKey: markdown.DescriptionKey(id.webhookSecret.Value())})
 }
 
 // newWorkers builds the review workers; gh resolves through the App

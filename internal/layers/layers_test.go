@@ -42,6 +42,9 @@ var rules = []rule{
 	// The webhook wire format and comment commands: bytes in, small
 	// event types and commands out; nothing of the API client or review/.
 	{folder: "github/hook", may: []string{"internal"}, forbidden: githubLibraries},
+	// MergeGuard's markdown and the rendering of untrusted text: strings
+	// in, strings out; nothing of the API client.
+	{folder: "github/markdown", may: []string{"github/markdown", "review", "internal"}, forbidden: githubLibraries},
 	{folder: "github", may: []string{"github", "review", "config", "internal"}},
 	// config: the stored GitHub App's secrets are config.Secret, which never print.
 	{folder: "server/store", may: []string{"server/store", "review", "config", "migrations", "internal"}, forbidden: githubLibraries},
@@ -157,6 +160,9 @@ func TestCheckCatchesForbiddenImports(t *testing.T) {
 		{"github/hook", module + "/review", true},
 		{"github/hook", module + "/internal/mdscan", false},
 		{"github/hook", "github.com/google/go-github/v60/github", true},
+		{"github/markdown", module + "/github", true},
+		{"github/markdown", "github.com/google/go-github/v60/github", true},
+		{"github/markdown", module + "/review/text", false},
 		{"server/store", module + "/github", true},
 		{"server/api", module + "/server/store", false},
 		{"cmd/mergeguard", "github.com/palantir/go-githubapp/githubapp", false},

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/github/markdown"
 )
 
 // Span is a run of a paragraph: text, and the address it links to when the
@@ -30,7 +30,7 @@ func prose(text, pullURL string) [][]Span {
 		for _, m := range address.FindAllStringIndex(para, -1) {
 			addr := trimAddress(para[m[0]:m[1]])
 			end := m[0] + len(addr)
-			if pullURL == "" || !github.LinkAllowed(pullURL, addr) {
+			if pullURL == "" || !markdown.LinkAllowed(pullURL, addr) {
 				continue // stays text
 			}
 			if m[0] > last {

@@ -17,6 +17,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
+	"github.com/mergeguard/mergeguard/github/markdown"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
@@ -102,7 +103,7 @@ func newEnvWith(t *testing.T, answer func(llmtest.Request) llmtest.Response, cfg
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.inst, err = github.NewInstallations(t.Context(), cc, "", github.PublisherOptions{DescriptionKey: github.DescriptionKey("test secret")})
+	e.inst, err = github.NewInstallations(t.Context(), cc, "", github.PublisherOptions{DescriptionKey: markdown.DescriptionKey("test secret")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,9 @@
-package github
+package markdown
 
 import (
 	"cmp"
 	"slices"
 	"strings"
-
-	gh "github.com/google/go-github/v60/github"
 
 	"github.com/mergeguard/mergeguard/review"
 )
@@ -18,7 +16,14 @@ import (
 const (
 	reasonNotInDiff = "not on a line of the diff"
 	reasonOverCap   = "over the inline comment limit"
-	reasonRejected  = "GitHub refused the inline comment"
+	ReasonRejected  = "GitHub refused the inline comment"
+)
+
+// Review events.
+const (
+	EventApprove        = "APPROVE"
+	EventRequestChanges = "REQUEST_CHANGES"
+	EventComment        = "COMMENT"
 )
 
 // eventFor maps the verdict the pipeline decided to the review's event.
@@ -34,111 +39,113 @@ func eventFor(d review.Decision) string {
 	return EventComment
 }
 
-// planned is one finding and where it goes.
-type planned struct {
-	finding review.Finding
-	fp      string
-	where   string
-	reason  string // for review.PlacedBody
-	comment *gh.DraftReviewComment
-	earlier int64 // for review.PlacedDuplicate: the earlier comment
+// Item is one finding and where it goes.
+type Item struct {
+	Finding     review.Finding
+	Fingerprint string
+	// Where is the review.Placed* place; Reason says why a finding is in
+	// the body.
+	Where, Reason string
+	// Comment is the inline comment of a finding placed inline.
+	Comment *Comment
+	// Earlier is the earlier comment of a review.PlacedDuplicate.
+	Earlier int64
 }
 
-// reviewPlan is the review to create: its event and every finding's place.
-type reviewPlan struct {
-	event string
-	items []*planned // most severe first
+// Comment is an inline comment of a review: on Line of Path, on Side; a
+// range starts at StartLine (0 for one line), on StartSide.
+type Comment struct {
+	Path            string
+	Line, StartLine int
+	Side, StartSide string
+	Body            string
+}
+
+// Plan is the review to create: its event and every finding's place.
+type Plan struct {
+	// Event is the review's event (EventApprove, EventRequestChanges,
+	// EventComment); Items every finding's place, most severe first.
+	Event string
+	Items []*Item
 	// capped is how many anchorable findings the inline limit sent to the
 	// body; maxInline is that limit.
 	capped, maxInline int
-	text              textPolicy
+	text              Policy
+	pullURL           string
 }
 
-// planReview places every finding of post: a duplicate when earlier (the
+// PlanReview places every finding of post: a duplicate when earlier (the
 // bot's earlier inline comments by fingerprint) holds its fingerprint, when
 // post.FollowUp lists it as still open or dismissed, or when it repeats
 // one of this run, inline when the index accepts one of its
 // lines and fewer than maxInline comments are planned, in the body
 // otherwise.
-func planReview(post addressed, earlier map[string]int64, maxInline int) *reviewPlan {
-	pl := &reviewPlan{event: eventFor(post.Verdict.Verdict), maxInline: maxInline, text: newTextPolicy(post.PullURL)}
+func PlanReview(post review.Post, pullURL string, earlier map[string]int64, maxInline int) *Plan {
+	pl := &Plan{Event: eventFor(post.Verdict.Verdict), maxInline: maxInline, text: NewPolicy(pullURL), pullURL: pullURL}
 	seen := map[string]bool{}
 	suppressed := suppressed(post.FollowUp)
 	inline := 0
 	for _, f := range sortedFindings(post.Findings) {
-		it := &planned{finding: f, fp: f.Fingerprint}
-		pl.items = append(pl.items, it)
-		id, ok := earlier[it.fp]
-		if prior, held := suppressed[it.fp]; held && !ok {
+		it := &Item{Finding: f, Fingerprint: f.Fingerprint}
+		pl.Items = append(pl.Items, it)
+		id, ok := earlier[it.Fingerprint]
+		if prior, held := suppressed[it.Fingerprint]; held && !ok {
 			id, ok = prior, true
 		}
 		if ok {
-			it.where, it.earlier = review.PlacedDuplicate, id
+			it.Where, it.Earlier = review.PlacedDuplicate, id
 			continue
 		}
-		if seen[it.fp] {
-			it.where = review.PlacedDuplicate
+		if seen[it.Fingerprint] {
+			it.Where = review.PlacedDuplicate
 			continue
 		}
-		seen[it.fp] = true
+		seen[it.Fingerprint] = true
 		comment, exact := anchor(post.Index, f)
 		switch {
 		case comment == nil:
-			it.where, it.reason = review.PlacedBody, reasonNotInDiff
+			it.Where, it.Reason = review.PlacedBody, reasonNotInDiff
 		case inline >= maxInline:
-			it.where, it.reason = review.PlacedBody, reasonOverCap
+			it.Where, it.Reason = review.PlacedBody, reasonOverCap
 			pl.capped++
 		default:
 			suggest := exact && sideOf(f) == review.SideRight
-			comment.Body = gh.String(commentBody(pl.text, f, it.fp, suggest))
-			it.where, it.comment = review.PlacedInline, comment
+			comment.Body = commentBody(pl.text, f, it.Fingerprint, suggest)
+			it.Where, it.Comment = review.PlacedInline, comment
 			inline++
 		}
 	}
 	return pl
 }
 
-// inline returns the findings planned as inline comments.
-func (pl *reviewPlan) inline() []*planned {
-	var out []*planned
-	for _, it := range pl.items {
-		if it.where == review.PlacedInline {
+// Inline returns the findings planned as inline comments.
+func (pl *Plan) Inline() []*Item {
+	var out []*Item
+	for _, it := range pl.Items {
+		if it.Where == review.PlacedInline {
 			out = append(out, it)
 		}
 	}
 	return out
 }
 
-// reject moves findings planned inline to the body: GitHub refused them.
-func (pl *reviewPlan) reject(items []*planned) {
+// Reject moves findings planned inline to the body: GitHub refused them.
+func (pl *Plan) Reject(items []*Item) {
 	for _, it := range items {
-		it.where, it.reason, it.comment = review.PlacedBody, reasonRejected, nil
+		it.Where, it.Reason, it.Comment = review.PlacedBody, ReasonRejected, nil
 	}
 }
 
-// placements says where each fingerprint went; a fingerprint repeated in
+// Placements says where each fingerprint went; a fingerprint repeated in
 // the run keeps its first place.
-func (pl *reviewPlan) placements() map[string]review.Placement {
-	out := make(map[string]review.Placement, len(pl.items))
-	for _, it := range pl.items {
-		if _, ok := out[it.fp]; !ok {
-			out[it.fp] = review.Placement{Where: it.where, CommentID: it.earlier}
+func (pl *Plan) Placements() map[string]review.Placement {
+	out := make(map[string]review.Placement, len(pl.Items))
+	for _, it := range pl.Items {
+		if _, ok := out[it.Fingerprint]; !ok {
+			out[it.Fingerprint] = review.Placement{Where: it.Where, CommentID: it.Earlier}
 		}
 	}
 	return out
-}
-
-// request renders the CreateReview request of the plan.
-func (pl *reviewPlan) request(post addressed) *gh.PullRequestReviewRequest {
-	req := &gh.PullRequestReviewRequest{
-		CommitID: gh.String(post.HeadSHA),
-		Event:    gh.String(pl.event),
-		Body:     gh.String(reviewBody(post, pl)),
-	}
-	for _, it := range pl.inline() {
-		req.Comments = append(req.Comments, it.comment)
-	}
-	return req
 }
 
 // sortedFindings orders findings most important first (findingOrder).
@@ -175,24 +182,24 @@ const maxAnchorScan = 500
 // exactly the finding's lines. Single-line comments carry line and side
 // only (GitHub rejects start_line == line); a range carries start_line and
 // start_side only when the index accepts the whole range.
-func anchor(idx review.LineIndex, f review.Finding) (*gh.DraftReviewComment, bool) {
+func anchor(idx review.LineIndex, f review.Finding) (*Comment, bool) {
 	if idx == nil || f.LineStart <= 0 || f.FilePath == "" {
 		return nil, false
 	}
 	side := sideOf(f)
 	start, end := f.LineStart, max(f.LineEnd, f.LineStart)
-	c := &gh.DraftReviewComment{Path: gh.String(f.FilePath), Side: gh.String(string(side))}
+	c := &Comment{Path: f.FilePath, Side: string(side)}
 	switch {
 	case start == end && idx.Commentable(f.FilePath, side, end):
-		c.Line = gh.Int(end)
+		c.Line = end
 		return c, true
 	case start < end && idx.CommentableRange(f.FilePath, side, start, end):
-		c.StartLine, c.StartSide, c.Line = gh.Int(start), gh.String(string(side)), gh.Int(end)
+		c.StartLine, c.StartSide, c.Line = start, string(side), end
 		return c, true
 	}
 	for line := start; line <= end && line < start+maxAnchorScan; line++ {
 		if idx.Commentable(f.FilePath, side, line) {
-			c.Line = gh.Int(line)
+			c.Line = line
 			return c, false
 		}
 	}

@@ -1,10 +1,12 @@
-package github
+package markdown
 
 import (
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mergeguard/mergeguard/github/markdown/markdowntest"
 )
 
 const testPullURL = "https://github.com/acme/widgets/pull/7"
@@ -42,9 +44,9 @@ func TestTextPolicyBlock(t *testing.T) {
 		{"backslashes", `a\` + "`b`" + `\<`, `a\\` + "`b`" + `\\&lt;`},
 		{"controls and bidi overrides", "a\x00b\u202ec\r\nd\x1b", "abc\nd"},
 	}
-	tp := newTextPolicy(testPullURL)
+	tp := NewPolicy(testPullURL)
 	for _, tt := range tests {
-		if got := tp.block(tt.in, 1000); got != tt.want {
+		if got := tp.Block(tt.in, 1000); got != tt.want {
 			t.Errorf("%s: block(%q) =\n%q\nwant\n%q", tt.name, tt.in, got, tt.want)
 		}
 	}
@@ -62,9 +64,9 @@ func TestTextPolicyInline(t *testing.T) {
 		{"snake_case stays readable", "invalid_output of parse_args_", 100, "invalid_output of parse_args\\_"},
 		{"clipped on a rune boundary, at most n runes", strings.Repeat("é", 20), 10, strings.Repeat("é", 9) + "…"},
 	}
-	tp := newTextPolicy(testPullURL)
+	tp := NewPolicy(testPullURL)
 	for _, tt := range tests {
-		if got := tp.inline(tt.in, tt.n); got != tt.want {
+		if got := tp.Inline(tt.in, tt.n); got != tt.want {
 			t.Errorf("%s: inline(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
 		}
 	}
@@ -72,7 +74,7 @@ func TestTextPolicyInline(t *testing.T) {
 
 func TestTextPolicyWithoutPullURLKeepsNoLink(t *testing.T) {
 	for _, pullURL := range []string{"", "not a url", "https://github.com/", "javascript:alert(1)", "https://user@github.com/acme/widgets/pull/7"} {
-		got := newTextPolicy(pullURL).block("[a](https://github.com/acme/widgets/x)", 100)
+		got := NewPolicy(pullURL).Block("[a](https://github.com/acme/widgets/x)", 100)
 		if want := "a (`https://github.com/acme/widgets/x`)"; got != want {
 			t.Errorf("policy of %q: %q, want %q", pullURL, got, want)
 		}
@@ -94,7 +96,6 @@ func TestCodeText(t *testing.T) {
 }
 
 var (
-	liveMentionRE = regexp.MustCompile(`@[A-Za-z0-9_-]`)
 	// blockStartRE is what may not start a line of rendered text; a
 	// backtick fence opens only when no backtick follows on its line.
 	blockStartRE = regexp.MustCompile("^(#|>|[-+*=_~|]|[0-9]{1,9}[.)]|\\s|```+[^`]*$|\\$\\$)")
@@ -109,15 +110,18 @@ func checkUntrusted(out string) []string {
 			bad = append(bad, "contains "+s)
 		}
 	}
-	if liveMentionRE.MatchString(out) {
-		bad = append(bad, "live mention "+liveMentionRE.FindString(out))
+	if markdowntest.HasLiveMention(out) {
+		bad = append(bad, "live mention in "+out)
 	}
 	for line := range strings.SplitSeq(out, "\n") {
 		if blockStartRE.MatchString(line) {
 			bad = append(bad, "line starts a block: "+line)
 		}
 	}
-	for i := strings.IndexByte(out, '|'); i >= 0; i = nextIndex(out, '|', i) {
+	for i, c := range []byte(out) {
+		if c != '|' {
+			continue
+		}
 		if n := len(out[:i]) - len(strings.TrimRight(out[:i], `\`)); n%2 == 0 {
 			bad = append(bad, "unescaped | at "+out[max(0, i-10):i+1])
 		}
@@ -126,14 +130,6 @@ func checkUntrusted(out string) []string {
 		bad = append(bad, "invalid UTF-8")
 	}
 	return bad
-}
-
-func nextIndex(s string, c byte, after int) int {
-	j := strings.IndexByte(s[after+1:], c)
-	if j < 0 {
-		return -1
-	}
-	return after + 1 + j
 }
 
 func FuzzTextPolicy(f *testing.F) {
@@ -146,9 +142,9 @@ func FuzzTextPolicy(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	tp := newTextPolicy(testPullURL)
+	tp := NewPolicy(testPullURL)
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{tp.block(s, 4000), tp.inline(s, 4000)} {
+		for _, out := range []string{tp.Block(s, 4000), tp.Inline(s, 4000)} {
 			if bad := checkUntrusted(out); len(bad) > 0 {
 				t.Fatalf("rendered %q as %q: %v", s, out, bad)
 			}
@@ -159,7 +155,7 @@ func FuzzTextPolicy(f *testing.F) {
 // BenchmarkTextPolicy renders inputs made to be slow: every rule scans
 // at most to the end of its line.
 func BenchmarkTextPolicy(b *testing.B) {
-	tp := newTextPolicy(testPullURL)
+	tp := NewPolicy(testPullURL)
 	for _, in := range []struct{ name, s string }{
 		{"prose", strings.Repeat("The error of compute is dropped; see `x := f()` and @alice. ", 130)},
 		{"backticks", strings.Repeat("`a", 4000)},
@@ -168,7 +164,7 @@ func BenchmarkTextPolicy(b *testing.B) {
 	} {
 		b.Run(in.name, func(b *testing.B) {
 			for b.Loop() {
-				tp.block(in.s, maxDescription)
+				tp.Block(in.s, maxDescription)
 			}
 		})
 	}

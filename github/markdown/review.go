@@ -1,4 +1,4 @@
-package github
+package markdown
 
 import (
 	"cmp"
@@ -19,16 +19,16 @@ import (
 // fingerprint, which keeps a finding from being commented on twice across
 // runs). Only that last line of a body is read, and only on bodies whose
 // author is the App's bot: text a model or a pull request's author wrote
-// is rendered by textPolicy, which never lets "<!--" through, and text
+// is rendered by Policy, which never lets "<!--" through, and text
 // someone else posted is never read as ours.
 const (
-	markerRun = "run"
-	markerFP  = "fp"
+	MarkerRun = "run"
+	MarkerFP  = "fp"
 )
 
-// maxBodyLength is the longest body GitHub accepts for a review or a
+// MaxBodyLength is the longest body GitHub accepts for a review or a
 // comment (REVIEW_RULES.md §3), in characters.
-const maxBodyLength = 65536
+const MaxBodyLength = 65536
 
 // bodyBudget is what the review body may use, leaving room for the parts
 // written after the budget is spent.
@@ -41,6 +41,10 @@ var (
 	// HTML comment early.
 	markerValueRE = regexp.MustCompile(`^[A-Za-z0-9_.:]+(-[A-Za-z0-9_.:]+)*$`)
 )
+
+// ValidMarkerValue reports whether s may be a marker's value (a run id,
+// a fingerprint): letters, digits, ".", "_", ":" and single "-".
+func ValidMarkerValue(s string) bool { return markerValueRE.MatchString(s) }
 
 // markerLine returns the marker line of key=value pairs (alternating
 // arguments, each value valid under markerValueRE).
@@ -57,11 +61,12 @@ func markerLine(pairs ...string) string {
 	return b.String()
 }
 
-func runMarker(runID string) string { return markerLine(markerRun, runID) }
+// RunMarker is the marker line of a review posted by run runID.
+func RunMarker(runID string) string { return markerLine(MarkerRun, runID) }
 
-// readMarkers returns the markers of a body's last line, nil when that
+// ReadMarkers returns the markers of a body's last line, nil when that
 // line is not a marker line. A key given twice voids the line.
-func readMarkers(body string) map[string]string {
+func ReadMarkers(body string) map[string]string {
 	body = strings.TrimRight(body, " \t\r\n")
 	last := strings.TrimSpace(body[strings.LastIndexByte(body, '\n')+1:])
 	m := markerLineRE.FindStringSubmatch(last)
@@ -108,14 +113,14 @@ const (
 // verification, title, description, the suggestion — a GitHub suggestion
 // block when it replaces exactly the commented lines — and the marker line
 // with the fingerprint.
-func commentBody(tp textPolicy, f review.Finding, fp string, suggest bool) string {
+func commentBody(tp Policy, f review.Finding, fp string, suggest bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %s", badge(f.Severity), tp.inline(string(f.Category), 40))
+	fmt.Fprintf(&b, "%s · %s", badge(f.Severity), tp.Inline(string(f.Category), 40))
 	if f.VerificationStatus != "" {
-		fmt.Fprintf(&b, " · %s", tp.inline(strings.ReplaceAll(string(f.VerificationStatus), "_", " "), 40))
+		fmt.Fprintf(&b, " · %s", tp.Inline(strings.ReplaceAll(string(f.VerificationStatus), "_", " "), 40))
 	}
 	fmt.Fprintf(&b, "\n\n**%s**\n", title(tp, f))
-	if d := tp.block(f.Description, maxDescription); d != "" {
+	if d := tp.Block(f.Description, maxDescription); d != "" {
 		b.WriteString("\n" + d + "\n")
 	}
 	if s := suggestionCode(f.Suggestion); s != "" {
@@ -130,14 +135,14 @@ func commentBody(tp textPolicy, f review.Finding, fp string, suggest bool) strin
 			fmt.Fprintf(&b, "\n**Suggested fix** (%s):\n\n%s\n%s\n%s\n", lineRange(f), fence, s, fence)
 		}
 	}
-	b.WriteString("\n" + markerLine(markerFP, fp))
+	b.WriteString("\n" + markerLine(MarkerFP, fp))
 	return b.String()
 }
 
 // title renders a finding's title; an empty one would leave "****", a
 // thematic break.
-func title(tp textPolicy, f review.Finding) string {
-	if t := tp.inline(f.Title, maxTitle); t != "" {
+func title(tp Policy, f review.Finding) string {
+	if t := tp.Inline(f.Title, maxTitle); t != "" {
 		return t
 	}
 	return "Untitled finding"
@@ -192,10 +197,10 @@ const (
 )
 
 // writeRecommendations lists the verdict's recommendations.
-func writeRecommendations(b *strings.Builder, tp textPolicy, recs []string) {
+func writeRecommendations(b *strings.Builder, tp Policy, recs []string) {
 	var lines []string
 	for _, r := range recs[:min(len(recs), maxListed)] {
-		if l := tp.inline(r, maxNote); l != "" {
+		if l := tp.Inline(r, maxNote); l != "" {
 			lines = append(lines, "- "+l+"\n")
 		}
 	}
@@ -204,14 +209,14 @@ func writeRecommendations(b *strings.Builder, tp textPolicy, recs []string) {
 	}
 }
 
-// reviewBody renders the review body: the verdict and summary, a table of
+// Body renders the body of post's review: the verdict and summary, a table of
 // findings by severity, the findings that are not inline (by file), what
 // was reviewed, skipped or cut, token usage and cost, and the run marker.
 // It stays under GitHub's body limit by shortening the list of findings.
-func reviewBody(post addressed, pl *reviewPlan) string {
+func (pl *Plan) Body(post review.Post) string {
 	v := post.Verdict
 	var b strings.Builder
-	switch pl.event {
+	switch pl.Event {
 	case EventApprove:
 		b.WriteString("## ✅ MergeGuard approves these changes\n")
 	case EventRequestChanges:
@@ -219,7 +224,7 @@ func reviewBody(post addressed, pl *reviewPlan) string {
 	default:
 		b.WriteString("## 💬 MergeGuard review\n")
 	}
-	if s := pl.text.block(v.Summary, maxSummary); s != "" {
+	if s := pl.text.Block(v.Summary, maxSummary); s != "" {
 		b.WriteString("\n" + s + "\n")
 	}
 	writeFollowUp(&b, post, pl)
@@ -235,30 +240,30 @@ func reviewBody(post addressed, pl *reviewPlan) string {
 	if post.DetailsURL != "" {
 		fmt.Fprintf(&tail, "\n[Open this review in MergeGuard](%s)\n", post.DetailsURL)
 	}
-	tail.WriteString("\n" + runMarker(post.RunID))
+	tail.WriteString("\n" + RunMarker(post.RunID))
 	writeBodyFindings(&b, pl, bodyBudget-tail.Len())
 	body := b.String() + tail.String()
-	if len([]rune(body)) > maxBodyLength { // only a huge footer or summary gets here
-		body = text.Clip(b.String(), maxBodyLength-len([]rune(tail.String()))-10) + tail.String()
+	if len([]rune(body)) > MaxBodyLength { // only a huge footer or summary gets here
+		body = text.Clip(b.String(), MaxBodyLength-len([]rune(tail.String()))-10) + tail.String()
 	}
 	return body
 }
 
-func writeFindingTable(b *strings.Builder, pl *reviewPlan) {
-	if len(pl.items) == 0 {
+func writeFindingTable(b *strings.Builder, pl *Plan) {
+	if len(pl.Items) == 0 {
 		b.WriteString("\nNo findings.\n")
 		return
 	}
 	type row struct{ total, inline, body, dup int }
 	rows := map[review.Severity]*row{}
-	for _, it := range pl.items {
-		r := rows[it.finding.Severity]
+	for _, it := range pl.Items {
+		r := rows[it.Finding.Severity]
 		if r == nil {
 			r = &row{}
-			rows[it.finding.Severity] = r
+			rows[it.Finding.Severity] = r
 		}
 		r.total++
-		switch it.where {
+		switch it.Where {
 		case review.PlacedInline:
 			r.inline++
 		case review.PlacedBody:
@@ -282,24 +287,24 @@ func writeFindingTable(b *strings.Builder, pl *reviewPlan) {
 
 // writeBodyFindings lists the findings placed in the body, by file and
 // line, within budget characters.
-func writeBodyFindings(b *strings.Builder, pl *reviewPlan, budget int) {
-	var items []*planned
-	for _, it := range pl.items {
-		if it.where == review.PlacedBody {
+func writeBodyFindings(b *strings.Builder, pl *Plan, budget int) {
+	var items []*Item
+	for _, it := range pl.Items {
+		if it.Where == review.PlacedBody {
 			items = append(items, it)
 		}
 	}
 	if len(items) == 0 {
 		return
 	}
-	slices.SortStableFunc(items, func(x, y *planned) int {
-		return cmp.Or(strings.Compare(x.finding.FilePath, y.finding.FilePath), cmp.Compare(x.finding.LineStart, y.finding.LineStart))
+	slices.SortStableFunc(items, func(x, y *Item) int {
+		return cmp.Or(strings.Compare(x.Finding.FilePath, y.Finding.FilePath), cmp.Compare(x.Finding.LineStart, y.Finding.LineStart))
 	})
 	b.WriteString("\n### Findings not commented inline\n")
 	file := "\x00"
 	for i, it := range items {
 		var e strings.Builder
-		f := it.finding
+		f := it.Finding
 		if f.FilePath != file {
 			file = f.FilePath
 			name := file
@@ -308,12 +313,12 @@ func writeBodyFindings(b *strings.Builder, pl *reviewPlan, budget int) {
 			}
 			fmt.Fprintf(&e, "\n**%s**\n\n", codeText(name))
 		}
-		fmt.Fprintf(&e, "- %s · %s — **%s** (%s", badge(f.Severity), pl.text.inline(string(f.Category), 40), title(pl.text, f), lineRange(f))
-		if it.reason == reasonRejected {
-			e.WriteString("; " + reasonRejected)
+		fmt.Fprintf(&e, "- %s · %s — **%s** (%s", badge(f.Severity), pl.text.Inline(string(f.Category), 40), title(pl.text, f), lineRange(f))
+		if it.Reason == ReasonRejected {
+			e.WriteString("; " + ReasonRejected)
 		}
 		e.WriteString(")")
-		if d := pl.text.inline(f.Description, maxBodyDescription); d != "" {
+		if d := pl.text.Inline(f.Description, maxBodyDescription); d != "" {
 			e.WriteString("<br>" + d)
 		}
 		e.WriteString("\n")
@@ -343,7 +348,7 @@ const (
 // writeWalkthrough writes the walkthrough collapsed: its summary and each
 // group's files, a line each. A model may have written it: every word goes
 // through the untrusted text policy and every path is code.
-func writeWalkthrough(b *strings.Builder, tp textPolicy, w *review.Walkthrough) {
+func writeWalkthrough(b *strings.Builder, tp Policy, w *review.Walkthrough) {
 	if w == nil || len(w.Groups) == 0 {
 		return
 	}
@@ -355,11 +360,11 @@ func writeWalkthrough(b *strings.Builder, tp textPolicy, w *review.Walkthrough) 
 // writeWalkthroughBody writes a walkthrough's summary and each group's
 // files, a line each, every word through the untrusted text policy and
 // every path as code.
-func writeWalkthroughBody(b *strings.Builder, tp textPolicy, w *review.Walkthrough) {
+func writeWalkthroughBody(b *strings.Builder, tp Policy, w *review.Walkthrough) {
 	if w == nil {
 		return
 	}
-	if s := tp.block(w.Summary, maxWalkthroughSummary); s != "" {
+	if s := tp.Block(w.Summary, maxWalkthroughSummary); s != "" {
 		b.WriteString(s + "\n\n")
 	}
 	listed, total := 0, 0
@@ -368,10 +373,10 @@ func writeWalkthroughBody(b *strings.Builder, tp textPolicy, w *review.Walkthrou
 		if listed >= maxWalkthroughFiles {
 			continue
 		}
-		fmt.Fprintf(b, "**%s**\n\n", cmp.Or(tp.inline(g.Name, maxWalkthroughGroup), "other"))
+		fmt.Fprintf(b, "**%s**\n\n", cmp.Or(tp.Inline(g.Name, maxWalkthroughGroup), "other"))
 		for _, f := range g.Files[:min(len(g.Files), maxWalkthroughFiles-listed)] {
 			b.WriteString("- " + pathText(tp, f.FilePath))
-			if l := tp.inline(f.Line, maxWalkthroughLine); l != "" {
+			if l := tp.Inline(f.Line, maxWalkthroughLine); l != "" {
 				b.WriteString(" — " + l)
 			}
 			b.WriteString("\n")
@@ -386,15 +391,15 @@ func writeWalkthroughBody(b *strings.Builder, tp textPolicy, w *review.Walkthrou
 
 // pathText shows a path as code, unless it holds a "<" (a forged marker or
 // HTML would stand verbatim in the body's source): then as escaped text.
-func pathText(tp textPolicy, p string) string {
+func pathText(tp Policy, p string) string {
 	if strings.Contains(p, "<") {
-		return tp.inline(p, maxNote)
+		return tp.Inline(p, maxNote)
 	}
 	return codeText(p)
 }
 
 // writeReviewed says what was reviewed, skipped and cut.
-func writeReviewed(b *strings.Builder, tp textPolicy, v review.Verdict) {
+func writeReviewed(b *strings.Builder, tp Policy, v review.Verdict) {
 	st := v.Stats
 	var lines []string
 	if st.FilesChanged > 0 {
@@ -404,7 +409,7 @@ func writeReviewed(b *strings.Builder, tp textPolicy, v review.Verdict) {
 	if len(v.Skipped) > 0 {
 		var parts []string
 		for _, s := range v.Skipped[:min(len(v.Skipped), maxSkippedListed)] {
-			parts = append(parts, fmt.Sprintf("%s (%s)", codeText(s.FilePath), tp.inline(s.Reason, maxNote)))
+			parts = append(parts, fmt.Sprintf("%s (%s)", codeText(s.FilePath), tp.Inline(s.Reason, maxNote)))
 		}
 		line := "Skipped: " + strings.Join(parts, ", ")
 		if n := len(v.Skipped) - maxSkippedListed; n > 0 {
@@ -415,7 +420,7 @@ func writeReviewed(b *strings.Builder, tp textPolicy, v review.Verdict) {
 	if t := v.Truncation; t != nil && t.Truncated {
 		line := fmt.Sprintf("Context cut to fit the model: %d of %d lines kept", t.KeptLines, t.OriginalLines)
 		if len(t.SectionsAffected) > 0 {
-			line += " (" + tp.inline(strings.Join(t.SectionsAffected, ", "), maxNote) + ")"
+			line += " (" + tp.Inline(strings.Join(t.SectionsAffected, ", "), maxNote) + ")"
 		}
 		lines = append(lines, line)
 	}
@@ -424,7 +429,7 @@ func writeReviewed(b *strings.Builder, tp textPolicy, v review.Verdict) {
 		for _, a := range v.Agents {
 			switch a.Status {
 			case review.AgentError:
-				failed = append(failed, fmt.Sprintf("%s failed (%s)", codeText(a.Agent), tp.inline(a.Error, 120)))
+				failed = append(failed, fmt.Sprintf("%s failed (%s)", codeText(a.Agent), tp.Inline(a.Error, 120)))
 			case review.AgentTimeout:
 				failed = append(failed, fmt.Sprintf("%s timed out after %.0f s", codeText(a.Agent), a.TimeoutSeconds))
 			case review.AgentTruncated:
@@ -438,7 +443,7 @@ func writeReviewed(b *strings.Builder, tp textPolicy, v review.Verdict) {
 		lines = append(lines, line)
 	}
 	for _, n := range v.Notes[:min(len(v.Notes), maxListed)] {
-		lines = append(lines, tp.inline(n, maxNote))
+		lines = append(lines, tp.Inline(n, maxNote))
 	}
 	if len(lines) == 0 {
 		return
@@ -479,7 +484,7 @@ func suppressed(fu *review.FollowUp) map[string]int64 {
 
 // writeFollowUp writes what the review covered, the findings fixed since
 // the last review and those still open.
-func writeFollowUp(b *strings.Builder, post addressed, pl *reviewPlan) {
+func writeFollowUp(b *strings.Builder, post review.Post, pl *Plan) {
 	fu := post.FollowUp
 	if fu == nil {
 		return
@@ -491,14 +496,14 @@ func writeFollowUp(b *strings.Builder, post addressed, pl *reviewPlan) {
 		fmt.Fprintf(b, "**Incremental review** of %s since %s, %s.\n", plural(sc.Commits, "commit"), codeText(text.ShortSHA(sc.SinceSHA)), plural(sc.Files, "file"))
 	default:
 		b.WriteString("**Full review**")
-		if r := pl.text.inline(sc.Reason, maxNote); r != "" {
+		if r := pl.text.Inline(sc.Reason, maxNote); r != "" {
 			b.WriteString(": " + r)
 		}
 		b.WriteString(".\n")
 	}
 	fresh := 0
-	for _, it := range pl.items {
-		if it.where != review.PlacedDuplicate {
+	for _, it := range pl.Items {
+		if it.Where != review.PlacedDuplicate {
 			fresh++
 		}
 	}
@@ -507,17 +512,17 @@ func writeFollowUp(b *strings.Builder, post addressed, pl *reviewPlan) {
 		fmt.Fprintf(b, " · exposed secrets: %d", len(fu.Exposed))
 	}
 	b.WriteString("\n")
-	if fu.BlockingCleared && pl.event != EventRequestChanges {
+	if fu.BlockingCleared && pl.Event != EventRequestChanges {
 		b.WriteString("\n✅ The last blocking finding is gone: MergeGuard no longer requests changes on this pull request.\n")
 	}
-	writeEntryList(b, pl.text, "Fixed since last time", fu.Fixed, post.PullURL, entryFixedLine)
-	writeEntryList(b, pl.text, "Still open", fu.StillOpen, post.PullURL, entryOpenLine)
-	writeEntryList(b, pl.text, "Exposed secrets: pushed, so rotate them", fu.Exposed, post.PullURL, entryExposedLine)
+	writeEntryList(b, pl.text, "Fixed since last time", fu.Fixed, pl.pullURL, entryFixedLine)
+	writeEntryList(b, pl.text, "Still open", fu.StillOpen, pl.pullURL, entryOpenLine)
+	writeEntryList(b, pl.text, "Exposed secrets: pushed, so rotate them", fu.Exposed, pl.pullURL, entryExposedLine)
 }
 
 // writeEntryList writes a titled list of ledger entries, at most
 // maxListed of them, each rendered by line.
-func writeEntryList(b *strings.Builder, tp textPolicy, heading string, entries []review.LedgerEntry, pullURL string, line func(textPolicy, review.LedgerEntry, string) string) {
+func writeEntryList(b *strings.Builder, tp Policy, heading string, entries []review.LedgerEntry, pullURL string, line func(Policy, review.LedgerEntry, string) string) {
 	if len(entries) == 0 {
 		return
 	}
@@ -538,7 +543,7 @@ func sortedEntries(entries []review.LedgerEntry) []review.LedgerEntry {
 }
 
 // entryHead renders an entry's severity, title and place.
-func entryHead(tp textPolicy, e review.LedgerEntry) string {
+func entryHead(tp Policy, e review.LedgerEntry) string {
 	f := e.Finding
 	where := "(no file)"
 	if f.FilePath != "" {
@@ -555,7 +560,7 @@ func commentLink(pullURL string, id int64) string {
 	return fmt.Sprintf("%s#discussion_r%d", pullURL, id)
 }
 
-func entryOpenLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
+func entryOpenLine(tp Policy, e review.LedgerEntry, pullURL string) string {
 	s := entryHead(tp, e)
 	if link := commentLink(pullURL, e.CommentID); link != "" {
 		s += " · [thread](" + link + ")"
@@ -563,7 +568,7 @@ func entryOpenLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
 	return s
 }
 
-func entryExposedLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
+func entryExposedLine(tp Policy, e review.LedgerEntry, pullURL string) string {
 	s := entryHead(tp, e) + " — pushed in " + codeText(text.ShortSHA(e.FirstSeenSHA))
 	if e.StateHow == review.ExposedWarning {
 		s += ", not blocking (`secrets.removed: warn`)"
@@ -574,7 +579,7 @@ func entryExposedLine(tp textPolicy, e review.LedgerEntry, pullURL string) strin
 	return s
 }
 
-func entryFixedLine(tp textPolicy, e review.LedgerEntry, pullURL string) string {
+func entryFixedLine(tp Policy, e review.LedgerEntry, pullURL string) string {
 	s := entryHead(tp, e)
 	if e.FixedSHA != "" {
 		s += " — fixed in " + codeText(text.ShortSHA(e.FixedSHA))
@@ -583,4 +588,32 @@ func entryFixedLine(tp textPolicy, e review.LedgerEntry, pullURL string) string 
 		s += " · [thread](" + link + ")"
 	}
 	return s
+}
+
+// Reply renders a reply, within max characters: untrusted text, and its first ```suggestion
+// block (as a model writes one) as a suggestion whose fence its code cannot
+// close.
+func (tp Policy) Reply(body string, maxReply int) string {
+	const open = "```suggestion\n"
+	i := strings.Index(body, open)
+	if i < 0 {
+		return tp.Block(body, maxReply)
+	}
+	rest := body[i+len(open):]
+	j := strings.Index(rest, "\n```")
+	if j < 0 {
+		return tp.Block(body, maxReply)
+	}
+	code := suggestionCode(rest[:j])
+	after := strings.TrimPrefix(rest[j+len("\n```"):], "\n")
+	fence := fenceFor(code)
+	var b strings.Builder
+	if before := strings.TrimSpace(body[:i]); before != "" {
+		b.WriteString(tp.Block(before, maxReply/2) + "\n\n")
+	}
+	b.WriteString(fence + "suggestion\n" + code + "\n" + fence + "\n")
+	if after = strings.TrimSpace(after); after != "" {
+		b.WriteString("\n" + tp.Block(after, maxReply/4))
+	}
+	return b.String()
 }

@@ -1,4 +1,4 @@
-package github
+package markdown
 
 import (
 	"fmt"
@@ -12,6 +12,26 @@ import (
 // title and summary, rendered from findings and the ledger without any
 // call to GitHub (golden-tested like plan.go). checks.go does the calls.
 
+// Annotation levels.
+const (
+	AnnotationFailure = "failure"
+	AnnotationWarning = "warning"
+	AnnotationNotice  = "notice"
+)
+
+// Annotation marks lines of a file at the check's head.
+type Annotation struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	// StartColumn and EndColumn only on a single line; 0 leaves them out.
+	StartColumn int    `json:"start_column,omitempty"`
+	EndColumn   int    `json:"end_column,omitempty"`
+	Level       string `json:"annotation_level"`
+	Title       string `json:"title,omitempty"`
+	Message     string `json:"message"`
+}
+
 // maxAnnotationTitle is the longest annotation title GitHub accepts.
 const maxAnnotationTitle = 255
 
@@ -19,10 +39,10 @@ const maxAnnotationTitle = 255
 // first, one per fingerprint: failure for a finding at or above blocking,
 // warning for a warning, notice otherwise. Findings without a line at the
 // head (no path, no line, or on the left side of the diff) have none.
-// What the model wrote is rendered as untrusted text (textPolicy) for the
+// What the model wrote is rendered as untrusted text (Policy) for the
 // pull request at pullURL.
 func Annotations(findings []review.Finding, blocking review.Severity, pullURL string) []Annotation {
-	tp := newTextPolicy(pullURL)
+	tp := NewPolicy(pullURL)
 	seen := map[string]bool{}
 	var out []Annotation
 	for _, f := range sortedFindings(findings) {
@@ -35,8 +55,8 @@ func Annotations(findings []review.Finding, blocking review.Severity, pullURL st
 			Level: annotationLevel(f.Severity, blocking),
 			Title: text.Clip(title(tp, f), maxAnnotationTitle-2),
 		}
-		a.Message = fmt.Sprintf("%s · %s", strings.ToUpper(string(f.Severity)), tp.inline(string(f.Category), 40))
-		if d := tp.block(f.Description, maxDescription); d != "" {
+		a.Message = fmt.Sprintf("%s · %s", strings.ToUpper(string(f.Severity)), tp.Inline(string(f.Category), 40))
+		if d := tp.Block(f.Description, maxDescription); d != "" {
 			a.Message += "\n\n" + d
 		}
 		out = append(out, a)
@@ -71,7 +91,7 @@ func annotationLevel(s, blocking review.Severity) string {
 // open and exposed ones, linked to their review comments on the pull
 // request at pullURL.
 func CheckSummary(entries []review.LedgerEntry, blocking review.Severity, pullURL string) (title, summary string) {
-	tp := newTextPolicy(pullURL)
+	tp := NewPolicy(pullURL)
 	counts := map[review.FindingState]int{}
 	openBy := map[review.Severity]int{}
 	blockers := 0

@@ -1,4 +1,4 @@
-package github
+package markdown
 
 import (
 	"net/url"
@@ -9,7 +9,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/text"
 )
 
-// textPolicy renders text that a model or a pull request's author wrote
+// Policy renders text that a model or a pull request's author wrote
 // (titles, descriptions, summaries, notes, recommendations) as markdown
 // that shows the text and does nothing else on GitHub:
 //
@@ -31,32 +31,32 @@ import (
 //     text is clipped to a length.
 //
 // The zero value keeps no link live.
-type textPolicy struct {
+type Policy struct {
 	// repo is the repository's web address with a final "/", as
 	// "https://github.com/acme/widgets/"; "" keeps no link live.
 	repo *url.URL
 }
 
-// newTextPolicy returns the policy of a pull request given its web URL
+// NewPolicy returns the policy of a pull request given its web URL
 // (https://github.com/OWNER/REPO/pull/N). A URL that does not look like one
 // keeps no link live.
-func newTextPolicy(pullURL string) textPolicy {
+func NewPolicy(pullURL string) Policy {
 	u, err := url.Parse(pullURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
-		return textPolicy{}
+		return Policy{}
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 	if len(parts) < 2 || parts[0] == "" || parts[1] == "" || parts[0] == ".." || parts[1] == ".." {
-		return textPolicy{}
+		return Policy{}
 	}
-	return textPolicy{repo: &url.URL{Scheme: strings.ToLower(u.Scheme), Host: strings.ToLower(u.Host), Path: "/" + parts[0] + "/" + parts[1] + "/"}}
+	return Policy{repo: &url.URL{Scheme: strings.ToLower(u.Scheme), Host: strings.ToLower(u.Host), Path: "/" + parts[0] + "/" + parts[1] + "/"}}
 }
 
 const zwj = "\u200d"
 
-// block renders multi-line text, at most n characters of it. Paragraphs
+// Block renders multi-line text, at most n characters of it. Paragraphs
 // stay paragraphs; GitHub shows single line breaks in comments.
-func (tp textPolicy) block(s string, n int) string {
+func (tp Policy) Block(s string, n int) string {
 	s = text.Clip(cleanText(s), n)
 	var b strings.Builder
 	blank := 0
@@ -75,10 +75,10 @@ func (tp textPolicy) block(s string, n int) string {
 	return b.String()
 }
 
-// inline renders text as part of one line (a title, a list item), at most
+// Inline renders text as part of one line (a title, a list item), at most
 // n characters of it; emphasis markers are escaped too, so the text cannot
 // end the bold or italics it is set in.
-func (tp textPolicy) inline(s string, n int) string {
+func (tp Policy) Inline(s string, n int) string {
 	var b strings.Builder
 	tp.line(&b, text.Clip(text.OneLine(cleanText(s)), n), true, true)
 	return b.String()
@@ -111,12 +111,12 @@ var (
 // line renders one line of text (no newline) into b, as text that starts
 // a markdown line. inline escapes emphasis too; links keeps markdown links
 // into the repository.
-func (tp textPolicy) line(b *strings.Builder, s string, inline, links bool) {
+func (tp Policy) line(b *strings.Builder, s string, inline, links bool) {
 	tp.text(b, s[writeLineStart(b, s):], inline, links)
 }
 
 // text renders text inside a line; see line.
-func (tp textPolicy) text(b *strings.Builder, s string, inline, links bool) {
+func (tp Policy) text(b *strings.Builder, s string, inline, links bool) {
 	ends := schemeEnds(s)
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -228,7 +228,7 @@ func writeEscaped(b *strings.Builder, c byte, inline bool) {
 // closes on the line and holds nothing GitHub would act on, as text
 // between escaped backticks when it holds "<", ">", "@" or "|", and as
 // escaped backticks when it does not close. It returns where to go on.
-func (tp textPolicy) codeSpan(b *strings.Builder, s string, i int, inline bool) int {
+func (tp Policy) codeSpan(b *strings.Builder, s string, i int, inline bool) int {
 	n := 0
 	for i+n < len(s) && s[i+n] == '`' {
 		n++
@@ -266,7 +266,7 @@ func (tp textPolicy) codeSpan(b *strings.Builder, s string, i int, inline bool) 
 // written as a link, elsewhere as its text and its address in code. ok is
 // false when s[i] does not start a link "[text](address)" with plain text
 // and an address of urlChars.
-func (tp textPolicy) link(b *strings.Builder, s string, i int) (next int, ok bool) {
+func (tp Policy) link(b *strings.Builder, s string, i int) (next int, ok bool) {
 	image := s[i] == '!'
 	open := i
 	if image {
@@ -312,11 +312,11 @@ func (tp textPolicy) link(b *strings.Builder, s string, i int) (next int, ok boo
 // LinkAllowed reports whether text that a model or a pull request's
 // author wrote may link to dest where the pull request at pullURL is
 // shown: only addresses into the pull request's own repository, as in the
-// comments MergeGuard posts (see textPolicy).
-func LinkAllowed(pullURL, dest string) bool { return newTextPolicy(pullURL).allows(dest) }
+// comments MergeGuard posts (see Policy).
+func LinkAllowed(pullURL, dest string) bool { return NewPolicy(pullURL).allows(dest) }
 
 // allows reports whether an address points into the repository.
-func (tp textPolicy) allows(dest string) bool {
+func (tp Policy) allows(dest string) bool {
 	if tp.repo == nil {
 		return false
 	}
