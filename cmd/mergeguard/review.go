@@ -145,8 +145,9 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	var res *pipeline.Result
+	var postErr error
 	if f.post {
-		res, err = pr.reviewAndPost(ctx, pipeline.New(deps), req, stderr)
+		res, postErr, err = pr.reviewAndPost(ctx, pipeline.New(deps), req, stderr)
 	} else {
 		res, err = pipeline.New(deps).Run(ctx, req)
 	}
@@ -166,6 +167,9 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	if err := f.render(stdout, res.Verdict); err != nil {
 		return fmt.Errorf("review: write verdict: %w", err)
+	}
+	if postErr != nil {
+		return fmt.Errorf("review: post: %w", postErr)
 	}
 	return f.failure(res)
 }

@@ -86,12 +86,14 @@ func (p *prReview) request(cfg pipeline.Request) pipeline.Request {
 // recorded: a rerun on the same head finds its review by the run marker
 // and posts nothing; on a later head, findings already commented on are
 // not commented on again. Nothing is posted when the review was skipped
-// or the head moved during the review. The result is the pipeline's, with
-// its error (the model unavailable: the analyzers' review is posted).
-func (p *prReview) reviewAndPost(ctx context.Context, r lifecycle.Reviewer, req pipeline.Request, stderr io.Writer) (*pipeline.Result, error) {
+// or the head moved during the review. It returns the pipeline's result
+// with its error (the model unavailable: the analyzers' review is posted),
+// and apart the error of posting, which the caller returns once the
+// verdict is printed.
+func (p *prReview) reviewAndPost(ctx context.Context, r lifecycle.Reviewer, req pipeline.Request, stderr io.Writer) (res *pipeline.Result, postErr, err error) {
 	head, err := p.repo.Head(ctx, p.ref.Number)
 	if err != nil {
-		return nil, fmt.Errorf("read the head: %w", err)
+		return nil, nil, fmt.Errorf("read the head: %w", err)
 	}
 	var none lifecycle.Unrecorded
 	uc := lifecycle.Reviewing{Pipeline: r, Publisher: p.repo, Checking: lifecycle.Checking{Checks: p.repo}, Learnings: none, Run: none,
@@ -99,18 +101,24 @@ func (p *prReview) reviewAndPost(ctx context.Context, r lifecycle.Reviewer, req 
 	o, err := uc.Review(ctx, lifecycle.ReviewAsked{PullRequest: lifecycle.PullRequest{Repository: p.repo.FullName(), Number: p.ref.Number},
 		RunID: "cli:" + head.SHA, Queued: head, LastAttempt: true,
 		ReviewInput: lifecycle.ReviewInput{Source: req.Source, Options: req.Options, Repo: req.Repo, MaxTokens: req.MaxTokens, Sink: req.Sink}})
+	if pe, ok := errors.AsType[lifecycle.PublishError](err); ok {
+		postErr, err = pe.Err, nil
+	}
 	for _, problem := range o.Problems {
 		fmt.Fprintln(stderr, "mergeguard:", problem)
 	}
 	switch {
 	case o.Ending == lifecycle.EndedSuperseded:
-		return nil, fmt.Errorf("nothing posted: %s", o.Reason)
+		fmt.Fprintln(stderr, "mergeguard: nothing posted:", o.Reason)
 	case o.Posted != nil && o.Posted.AlreadyPosted:
 		fmt.Fprintln(stderr, "mergeguard: this head was already reviewed, nothing new posted:", o.Posted.URL)
 	case o.Posted != nil:
 		fmt.Fprintln(stderr, "mergeguard: posted", o.Posted.URL)
-	case err == nil:
+	case err == nil && postErr == nil:
 		fmt.Fprintln(stderr, "mergeguard: nothing posted: the review was skipped")
 	}
-	return o.Result, err
+	if o.Result == nil && err == nil {
+		return nil, nil, fmt.Errorf("nothing reviewed: %s", o.Reason)
+	}
+	return o.Result, postErr, err
 }

@@ -94,9 +94,12 @@ func TestReviewPR(t *testing.T) {
 	// posting on a new head until it is submitted or deleted.
 	fake.Push("acme", "widgets", 7, map[string]string{"README.md": "# widgets\n"}, "Remove the key, add a README")
 	draft := fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "ci-user", ID: 77}, State: "PENDING"})
-	_, stderr, err = runCmd(t, getenv, "review", "--pr", pr, "--post")
+	stdout, stderr, err = runCmd(t, getenv, "review", "--pr", pr, "--post", "--format", "json")
 	if !errors.Is(err, github.ErrPendingDraft) || exitCode(err) != 1 {
 		t.Errorf("with a draft: err = %v, want %v\n%s", err, github.ErrPendingDraft, stderr)
+	}
+	if stdout == "" {
+		t.Errorf("with a draft: the verdict was not printed before the post failed\n%s", stderr)
 	}
 	if rvs := fake.Reviews("acme", "widgets", 7); len(rvs) != 2 || rvs[1].ID != draft || rvs[1].State != "PENDING" {
 		t.Errorf("with a draft: reviews %+v, want the draft kept and nothing posted", rvs)

@@ -104,7 +104,8 @@ type Outcome struct {
 	// Reason says why it was skipped or superseded; Notice what the pull
 	// request is told.
 	Reason, Notice string
-	// Result is the pipeline's, nil when the review was superseded.
+	// Result is the pipeline's; nil when the run was skipped before the
+	// review or superseded before the pipeline read the change.
 	Result *pipeline.Result
 	// Posted is the posted review; Ledger the ledger entries the review
 	// changed, with where their findings were posted.
@@ -250,13 +251,13 @@ func (r Reviewing) publish(ctx context.Context, q ReviewAsked, res *pipeline.Res
 		return Outcome{}, fmt.Errorf("re-read head before posting: %w", err)
 	}
 	if head.SHA != res.Change.HeadSHA {
-		return Outcome{Ending: EndedSuperseded, Reason: fmt.Sprintf("the head moved from %s to %s during the review", text.ShortSHA(res.Change.HeadSHA), text.ShortSHA(head.SHA))}, nil
+		return Outcome{Ending: EndedSuperseded, Result: res, Reason: fmt.Sprintf("the head moved from %s to %s during the review", text.ShortSHA(res.Change.HeadSHA), text.ShortSHA(head.SHA))}, nil
 	}
 	out := Outcome{Ending: EndedSucceeded, Notice: res.Notice, Result: res}
 	alreadyStarted, err := r.Run.ClaimPost(ctx)
 	switch {
 	case errors.Is(err, ErrCancelled):
-		return Outcome{Ending: EndedSuperseded, Reason: "a newer head was pushed before the review was posted"}, nil
+		return Outcome{Ending: EndedSuperseded, Result: res, Reason: "a newer head was pushed before the review was posted"}, nil
 	case err != nil:
 		return Outcome{}, err
 	case alreadyStarted:
@@ -277,7 +278,7 @@ func (r Reviewing) publish(ctx context.Context, q ReviewAsked, res *pipeline.Res
 	case errors.Is(err, review.ErrDismiss):
 		out.Problems = append(out.Problems, fmt.Errorf("review posted; an earlier review could not be dismissed: %w", err))
 	case err != nil:
-		return Outcome{}, PublishError{err}
+		return Outcome{Result: res}, PublishError{err}
 	}
 	posted.Placements = placements(post.Findings, posted.Placements, &out.Problems)
 	out.Posted = &posted
