@@ -14,11 +14,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/text"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/llm"
 )
@@ -263,7 +263,7 @@ func run(parent context.Context, cfg Config, task Task) Result {
 			return fail(review.AgentError, ErrorTypeInvalidOutput, fmt.Errorf("unparsable answer after one retry: %w", err))
 		}
 		retried = true
-		msg.Content = clip(msg.Content, 2000)
+		msg.Content = text.ClipBytes(msg.Content, 2000)
 		c.msgs = append(c.msgs, msg)
 		c.note(fmt.Sprintf(retryTemplate, err))
 	}
@@ -436,7 +436,7 @@ func (c *conversation) callTool(ctx context.Context, task Task, turn int, call o
 		out = c.truncate(ctx, out, room)
 	}
 	if task.Emit != nil {
-		data := map[string]any{"tool": name, "args": clip(args, 200), "turn": turn, "result_tokens": c.cfg.Counter.Count(out)}
+		data := map[string]any{"tool": name, "args": text.ClipBytes(args, 200), "turn": turn, "result_tokens": c.cfg.Counter.Count(out)}
 		if err != nil {
 			data["error"] = err.Error()
 		}
@@ -447,15 +447,15 @@ func (c *conversation) callTool(ctx context.Context, task Task, turn int, call o
 
 // truncate cuts text to at most limit tokens, marking the cut. When ctx is
 // done it gives up and returns the mark alone.
-func (c *conversation) truncate(ctx context.Context, text string, limit int) string {
+func (c *conversation) truncate(ctx context.Context, s string, limit int) string {
 	const mark = "\n... (cut to fit the context budget)"
-	n := c.cfg.Counter.Count(text)
+	n := c.cfg.Counter.Count(s)
 	if n <= limit {
-		return text
+		return s
 	}
-	keep := len(text) * limit / n
+	keep := len(s) * limit / n
 	for keep > 0 && ctx.Err() == nil {
-		cut := prefix(text, keep) + mark
+		cut := text.PrefixBytes(s, keep) + mark
 		if c.cfg.Counter.Count(cut) <= limit {
 			return cut
 		}
@@ -475,21 +475,3 @@ func (cfg Config) cost(model string, u openai.Usage) review.CostInfo {
 	return review.CostInfo{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
 }
 
-// clip shortens s to at most n bytes, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return prefix(s, n) + "…"
-}
-
-// prefix returns at most the first n bytes of s, never splitting a rune.
-func prefix(s string, n int) string {
-	if n >= len(s) {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}

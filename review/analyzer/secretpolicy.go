@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	gitleaks "github.com/zricethezav/gitleaks/v8/config"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // SecretsRepo is what a repository says about secrets, for one review:
@@ -54,7 +54,7 @@ func ForRepo(analyzers []Analyzer, repo SecretsRepo) (out []Analyzer, notes []st
 		var err error
 		if det, err = repoDetectors(analyzers, repo.Gitleaks); err != nil {
 			notes = append(notes, fmt.Sprintf("The repository's %s on the base branch was not used (%s): gitleaks' default rules applied.",
-				GitleaksConfigFile, bounded(err.Error(), 300)))
+				GitleaksConfigFile, text.ClipBytes(err.Error(), 300)))
 		} else if det != nil {
 			pol.paths, pol.allowlists = true, det.cfg.Allowlists
 		}
@@ -97,16 +97,6 @@ func repoDetectors(analyzers []Analyzer, data []byte) (*detectors, error) {
 	return nil, nil
 }
 
-// bounded cuts s to at most n bytes, on a rune boundary.
-func bounded(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
 
 // ignored reports whether .gitleaksignore lists the finding of rule at
 // line of path, by its global or its commit fingerprint.

@@ -10,9 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // Error types, as recorded in an agent result's error_type.
@@ -164,11 +165,7 @@ func codeText(code any) string {
 func bodyText(body []byte) string {
 	s := strings.Join(strings.Fields(string(body)), " ")
 	if len(s) > maxMessageBytes {
-		cut := maxMessageBytes
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
+		s = text.PrefixBytes(s, maxMessageBytes) + "..."
 	}
 	return s
 }

@@ -47,3 +47,27 @@ func TestShortSHA(t *testing.T) {
 		}
 	}
 }
+
+func TestClipBytes(t *testing.T) {
+	tests := []struct {
+		s          string
+		n          int
+		prefix, cl string
+	}{
+		{"hello", 10, "hello", "hello"},
+		{"hello", 5, "hello", "hello"},
+		{"hello", 3, "hel", "hel…"},
+		{"héllo", 2, "h", "h…"}, // é is two bytes: not split
+		{"héllo", 3, "hé", "hé…"},
+		{"日本", 4, "日", "日…"},
+		{"abc", 0, "", "…"},
+	}
+	for _, tt := range tests {
+		if got := text.PrefixBytes(tt.s, tt.n); got != tt.prefix {
+			t.Errorf("PrefixBytes(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.prefix)
+		}
+		if got := text.ClipBytes(tt.s, tt.n); got != tt.cl {
+			t.Errorf("ClipBytes(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.cl)
+		}
+	}
+}

@@ -128,7 +128,7 @@ func splitLines(content string) (lines []string, crlf bool) {
 // showLine is a line as shown to the model: cut when very long.
 func showLine(l string) string {
 	if len(l) > maxLineBytes {
-		return cutString(l, maxLineBytes) + fmt.Sprintf(" [... line cut, %d bytes]", len(l))
+		return text.PrefixBytes(l, maxLineBytes) + fmt.Sprintf(" [... line cut, %d bytes]", len(l))
 	}
 	return l
 }
@@ -171,13 +171,3 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// cutString returns at most n bytes of s, not splitting a rune.
-func cutString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}

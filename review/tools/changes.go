@@ -9,6 +9,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // changedFiles answers changed_files.
@@ -57,7 +58,7 @@ func (t *Toolbox) commitMessages(ctx context.Context, a args) (string, error) {
 	for i, c := range commits {
 		msg := c.Message
 		if len(msg) > maxMessageBytes {
-			msg = cutString(msg, maxMessageBytes) + " [... message cut]"
+			msg = text.PrefixBytes(msg, maxMessageBytes) + " [... message cut]"
 		}
 		block := fmt.Sprintf("%s %s %s\n    %s", shortSHA(c.SHA), c.Date.Format("2006-01-02"), c.Author,
 			strings.ReplaceAll(strings.TrimSpace(msg), "\n", "\n    "))
@@ -178,14 +179,14 @@ func (t *Toolbox) notChanged(p string) error {
 	return errors.New(msg)
 }
 
-// cutLines returns the lines of text that fit in n bytes.
-func cutLines(text string, n int) string {
-	if len(text) <= n {
-		return text
+// cutLines returns the lines of s that fit in n bytes.
+func cutLines(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	cut := strings.LastIndexByte(text[:n], '\n')
+	cut := strings.LastIndexByte(s[:n], '\n')
 	if cut < 0 {
-		return cutString(text, n) + "\n"
+		return text.PrefixBytes(s, n) + "\n"
 	}
-	return text[:cut+1]
+	return s[:cut+1]
 }
