@@ -18,9 +18,9 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/text"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/llm"
+	"github.com/mergeguard/mergeguard/review/text"
 )
 
 // ChatClient sends one chat completion request. The engine's llm.Client
@@ -474,4 +474,3 @@ func (cfg Config) cost(model string, u openai.Usage) review.CostInfo {
 	}
 	return review.CostInfo{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
 }
-

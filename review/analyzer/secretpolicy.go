@@ -97,7 +97,6 @@ func repoDetectors(analyzers []Analyzer, data []byte) (*detectors, error) {
 	return nil, nil
 }
 
-
 // ignored reports whether .gitleaksignore lists the finding of rule at
 // line of path, by its global or its commit fingerprint.
 func (p *secretPolicy) ignored(path, rule string, line int) bool {
