@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
@@ -26,6 +27,15 @@ const docAccessToken = "https://docs.github.com/rest/apps/apps#create-an-install
 // a package with a database generates one.
 const testKeyBits = 1024
 
+// appPrivateKey is the private key of every App AppConfig makes in a test
+// binary, generated once: a key costs tens of milliseconds of CPU (more
+// under the race detector), and a package with a database makes a fake
+// per test. The key is no secret of any test; each fake still accepts
+// only JWTs for the integration id it was configured with.
+var appPrivateKey = sync.OnceValues(func() (*rsa.PrivateKey, error) {
+	return rsa.GenerateKey(rand.Reader, testKeyBits)
+})
+
 // appKey is the App identity AppConfig generated; the token route checks
 // JWTs against it.
 type appKey struct {
@@ -34,12 +44,12 @@ type appKey struct {
 }
 
 // AppConfig returns a go-githubapp configuration for an App of the fake:
-// its REST and GraphQL URLs, integrationID, a webhook secret and a freshly
-// generated RSA private key. From then on, installation tokens are issued
+// its REST and GraphQL URLs, integrationID, a webhook secret and an RSA
+// private key (appPrivateKey). From then on, installation tokens are issued
 // only for JWTs signed with that key for that App.
 func (s *Server) AppConfig(integrationID int64) githubapp.Config {
 	s.t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, testKeyBits)
+	key, err := appPrivateKey()
 	if err != nil {
 		s.t.Fatalf("githubtest: generate App key: %v", err)
 	}

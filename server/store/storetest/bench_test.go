@@ -13,7 +13,8 @@ import (
 )
 
 // BenchmarkURL is the cost of one migrated database of a test as URL gives
-// it: a copy of the template, and its drop.
+// it: a free database claimed (a copy of the template when none is free),
+// its schema digest, and its recycling.
 func BenchmarkURL(b *testing.B) {
 	server := serverURL(b, os.Getenv)
 	tmpl, err := templateName(migrations.FS)
@@ -25,6 +26,36 @@ func BenchmarkURL(b *testing.B) {
 	for b.Loop() {
 		name := "mergeguard_test_" + strings.ToLower(rand.Text())
 		if err := cloneTemplate(b.Context(), server, tmpl, name); err != nil {
+			b.Fatal(err)
+		}
+		want, err := digest(b.Context(), databaseURL(server, name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := release(server, tmpl, name, want); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCopy is the cost of a database copied from the template, and
+// its drop: what each test paid before databases were recycled.
+func BenchmarkCopy(b *testing.B) {
+	server := serverURL(b, os.Getenv)
+	tmpl, err := templateName(migrations.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	URL(b) // the template exists before the clock runs
+	admin, err := pgx.Connect(b.Context(), server.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = admin.Close(b.Context()) }()
+	b.ResetTimer()
+	for b.Loop() {
+		name := "mergeguard_test_" + strings.ToLower(rand.Text())
+		if _, err := admin.Exec(b.Context(), "CREATE DATABASE "+name+" TEMPLATE "+tmpl); err != nil {
 			b.Fatal(err)
 		}
 		drop(b, server.String(), name)

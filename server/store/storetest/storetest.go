@@ -50,18 +50,29 @@ func URL(t testing.TB) string {
 	return fromTemplate(t, server, tmpl)
 }
 
-// fromTemplate creates a fresh database copied from the template tmpl,
-// which it creates and migrates first when the server has none, and
-// returns its URL; the copy is dropped when the test ends.
+// fromTemplate gives the test a fresh database of the template tmpl (a
+// free one recycled from an earlier test, else a copy; the template is
+// created and migrated first when the server has none) and returns its
+// URL; when the test ends the database is recycled, or dropped when the
+// test changed its schema.
 func fromTemplate(t testing.TB, server *url.URL, tmpl string) string {
 	t.Helper()
 	name := "mergeguard_test_" + strings.ToLower(rand.Text())
-	err := cloneTemplate(t.Context(), server, tmpl, name)
-	if err != nil {
+	if err := cloneTemplate(t.Context(), server, tmpl, name); err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
-	t.Cleanup(func() { drop(t, server.String(), name) })
-	return databaseURL(server, name)
+	u := databaseURL(server, name)
+	want, err := digest(t.Context(), u)
+	if err != nil {
+		drop(t, server.String(), name)
+		t.Fatalf("storetest: %v", err)
+	}
+	t.Cleanup(func() {
+		if release(server, tmpl, name, want) != nil {
+			drop(t, server.String(), name)
+		}
+	})
+	return u
 }
 
 // Empty creates a fresh database without migrating it and returns its URL;

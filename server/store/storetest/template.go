@@ -69,6 +69,9 @@ func cloneTemplate(ctx context.Context, server *url.URL, tmpl, name string) erro
 		return fmt.Errorf("connect to the test server: %w", err)
 	}
 	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	if claimed, err := claimFree(ctx, admin, tmpl, name); claimed || err != nil {
+		return err
+	}
 	for {
 		_, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl)
 		switch pgCode(err) {
