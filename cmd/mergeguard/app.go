@@ -12,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/markdown"
+	"github.com/mergeguard/mergeguard/internal/retry"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/pipeline"
@@ -114,7 +115,7 @@ func newWorkers(ctx context.Context, cfg config.Config, st *store.Store, gh work
 		ShutdownGrace: cfg.Server.ShutdownTimeout,
 		RunTimeout:    cfg.Workers.RunTimeout,
 		DefaultRepo:   cfg.Review,
-		Retry:         worker.Retry{Base: cfg.Workers.RetryBase, Max: cfg.Workers.RetryMax},
+		Retry:         retry.Backoff{Base: cfg.Workers.RetryBase, Max: cfg.Workers.RetryMax},
 		Budgets:       cfg.Budgets,
 	})
 }

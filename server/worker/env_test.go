@@ -18,6 +18,7 @@ import (
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/github/markdown"
+	"github.com/mergeguard/mergeguard/internal/retry"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
@@ -173,7 +174,7 @@ func (e *env) options() worker.Config {
 		ShutdownGrace: 5 * time.Second,
 		RunTimeout:    time.Minute,
 		DefaultRepo:   config.DefaultRepo(),
-		Retry:         worker.Retry{Base: 20 * time.Millisecond, Max: 100 * time.Millisecond},
+		Retry:         retry.Backoff{Base: 20 * time.Millisecond, Max: 100 * time.Millisecond},
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/internal/retry"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -56,8 +57,16 @@ type Config struct {
 	// DefaultRepo is the repository configuration that a .mergeguard.yml
 	// is read over, and the configuration of diff runs.
 	DefaultRepo config.Repo
-	// Retry is the backoff of transient failures.
-	Retry Retry
+	// Retry is the backoff of failed runs: a run whose failure is
+	// transient (GitHub 5xx or rate limit, network trouble, the database
+	// out of reach, every LLM call of the review failing with a rate
+	// limit, server error or timeout after the LLM client's own retries)
+	// is queued again after Base·2^(attempt-1), at most Max, jittered by
+	// ±20% so the retries of one outage spread out, or later when the
+	// failing service asked for a longer wait. A run that fails for good,
+	// or has used its attempts (the run's max_attempts), is recorded
+	// failed.
+	Retry retry.Backoff
 	// Budgets cap what reviews may spend, as configured (config/ holds
 	// their defaults; zero values mean unlimited).
 	Budgets config.Budgets

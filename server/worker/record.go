@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mergeguard/mergeguard/github"
+	"github.com/mergeguard/mergeguard/internal/retry"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -47,7 +48,7 @@ func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause
 	if errors.As(err, &crash) {
 		j.log.Error().Str("panic", fmt.Sprint(crash.value)).Bytes("stack", crash.stack).Msg("review job panicked")
 	} else if asked, ok := transient(err); ok && j.run.Attempts < j.run.MaxAttempts {
-		p.retry(ctx, j, p.cfg.Retry.delay(j.run.Attempts, asked), err)
+		p.retry(ctx, j, runDelay(p.cfg.Retry, j.run.Attempts, asked), err)
 		return
 	} else {
 		j.log.Error().Err(err).Int("attempt", j.run.Attempts).Msg("review failed")
@@ -98,6 +99,13 @@ func (p *Pool) close(ctx context.Context, j *job, end lifecycle.End) {
 	}
 	uc := lifecycle.Closing{Checking: p.checking(repo), Comments: repo}
 	p.logProblems(j, uc.Close(ctx, pullOf(run), lifecycle.Run{ID: run.ID, HeadSHA: run.HeadSHA, CheckRunID: run.CheckRunID}, end))
+}
+
+// runDelay is how long a run waits before attempt+1, given the attempt
+// that just failed (1-based) and the wait the failing service asked for
+// (0 if none): the backoff, jittered by ±20%, or the wait asked if longer.
+func runDelay(b retry.Backoff, attempt int, asked time.Duration) time.Duration {
+	return max(b.Jittered(attempt, 0.2), asked)
 }
 
 // retryable reports whether a GitHub failure may pass when the run is

@@ -10,6 +10,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/mergeguard/mergeguard/internal/retry"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 )
@@ -39,7 +40,7 @@ func TestTransient(t *testing.T) {
 }
 
 func TestRetryDelay(t *testing.T) {
-	r := Retry{Base: 10 * time.Second, Max: time.Minute}
+	r := retry.Backoff{Base: 10 * time.Second, Max: time.Minute}
 	tests := []struct {
 		attempt  int
 		asked    time.Duration
@@ -53,7 +54,7 @@ func TestRetryDelay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for range 20 {
-			if d := r.delay(tt.attempt, tt.asked); d < tt.min || d > tt.max {
+			if d := runDelay(r, tt.attempt, tt.asked); d < tt.min || d > tt.max {
 				t.Errorf("delay(%d, %v) = %v, want within [%v, %v]", tt.attempt, tt.asked, d, tt.min, tt.max)
 			}
 		}
