@@ -96,33 +96,14 @@ func batchOfEverything() []recording {
 	}
 }
 
-// TestRecordBatchIsRecordDeliveryInOrder: a batch records what recording
-// its deliveries one after the other with RecordDelivery records, and
-// returns the same results: a batch with every case, and one whose
-// deliveries are all alone of their pull request (recorded in a
-// transaction whose BEGIN and COMMIT travel with the statements).
-func TestRecordBatchIsRecordDeliveryInOrder(t *testing.T) {
-	t.Parallel()
-	everything := batchOfEverything()
-	// Each alone of its pull request (the id twice in the batch is one),
-	// and a redelivery.
-	bulk := slices.Concat(everything[0:3], everything[4:6], everything[8:11],
-		[]recording{opened("pre-9", 9, "opened", "h9")})
-	for name, recs := range map[string][]recording{"every case": everything, "bulk only": bulk} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			recordBoth(t, recs)
-		})
-	}
-}
-
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
 
-// TestRecordBatchRecordsEveryCase: a batch with every case records what
-// recording its deliveries one after the other records (the golden file
-// was written so, when a second path recorded deliveries one at a time),
-// and returns the same results: a batch with every case, and one whose
-// deliveries are all alone of their pull request.
+// TestRecordBatchRecordsEveryCase: a batch records what recording its
+// deliveries one after the other would, and returns the same results (the
+// golden files were written when a second path recorded deliveries one at
+// a time, and agreed): a batch with every case, several of one pull
+// request among them, and one whose deliveries are all alone of their
+// pull request.
 func TestRecordBatchRecordsEveryCase(t *testing.T) {
 	t.Parallel()
 	everything := batchOfEverything()
@@ -163,42 +144,6 @@ func TestRecordBatchRecordsEveryCase(t *testing.T) {
 				t.Errorf("results and database (-%s +got):\n%s", golden, diff)
 			}
 		})
-	}
-}
-
-// recordBoth records recs one at a time in one database and as a batch
-// in another, both arranged alike, and compares results and databases.
-func recordBoth(t *testing.T, recs []recording) {
-	t.Helper()
-	one, rawOne := newStore(t)
-	batched, rawBatched := newStore(t)
-	arrange(t, one)
-	arrange(t, batched)
-	var want []string
-	for _, r := range recs {
-		res, err := one.RecordDelivery(t.Context(), r.d, r.run)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, describe(res))
-	}
-	ds, runs := make([]store.Delivery, len(recs)), make([]*store.NewRun, len(recs))
-	for i, r := range recs {
-		ds[i], runs[i] = r.d, r.run
-	}
-	results, err := batched.RecordBatch(t.Context(), ds, runs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, res := range results {
-		got = append(got, describe(res))
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("results (-one at a time +batched):\n%s", diff)
-	}
-	if diff := cmp.Diff(snapshot(t, rawOne), snapshot(t, rawBatched)); diff != "" {
-		t.Errorf("database (-one at a time +batched):\n%s", diff)
 	}
 }
 
