@@ -225,18 +225,22 @@ const (
 		    FROM d JOIN ins ON ins.delivery_id = d.id
 		    WHERE d.kind = 'fresh'
 		    RETURNING id, mode, repository, pr_number, head_sha),
+		older AS (
+		    SELECT o.id, o.status, o.head_sha AS old_head, n.id AS by, n.head_sha FROM runs n CROSS JOIN LATERAL (
+		        SELECT id, status, head_sha FROM review_runs
+		        WHERE status IN ('queued', 'running') AND mode = 'pr' AND repository = n.repository
+		          AND pr_number = n.pr_number) AS o
+		    WHERE n.mode = 'pr'),
 		superseded AS (
 		    UPDATE review_runs r
-		    SET status = 'superseded', status_reason = 'superseded by ' || n.id || ' (head ' || n.head_sha || ')',
+		    SET status = 'superseded', status_reason = 'superseded by ' || o.by || ' (head ' || o.head_sha || ')',
 		        finished_at = now()
-		    FROM runs n
-		    WHERE n.mode = 'pr' AND r.status = 'queued' AND r.mode = 'pr' AND r.repository = n.repository
-		      AND r.pr_number = n.pr_number AND r.id <> n.id),
+		    FROM older o
+		    WHERE r.id = o.id AND o.status = 'queued'),
 		cancelled AS (
 		    UPDATE review_runs r SET cancel_requested = true
-		    FROM runs n
-		    WHERE n.mode = 'pr' AND r.status = 'running' AND r.mode = 'pr' AND r.repository = n.repository
-		      AND r.pr_number = n.pr_number AND n.head_sha <> '' AND r.head_sha <> n.head_sha)
+		    FROM older o
+		    WHERE r.id = o.id AND o.status = 'running' AND o.head_sha <> '' AND o.old_head <> o.head_sha)
 		SELECT d.id, COALESCE(d.first, ''), d.kind = 'twin',
 		       CASE d.kind WHEN 'fresh' THEN d.run_id::text WHEN 'twin' THEN d.twin ELSE '' END
 		FROM d JOIN ins ON ins.delivery_id = d.id`
@@ -245,10 +249,14 @@ const (
 	// those of the ids chosen for fresh runs ($1) and the queued runs of
 	// the pull requests, heads and triggers that may have twins ($2-$5).
 	// The caller keeps those recordDeliveries named.
-	selectRoundRuns = `SELECT ` + runColumns + ` FROM review_runs
-		WHERE id = ANY($1::uuid[])
-		   OR (status = 'queued' AND mode = 'pr' AND (repository, pr_number, head_sha, trigger) IN (
-		       SELECT * FROM unnest($2::text[], $3::int[], $4::text[], $5::text[])))`
+	selectRoundRuns = `SELECT ` + runColumns + ` FROM review_runs WHERE id IN (
+		    SELECT unnest($1::uuid[])
+		    UNION ALL
+		    SELECT t.id FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS n(repo, pr, head, trig)
+		    CROSS JOIN LATERAL (
+		        SELECT id FROM review_runs
+		        WHERE status = 'queued' AND mode = 'pr' AND repository = n.repo AND pr_number = n.pr
+		          AND head_sha = n.head AND trigger = n.trig) AS t)`
 )
 
 // queueRound queues into b recordDeliveries of the deliveries round (of
