@@ -110,7 +110,9 @@ func TestRunWithModel(t *testing.T) {
 		}}).WithUsage(1000, 100)
 	})
 	client := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "gpt-4o-mini", MaxRetries: 0}, http.DefaultClient)
-	deps := pipeline.Deps{LLM: client, Model: "gpt-4o-mini", Prices: map[string]config.Price{"gpt-4o-mini": {InputPerMillion: 1000, OutputPerMillion: 1000}}}
+	cfg := config.Default().LLM
+	cfg.Model, cfg.Prices = "gpt-4o-mini", map[string]config.Price{"gpt-4o-mini": {InputPerMillion: 1000, OutputPerMillion: 1000}}
+	deps := pipeline.Deps{Config: cfg, LLM: client}
 	res, err := Run(context.Background(), testCases()[:1], Options{Deps: deps, Parallel: 1, Tolerance: 3, Repo: config.Default().Review})
 	if err != nil {
 		t.Fatal(err)

@@ -182,10 +182,12 @@ func (e *env) options() worker.Config {
 func (e *env) pipeline() *pipeline.Pipeline {
 	client := llm.New(llm.Config{BaseURL: e.llm.URL(), Model: "gpt-4o", MaxRetries: 1, Timeout: e.cfg.llmTimeout}, nil,
 		llm.WithBackoff(20*time.Millisecond, 2*time.Second))
+	cfg := config.Default().LLM
+	cfg.Model, cfg.Prices, cfg.Temperature, cfg.Walkthrough = "gpt-4o", nil, 0, false
 	return pipeline.New(pipeline.Deps{
-		LLM:   client,
-		Model: "gpt-4o",
-		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox { return tools.New(src, d, tools.Options{}) },
+		Config: cfg,
+		LLM:    client,
+		Tools:  func(src review.Source, d *diff.Diff) pipeline.Toolbox { return tools.New(src, d, config.Default().LLM) },
 	})
 }
 
