@@ -109,7 +109,7 @@ func newEnvWith(t *testing.T, answer func(llmtest.Request) llmtest.Response, cfg
 	e.gh.ResetCalls() // GET /app at start is not the review's
 	e.llm = llmtest.New(t, answer)
 	e.secret = []byte(app.App.WebhookSecret)
-	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: e.store, GitHub: webhook.NewGitHub(e.inst), Logger: &e.log})
+	h, err := webhook.New(webhook.Deps{Config: config.Default().GitHub, Secret: app.App.WebhookSecret, Store: e.store, GitHub: webhook.NewGitHub(e.inst), Logger: &e.log})
 	if err != nil {
 		t.Fatal(err)
 	}
