@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/bench/internal/measure"
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/webhook"
@@ -94,7 +95,7 @@ func intake(ctx context.Context, impl, dbURL, secret string) (http.Handler, func
 		}
 		log := zerolog.Nop()
 		// As `serve` wires it: deliveries written in group commits.
-		h, err := webhook.New(webhook.Deps{Secret: secret, Store: st, Recorder: st.NewIntake(store.IntakeOptions{}),
+		h, err := webhook.New(webhook.Deps{Config: config.Default().GitHub, Secret: secret, Store: st, Recorder: st.NewIntake(store.IntakeOptions{}),
 			GitHub: noGitHub{}, Logger: &log})
 		if err != nil {
 			st.Close()

@@ -95,7 +95,7 @@ func newWorkers(ctx context.Context, cfg config.Config, st *store.Store, gh work
 	})
 	if !hasLLM {
 		log.Warn().Msg("no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
-		deps.Model = ""
+		deps.Config.Model = ""
 	}
 	host, err := os.Hostname()
 	if err != nil {
@@ -103,7 +103,7 @@ func newWorkers(ctx context.Context, cfg config.Config, st *store.Store, gh work
 	}
 	pl := pipeline.New(deps)
 	wd := worker.Deps{Store: st, GitHub: gh, Reviewer: pl, PublicURL: cfg.Server.PublicURL,
-		Model: deps.Model, Metrics: mx, Logger: log}
+		Model: deps.Config.Model, Metrics: mx, Logger: log}
 	if deps.LLM != nil {
 		wd.Answerer = pl
 	}

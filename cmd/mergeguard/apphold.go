@@ -84,21 +84,18 @@ func (h *appHolder) build(ctx context.Context, id appIdentity) (*appParts, error
 	}
 	h.log.Info().Str("login", installations.Login()).Int64("app_id", id.id).Msg("GitHub App identified")
 	wh, err := webhook.New(webhook.Deps{
-		Secret:               id.webhookSecret.Value(),
-		Store:                h.store,
-		Recorder:             h.intake,
-		GitHub:               webhook.NewGitHub(installations),
-		BotLogin:             installations.Login(),
-		AppID:                id.id,
-		MaxAttempts:          h.cfg.Workers.MaxAttempts,
-		BodyBytesInFlight:    h.cfg.GitHub.WebhookBytesInFlight,
-		MinBodyRate:          h.cfg.GitHub.WebhookMinBodyRate,
-		BodyGrace:            h.cfg.GitHub.WebhookBodyGrace,
-		SlowBodiesPerAddress: h.cfg.GitHub.WebhookSlowBodiesPerAddress,
-		ReadTimeout:          h.cfg.Server.ReadTimeout,
-		Reread:               h.rereadWebhook,
-		Metrics:              h.mx,
-		Logger:               h.log,
+		Secret:      id.webhookSecret.Value(),
+		Store:       h.store,
+		Recorder:    h.intake,
+		GitHub:      webhook.NewGitHub(installations),
+		BotLogin:    installations.Login(),
+		AppID:       id.id,
+		MaxAttempts: h.cfg.Workers.MaxAttempts,
+		Config:      h.cfg.GitHub,
+		ReadTimeout: h.cfg.Server.ReadTimeout,
+		Reread:      h.rereadWebhook,
+		Metrics:     h.mx,
+		Logger:      h.log,
 	})
 	if err != nil {
 		return nil, err

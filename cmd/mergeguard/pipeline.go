@@ -9,7 +9,6 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/gomod"
@@ -46,15 +45,9 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corr
 	}
 	std := goStd()
 	deps = pipeline.Deps{
-		Counter: counter,
-		Model:   cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,
-		MaxChunkTokens: cfg.MaxChunkTokens, MaxChunks: cfg.MaxChunks, AgentTimeout: cfg.AgentTimeout,
-		Concurrency: cfg.Concurrency, MaxTurns: cfg.MaxTurns, Prices: cfg.Prices,
-		Temperature: float32(cfg.Temperature), ResponseFormat: agent.ResponseFormat(cfg.ResponseFormat),
-		Walkthrough: cfg.Walkthrough, Linters: linters(std), GoStd: std,
+		Config: cfg, Counter: counter, Linters: linters(std), GoStd: std,
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
-			return tools.New(src, d, tools.Options{Strict: cfg.StrictTools,
-				MaxResultBytes: cfg.ToolResultBytes, MaxReadLines: cfg.ToolReadLines, MaxSearchFiles: cfg.ToolSearchFiles})
+			return tools.New(src, d, cfg)
 		},
 	}
 	if !cfg.Configured() {

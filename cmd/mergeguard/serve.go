@@ -80,9 +80,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("serve: %w", err)
 	}
 	reviewAPI := api.New(api.Deps{Store: st, PullRequests: app.holder, Hub: hub, Access: policy, GitHubWebURL: cfg.GitHub.WebURL, Logger: *log,
-		MaxBodies: cfg.API.MaxConcurrentSubmissions, MaxStreams: cfg.API.MaxStreams, MaxStreamsPerClient: cfg.API.MaxStreamsPerClient,
-		StreamBatch: cfg.API.StreamBatch, StreamWriteTimeout: cfg.API.StreamWriteTimeout,
-		Heartbeat: cfg.API.StreamHeartbeat, Poll: cfg.API.StreamPoll})
+		Config: cfg.API})
 	gh, oauthApp := signInWithGitHub(cfg, st, v.version, log)
 	ui, err := web.New(web.Deps{Runs: st, Access: policy, Logger: *log, GitHubURL: cfg.GitHub.WebURL, Reviews: reviewAPI,
 		GitHub: gh, OAuthApp: oauthApp, PublicURL: cfg.Server.PublicURL})

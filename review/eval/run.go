@@ -53,12 +53,12 @@ type Options struct {
 // stops the run.
 func Run(ctx context.Context, cases []Case, opt Options) ([]CaseResult, error) {
 	if opt.Deps.Counter == nil {
-		opt.Deps.Counter = budget.NewTokenizers().ForModel(opt.Deps.Model)
+		opt.Deps.Counter = budget.NewTokenizers().ForModel(opt.Deps.Config.Model)
 	}
 	if opt.Deps.Analyzers == nil {
 		opt.Deps.Analyzers = analyzer.Builtin() // one secret scanner for every case: it is slow to build
 	}
-	opt.Deps.Walkthrough, opt.Deps.Recheck = false, false
+	opt.Deps.Config.Walkthrough, opt.Deps.Recheck = false, false
 	results := make([]CaseResult, len(cases))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

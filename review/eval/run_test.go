@@ -37,7 +37,7 @@ func testCases() []Case {
 
 func TestRunAnalyzersOnly(t *testing.T) {
 	var seen []string
-	res, err := Run(context.Background(), testCases(), Options{Parallel: 2, Tolerance: 3, Repo: config.Default().Review,
+	res, err := Run(context.Background(), testCases(), Options{Deps: pipeline.Deps{Config: config.Default().LLM}, Parallel: 2, Tolerance: 3, Repo: config.Default().Review,
 		OnResult: func(r CaseResult) error { seen = append(seen, r.ID); return nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestRunAnalyzersOnly(t *testing.T) {
 func TestRunResumeAndStop(t *testing.T) {
 	done := map[string]CaseResult{"secret": {ID: "secret", Notes: []string{"from before"}}}
 	stop := errors.New("disk full")
-	res, err := Run(context.Background(), testCases()[:2], Options{Parallel: 1, Done: done,
+	res, err := Run(context.Background(), testCases()[:2], Options{Deps: pipeline.Deps{Config: config.Default().LLM}, Parallel: 1, Done: done,
 		OnResult: func(r CaseResult) error {
 			if r.ID == "secret" {
 				t.Errorf("a resumed case ran again")
@@ -79,7 +79,7 @@ func TestRunResumeAndStop(t *testing.T) {
 }
 
 func TestRunContextOnly(t *testing.T) {
-	res, err := Run(context.Background(), testCases()[:1], Options{ContextOnly: true, Parallel: 1, Repo: config.Default().Review})
+	res, err := Run(context.Background(), testCases()[:1], Options{Deps: pipeline.Deps{Config: config.Default().LLM}, ContextOnly: true, Parallel: 1, Repo: config.Default().Review})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestRunContextOnly(t *testing.T) {
 	// The case's other line, never in the diff, is not in the prompt.
 	cases := testCases()[:1]
 	cases[0].Diff = strings.Replace(secretDiff, "@@ -1,2 +1,3 @@\n package conf\n", "@@ -2,1 +2,2 @@\n", 1)
-	res, err = Run(context.Background(), cases, Options{ContextOnly: true, Parallel: 1, Repo: config.Default().Review})
+	res, err = Run(context.Background(), cases, Options{Deps: pipeline.Deps{Config: config.Default().LLM}, ContextOnly: true, Parallel: 1, Repo: config.Default().Review})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,9 @@ func TestRunWithModel(t *testing.T) {
 		}}).WithUsage(1000, 100)
 	})
 	client := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "gpt-4o-mini", MaxRetries: 0}, http.DefaultClient)
-	deps := pipeline.Deps{LLM: client, Model: "gpt-4o-mini", Prices: map[string]config.Price{"gpt-4o-mini": {InputPerMillion: 1000, OutputPerMillion: 1000}}}
+	cfg := config.Default().LLM
+	cfg.Model, cfg.Prices = "gpt-4o-mini", map[string]config.Price{"gpt-4o-mini": {InputPerMillion: 1000, OutputPerMillion: 1000}}
+	deps := pipeline.Deps{Config: cfg, LLM: client}
 	res, err := Run(context.Background(), testCases()[:1], Options{Deps: deps, Parallel: 1, Tolerance: 3, Repo: config.Default().Review})
 	if err != nil {
 		t.Fatal(err)

@@ -113,9 +113,9 @@ func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult
 		},
 	}
 	d := p.d
-	res := agent.Run(ctx, agent.Config{Client: r.llm, Model: d.Model, ContextTokens: d.ContextTokens,
-		MaxOutputTokens: d.MaxOutputTokens, MaxTurns: d.MaxTurns, Timeout: d.AgentTimeout,
-		ResponseFormat: d.ResponseFormat, Counter: r.counter, Temperature: d.Temperature, Cost: r.cost}, task)
+	res := agent.Run(ctx, agent.Config{Client: r.llm, Model: d.Config.Model, ContextTokens: d.Config.ContextTokens,
+		MaxOutputTokens: d.Config.MaxOutputTokens, MaxTurns: d.Config.MaxTurns, Timeout: d.Config.AgentTimeout,
+		ResponseFormat: agent.ResponseFormat(d.Config.ResponseFormat), Counter: r.counter, Temperature: float32(d.Config.Temperature), Cost: r.cost}, task)
 	if res.Status != review.AgentSuccess && res.Status != review.AgentTruncated || out.Answer == "" {
 		return nil, answerFailed(res)
 	}

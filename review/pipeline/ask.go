@@ -29,20 +29,20 @@ type question struct {
 func (r *run) ask(ctx context.Context, q question, user string, v any) (review.CostInfo, error) {
 	deps := r.p.d
 	req := openai.ChatCompletionRequest{
-		Model: deps.Model,
+		Model: deps.Config.Model,
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: q.system},
 			{Role: openai.ChatMessageRoleUser, Content: user},
 		},
-		MaxCompletionTokens: min(deps.MaxOutputTokens, q.maxOutput),
+		MaxCompletionTokens: min(deps.Config.MaxOutputTokens, q.maxOutput),
 	}
-	if deps.ResponseFormat == agent.FormatJSONSchema {
+	if agent.ResponseFormat(deps.Config.ResponseFormat) == agent.FormatJSONSchema {
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
 			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: q.name, Schema: json.RawMessage(q.schema), Strict: true},
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, deps.AgentTimeout)
+	ctx, cancel := context.WithTimeout(ctx, deps.Config.AgentTimeout)
 	defer cancel()
 	resp, err := r.llm.Chat(ctx, req)
 	if err != nil {

@@ -64,7 +64,7 @@ func (r *run) codeContext(ctx context.Context, d *diff.Diff) codeFound {
 		out.notes = append(out.notes, "Code context could not be collected: "+err.Error())
 		return out
 	}
-	input := r.p.d.ContextTokens - r.p.d.MaxOutputTokens
+	input := r.p.d.Config.ContextTokens - r.p.d.Config.MaxOutputTokens
 	total, n := 0, 0
 	for _, ss := range res.ByFile {
 		for _, s := range ss {

@@ -46,7 +46,7 @@ func TestCodeContextInPrompt(t *testing.T) {
 			}
 			srv := llmtest.NewQueue(t, answer())
 			client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)
-			deps := Deps{LLM: client, Model: "gpt-4o", ContextTokens: tt.contextTokens, MaxOutputTokens: 1000}
+			deps := Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", tt.contextTokens, 1000 }), LLM: client}
 			if _, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()}); err != nil {
 				t.Fatal(err)
 			}

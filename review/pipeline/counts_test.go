@@ -59,7 +59,7 @@ func TestCountsEachTextOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &countMeter{c: budget.NewTokenizers().ForModel("gpt-4o"), big: map[string]int{}}
-	res, err := New(Deps{LLM: client, Model: "gpt-4o", ContextTokens: 16000, MaxOutputTokens: 1000, Counter: m}).
+	res, err := New(Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", 16000, 1000 }), LLM: client, Counter: m}).
 		Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)

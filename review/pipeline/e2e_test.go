@@ -112,7 +112,7 @@ func TestEndToEndLocalGit(t *testing.T) {
 	}
 	srv := llmtest.NewQueue(t, answer())
 	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)
-	res, err := New(Deps{LLM: client, Model: "gpt-4o"}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := New(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestFixtureDiffs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+			res, err := New(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,8 +208,11 @@ func TestPromptsFitContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools := bigTools{answer: bigFile}
-	res, err := New(Deps{LLM: client, Model: "gpt-4o", ContextTokens: contextTokens, MaxOutputTokens: maxOutput,
-		Tools: func(review.Source, *diff.Diff) Toolbox { return tools }}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := New(Deps{
+		Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", contextTokens, maxOutput }),
+		LLM:    client,
+		Tools:  func(review.Source, *diff.Diff) Toolbox { return tools },
+	}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,9 +294,14 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	fixed := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	deps := Deps{LLM: client, Model: "gpt-4o", Prices: map[string]config.Price{"gpt-4o": {InputPerMillion: 2.5, OutputPerMillion: 10}},
+	deps := Deps{
+		Config: testLLM(func(c *config.LLM) {
+			c.Model, c.Prices = "gpt-4o", map[string]config.Price{"gpt-4o": {InputPerMillion: 2.5, OutputPerMillion: 10}}
+		}),
+		LLM:   client,
 		Tools: func(src review.Source, _ *diff.Diff) Toolbox { return fileTools{src} },
-		Now:   func() time.Time { return fixed }}
+		Now:   func() time.Time { return fixed },
+	}
 	var events []review.Event
 	var mu sync.Mutex
 	sink := review.SinkFunc(func(_ context.Context, e review.Event) {

@@ -31,7 +31,7 @@ Learnings of this repository: the request may list, between markers, guidance th
 
 // learningsBudget is the most tokens a chunk's list of learnings takes.
 func (r *run) learningsBudget() int {
-	input := r.p.d.ContextTokens - r.p.d.MaxOutputTokens
+	input := r.p.d.Config.ContextTokens - r.p.d.Config.MaxOutputTokens
 	return min(input/learningsShare, maxLearningsTokens)
 }
 
@@ -218,7 +218,7 @@ func (r *run) cover(ctx context.Context, fs []review.Finding, candidates map[int
 // left out, and so not covered).
 func (r *run) coverRequest(fs []review.Finding, candidates map[int][]int64) (string, error) {
 	deps := r.p.d
-	limit := (deps.ContextTokens - deps.MaxOutputTokens) / 2
+	limit := (deps.Config.ContextTokens - deps.Config.MaxOutputTokens) / 2
 	wanted := map[int64]bool{}
 	for _, ids := range candidates {
 		for _, id := range ids {

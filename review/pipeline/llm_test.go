@@ -231,7 +231,7 @@ func TestRunWithLLM(t *testing.T) {
 		},
 		"max turns truncates with partial findings": {
 			diff: "sqli.diff",
-			deps: func(d *Deps) { d.MaxTurns = 2 },
+			deps: func(d *Deps) { d.Config.MaxTurns = 2 },
 			responses: []llmtest.Response{
 				llmtest.ToolCalls(llmtest.Call("a", "read_file_part", map[string]string{"file_path": "store/users.go"})),
 				answer(sqli),
@@ -247,7 +247,7 @@ func TestRunWithLLM(t *testing.T) {
 		},
 		"timeout of every reviewer: the model is unavailable": {
 			diff:      "sqli.diff",
-			deps:      func(d *Deps) { d.AgentTimeout = 100 * time.Millisecond },
+			deps:      func(d *Deps) { d.Config.AgentTimeout = 100 * time.Millisecond },
 			responses: []llmtest.Response{answer(sqli).After(500 * time.Millisecond)},
 			wantErr:   ErrLLMUnavailable,
 		},
@@ -283,8 +283,11 @@ func TestRunWithLLM(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			deps := Deps{LLM: client, Model: "gpt-4o", Prices: prices, MaxTurns: 6,
-				Tools: func(src review.Source, _ *diff.Diff) Toolbox { return fileTools{src} }}
+			deps := Deps{
+				Config: testLLM(func(c *config.LLM) { c.Model, c.Prices, c.MaxTurns = "gpt-4o", prices, 6 }),
+				LLM:    client,
+				Tools:  func(src review.Source, _ *diff.Diff) Toolbox { return fileTools{src} },
+			}
 			if tc.deps != nil {
 				tc.deps(&deps)
 			}

@@ -62,8 +62,10 @@ func TestHugeLinesReviewed(t *testing.T) {
 	}
 	const contextTokens, maxOutput = 32000, 2000
 	srv := llmtest.New(t, func(llmtest.Request) llmtest.Response { return answer() })
-	p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o",
-		ContextTokens: contextTokens, MaxOutputTokens: maxOutput})
+	p := New(Deps{
+		Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", contextTokens, maxOutput }),
+		LLM:    llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil),
+	})
 	warm, err := difftext.New(small)
 	if err != nil {
 		t.Fatal(err)

@@ -155,10 +155,13 @@ func TestUnknownModelNeverOverflows(t *testing.T) {
 	client := llm.NewCalibrator(llm.New(llm.Config{BaseURL: srv.URL(), Model: model}, nil),
 		llm.Calibration{Model: model, Base: o200k, Corrections: corr})
 	var tools bigTools // what the tool answers, new for each review
-	p := New(Deps{LLM: client, Model: model, ContextTokens: contextTokens, MaxOutputTokens: maxOutput,
+	p := New(Deps{
+		Config:    testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = model, contextTokens, maxOutput }),
+		LLM:       client,
 		Counter:   tk.ForModelCorrected(model, corr),
 		Tools:     func(review.Source, *diff.Diff) Toolbox { return tools },
-		Analyzers: []analyzer.Analyzer{}, // the prompts are what this is about
+		Analyzers: []analyzer.Analyzer{},
+		// the prompts are what this is about,
 	})
 	rng := rand.New(rand.NewPCG(17, 6))
 	overflows, failed := 0, 0

@@ -20,7 +20,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -47,39 +46,21 @@ type Toolbox = agent.Toolbox
 // Counter estimates the tokens of a text for the model in use.
 type Counter = budget.Counter
 
-// Deps is what a Pipeline is built from. A zero limit or setting takes the
-// application's default (config.Default().LLM): the pipeline keeps no
-// defaults of its own.
+// Deps is what a Pipeline is built from.
 type Deps struct {
 	// LLM is the chat client; nil means no LLM is configured and only the
 	// built-in analyzers review.
-	LLM   ChatClient
-	Model string
-	// ContextTokens is the model's context window; no prompt exceeds
-	// ContextTokens - MaxOutputTokens.
-	ContextTokens   int
-	MaxOutputTokens int
-	// MaxChunkTokens caps the diff text of one chunk, below what the
-	// context allows: smaller chunks review better and in parallel.
-	MaxChunkTokens int
-	// MaxChunks caps the chunks the model reviews in one review, riskiest
-	// first; the rest get the built-in analyzers only.
-	MaxChunks int
-	// Concurrency bounds the chunk agents running at once.
-	Concurrency int
-	// MaxTurns bounds the chat calls of one agent.
-	MaxTurns int
-	// AgentTimeout bounds one agent run.
-	AgentTimeout time.Duration
-	// ResponseFormat is how the final JSON is requested (default
-	// json_schema; json_object or text for servers without structured
-	// outputs).
-	ResponseFormat agent.ResponseFormat
-	// Temperature is the sampling temperature; zero is the server's
-	// default.
-	Temperature float32
-	// Prices prices tokens by model (US dollars per million).
-	Prices map[string]config.Price
+	LLM ChatClient
+	// Config is the LLM configuration as loaded (config.Load, which
+	// applies the defaults once): the model, its context window and
+	// output cap (no prompt exceeds ContextTokens - MaxOutputTokens), the
+	// chunks' size and number, the agents' turns, timeout and concurrency,
+	// the response format, the temperature, the prices and whether the
+	// model writes a full review's walkthrough (one extra call; without
+	// it, without an LLM, for an incremental review or when the call
+	// fails, the walkthrough is built from the diff alone). The pipeline
+	// takes it as it is; tests start from config.Default().LLM.
+	Config config.LLM
 	// Counter counts tokens; nil uses the model's tokenizer
 	// (budget.Tokenizers.ForModel: tiktoken for OpenAI models, o200k_base
 	// plus budget.UnknownModelPercent for others; cmd/mergeguard passes
@@ -100,11 +81,6 @@ type Deps struct {
 	// Recheck asks the LLM to confirm or refute each critical finding
 	// before the verdict (one extra call per finding).
 	Recheck bool
-	// Walkthrough asks the LLM for the walkthrough of a full review: its
-	// summary and a purpose and a line for each file (one extra call).
-	// Without it, without an LLM, for an incremental review or when the
-	// call fails, the walkthrough is built from the diff alone.
-	Walkthrough bool
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -114,20 +90,10 @@ type Pipeline struct {
 	d Deps
 }
 
-// New returns a pipeline with deps; zero settings take the application's
-// defaults.
+// New returns a pipeline with deps.
 func New(deps Deps) *Pipeline {
-	def := config.Default().LLM
-	deps.ContextTokens = cmp.Or(deps.ContextTokens, def.ContextTokens)
-	deps.MaxOutputTokens = cmp.Or(deps.MaxOutputTokens, def.MaxOutputTokens)
-	deps.MaxChunkTokens = cmp.Or(deps.MaxChunkTokens, def.MaxChunkTokens)
-	deps.MaxChunks = cmp.Or(deps.MaxChunks, def.MaxChunks)
-	deps.Concurrency = cmp.Or(deps.Concurrency, def.Concurrency)
-	deps.MaxTurns = cmp.Or(deps.MaxTurns, def.MaxTurns)
-	deps.AgentTimeout = cmp.Or(deps.AgentTimeout, def.AgentTimeout)
-	deps.ResponseFormat = cmp.Or(deps.ResponseFormat, agent.ResponseFormat(def.ResponseFormat))
 	if deps.Counter == nil {
-		deps.Counter = budget.NewTokenizers().ForModel(deps.Model)
+		deps.Counter = budget.NewTokenizers().ForModel(deps.Config.Model)
 	}
 	if deps.Analyzers == nil {
 		deps.Analyzers = analyzer.Builtin()
@@ -219,7 +185,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
 		r.llm = budgetedClient{next: r.llm, budget: r.budget}
 	}
 	r.emit(ctx, review.EventPipelineStarted, "", "", map[string]any{
-		"automatic": req.Automatic, "llm": p.d.LLM != nil, "model": p.d.Model, "concurrency": p.d.Concurrency,
+		"automatic": req.Automatic, "llm": p.d.LLM != nil, "model": p.d.Config.Model, "concurrency": p.d.Config.Concurrency,
 	})
 	res, err := r.execute(ctx)
 	if err != nil {

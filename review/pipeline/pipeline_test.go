@@ -48,7 +48,7 @@ func TestGate(t *testing.T) {
 
 func TestRunSkipsGatedAndOversizedChanges(t *testing.T) {
 	src := &memSource{change: review.Change{Title: "WIP uploader"}, diff: readTestdata(t, "planted.diff"), head: plantedHead()}
-	p := New(Deps{})
+	p := New(Deps{Config: testLLM()})
 	// A title keyword skips the model only: the analyzers still find the
 	// planted key and request changes.
 	res, err := p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Automatic: true})
@@ -109,4 +109,16 @@ func TestModelGate(t *testing.T) {
 			t.Errorf("ModelGate(%q, %q) = %q, want skip %v", tt.title, tt.labels, got, tt.want)
 		}
 	}
+}
+
+// testLLM is the LLM configuration of the pipeline's tests: the default
+// one (config.Default) without a model, prices, temperature or
+// walkthrough, with what set changes.
+func testLLM(set ...func(*config.LLM)) config.LLM {
+	cfg := config.Default().LLM
+	cfg.Model, cfg.Prices, cfg.Temperature, cfg.Walkthrough = "", nil, 0, false
+	for _, f := range set {
+		f(&cfg)
+	}
+	return cfg
 }

@@ -34,7 +34,7 @@ func TestPolicyLimits(t *testing.T) {
 	}{
 		"chunks over llm.max_chunks get the analyzers only": {
 			files: 12,
-			deps:  Deps{MaxChunks: 2, MaxChunkTokens: 256},
+			deps:  Deps{Config: testLLM(func(c *config.LLM) { c.MaxChunks, c.MaxChunkTokens = 2, 256 })},
 			// the 12 files make 3 chunks; only 2 go to the model
 			wantCalls: 2,
 			check: func(t *testing.T, res *Result) {
@@ -45,7 +45,7 @@ func TestPolicyLimits(t *testing.T) {
 		},
 		"the token budget stops the model calls and skips the review": {
 			files:     12,
-			deps:      Deps{MaxChunkTokens: 256, Concurrency: 1},
+			deps:      Deps{Config: testLLM(func(c *config.LLM) { c.MaxChunkTokens, c.Concurrency = 256, 1 })},
 			req:       func(r *Request) { r.MaxTokens = 2000 },
 			wantCalls: 2, // 1,100 tokens each: the third call finds the budget spent
 			check: func(t *testing.T, res *Result) {
@@ -76,7 +76,7 @@ func TestPolicyLimits(t *testing.T) {
 			srv := llmtest.New(t, noFindings)
 			deps := tt.deps
 			deps.LLM = llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)
-			deps.Model = "gpt-4o"
+			deps.Config.Model = "gpt-4o"
 			req := Request{Source: &memSource{diff: manyFiles(tt.files)}, Repo: config.DefaultRepo()}
 			if tt.req != nil {
 				tt.req(&req)
@@ -117,7 +117,7 @@ func TestRepoConfigReadFromBase(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			src := &memSource{diff: manyFiles(1), base: tt.base, head: map[string]string{".mergeguard.yml": "enabled: false\n"}}
-			res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), ReadRepoFile: tt.read})
+			res, err := New(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), ReadRepoFile: tt.read})
 			var cfgErr *RepoConfigError
 			if tt.wantErr {
 				if !errors.As(err, &cfgErr) || !strings.Contains(err.Error(), `.mergeguard.yml:2: unknown key "auto_reveiw"`) {
@@ -162,7 +162,7 @@ func TestLLMUnavailableOnlyWhenEveryReviewerFailed(t *testing.T) {
 func TestCancelledReviewEndsWithTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := New(Deps{}).Run(ctx, Request{Source: &memSource{diff: manyFiles(3)}, Repo: config.DefaultRepo()})
+	_, err := New(Deps{Config: testLLM()}).Run(ctx, Request{Source: &memSource{diff: manyFiles(3)}, Repo: config.DefaultRepo()})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run on a cancelled context: %v, want context.Canceled", err)
 	}

@@ -80,7 +80,7 @@ func (r *run) recheck(ctx context.Context, v *verifier, f review.Finding) (bool,
 	user.WriteString("Finding:\n")
 	WriteData(&user, "FINDING", string(finding))
 	fmt.Fprintf(&user, "Code of %s at the %s revision:\n", f.FilePath, rev)
-	WriteData(&user, "CODE", truncateTokens(r.counter, code.String(), (deps.ContextTokens-deps.MaxOutputTokens)/2))
+	WriteData(&user, "CODE", truncateTokens(r.counter, code.String(), (deps.Config.ContextTokens-deps.Config.MaxOutputTokens)/2))
 	var ans struct {
 		Confirmed *bool  `json:"confirmed"`
 		Reason    string `json:"reason"`

@@ -48,12 +48,12 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 	var notes []string
 	var snippets map[string][]codectx.Snippet
 	var code codeFound
-	chunkTokens := deps.MaxChunkTokens
+	chunkTokens := deps.Config.MaxChunkTokens
 	if pr.llm {
 		if deps.Tools != nil {
 			pr.tools = deps.Tools(r.req.Source, d)
 		}
-		input := deps.ContextTokens - deps.MaxOutputTokens
+		input := deps.Config.ContextTokens - deps.Config.MaxOutputTokens
 		conv, cut, err := conventions(ctx, r.req.Source, r.req.Repo, r.counter, min(input/conventionsShare, maxConventionTokens))
 		switch {
 		case err != nil:
@@ -74,7 +74,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 		chunkTokens = min(chunkTokens, input-r.overhead(change, pr))
 		if chunkTokens < minChunkTokens {
 			notes = append(notes, fmt.Sprintf("The model's context (%d tokens, %d for output) is too small for a review: built-in analyzers only.",
-				deps.ContextTokens, deps.MaxOutputTokens))
+				deps.Config.ContextTokens, deps.Config.MaxOutputTokens))
 			pr.llm = false
 		}
 	}
@@ -84,10 +84,10 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 		notes = append(notes, "Planning stopped: "+err.Error())
 		pr.llm = false
 	}
-	if over := len(pl.chunks) - deps.MaxChunks; over > 0 {
-		pl.chunks = pl.chunks[:deps.MaxChunks] // riskiest first: the least risky go
+	if over := len(pl.chunks) - deps.Config.MaxChunks; over > 0 {
+		pl.chunks = pl.chunks[:deps.Config.MaxChunks] // riskiest first: the least risky go
 		notes = append(notes, fmt.Sprintf("The change needed %d chunks, more than llm.max_chunks (%d): the %d least risky were reviewed by the built-in analyzers only.",
-			deps.MaxChunks+over, deps.MaxChunks, over))
+			deps.Config.MaxChunks+over, deps.Config.MaxChunks, over))
 	}
 	if pl.truncation != nil {
 		notes = append(notes, fmt.Sprintf("Diffs too large for one prompt were cut (%s); the model was told how to read the rest.",
@@ -120,7 +120,7 @@ func (r *run) planStage(ctx context.Context, change review.Change, d *diff.Diff)
 func (r *run) overhead(change review.Change, pr prompts) int {
 	deps := r.p.d
 	c := r.counter
-	input := deps.ContextTokens - deps.MaxOutputTokens
+	input := deps.Config.ContextTokens - deps.Config.MaxOutputTokens
 	n := c.Count(systemMessage(pr.conventions, "", r.req.Repo.Language, len(r.req.Learnings) > 0)) + maxPathInstrTokens
 	n += c.Count(userMessage(change, chunk{n: 999}, 999, c, chunkContext{}))
 	if len(r.known) > 0 {
@@ -134,7 +134,7 @@ func (r *run) overhead(change review.Change, pr prompts) int {
 		n += pr.codeTokens + c.Count(codeHeader) + codeFramingTokens
 	}
 	n += messageOverheadTokens + retryReserve + input/50 // 2% for tokenizer drift
-	if deps.ResponseFormat == agent.FormatJSONSchema {
+	if agent.ResponseFormat(deps.Config.ResponseFormat) == agent.FormatJSONSchema {
 		n += c.Count(agent.OutputSchema)
 	}
 	if pr.tools != nil {
@@ -176,7 +176,7 @@ func (r *run) reviewStage(ctx context.Context, change review.Change, d *diff.Dif
 	}
 	llmResults := make([]agent.Result, len(pl.chunks))
 	var g errgroup.Group
-	g.SetLimit(deps.Concurrency)
+	g.SetLimit(deps.Config.Concurrency)
 	for i, c := range pl.chunks {
 		g.Go(func() error {
 			llmResults[i] = r.runChunk(ctx, change, c, len(pl.chunks), pr, evidence)
@@ -251,9 +251,9 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 		"chunk": c.n, "files": c.paths(), "tokens": c.tokens, "risk": c.risk,
 	})
 	cfg := agent.Config{
-		Client: r.llm, Model: deps.Model, ContextTokens: deps.ContextTokens, MaxOutputTokens: deps.MaxOutputTokens,
-		MaxTurns: deps.MaxTurns, Timeout: deps.AgentTimeout, ResponseFormat: deps.ResponseFormat, Counter: r.counter,
-		Temperature: deps.Temperature, Cost: r.cost,
+		Client: r.llm, Model: deps.Config.Model, ContextTokens: deps.Config.ContextTokens, MaxOutputTokens: deps.Config.MaxOutputTokens,
+		MaxTurns: deps.Config.MaxTurns, Timeout: deps.Config.AgentTimeout, ResponseFormat: agent.ResponseFormat(deps.Config.ResponseFormat), Counter: r.counter,
+		Temperature: float32(deps.Config.Temperature), Cost: r.cost,
 	}
 	task := agent.Task{
 		Name:   name,
@@ -277,7 +277,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 
 // cost prices one LLM call.
 func (r *run) cost(model string, u openai.Usage) review.CostInfo {
-	return llm.Cost(r.p.d.Prices, model, u)
+	return llm.Cost(r.p.d.Config.Prices, model, u)
 }
 
 // analyzed is the outcome of one analyzer.

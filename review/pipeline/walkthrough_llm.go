@@ -33,7 +33,7 @@ const (
 // from the diff alone otherwise or when the call fails (then with a note).
 func (r *run) walkthrough(ctx context.Context, change review.Change, d *diff.Diff, full bool) (*review.Walkthrough, review.CostInfo, int, string) {
 	base := diffWalkthrough(d)
-	if !r.p.d.Walkthrough || r.llm == nil || !full || len(d.Files) == 0 {
+	if !r.p.d.Config.Walkthrough || r.llm == nil || !full || len(d.Files) == 0 {
 		return base, review.CostInfo{}, 0, ""
 	}
 	r.emit(ctx, review.EventAgentStarted, review.StagePlanner, "planner:walkthrough", map[string]any{"files": len(d.Files)})

@@ -21,7 +21,7 @@ func (t *Toolbox) changedFiles(ctx context.Context) (string, error) {
 	if len(files) == 0 {
 		return "No files changed.\n", nil
 	}
-	out := newOutput(t.opts.MaxResultBytes)
+	out := newOutput(t.cfg.ToolResultBytes)
 	out.line(fmt.Sprintf("%s changed:", plural(len(files), "file", "files")))
 	for i, f := range files {
 		l := fmt.Sprintf("%-9s %s", f.Status, diff.ShowPath(f.Path))
@@ -54,7 +54,7 @@ func (t *Toolbox) commitMessages(ctx context.Context, a args) (string, error) {
 	if len(commits) == 0 {
 		return "No commits.\n", nil
 	}
-	out := newOutput(t.opts.MaxResultBytes)
+	out := newOutput(t.cfg.ToolResultBytes)
 	for i, c := range commits {
 		msg := c.Message
 		if len(msg) > maxMessageBytes {
@@ -135,7 +135,7 @@ func (t *Toolbox) diffFile(a args) (string, error) {
 	// line with MaxContext 0, so 0 is shown as 1.
 	opts := diff.RenderOptions{MaxContext: min(max(ctxLines, 1), 3)}
 
-	budget := t.opts.MaxResultBytes - noteRoom
+	budget := t.cfg.ToolResultBytes - noteRoom
 	text := diff.Render(page, opts)
 	last := start + len(page.Hunks) - 1
 	for len(text) > budget && len(page.Hunks) > 1 {

@@ -78,7 +78,7 @@ func defs() []toolDef {
 }
 
 // Definitions returns the tools to offer a model, in a stable order. With
-// Options.Strict the schemas follow OpenAI's strict mode (every property
+// llm.strict_tools the schemas follow OpenAI's strict mode (every property
 // required, optional ones nullable, no additional properties); otherwise
 // optional arguments may be omitted, which every OpenAI-compatible server
 // and small open models handle.
@@ -88,8 +88,8 @@ func (t *Toolbox) Definitions() []openai.Tool {
 		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name:        d.name,
 			Description: d.desc,
-			Strict:      t.opts.Strict,
-			Parameters:  schema(d.params, t.opts.Strict),
+			Strict:      t.cfg.StrictTools,
+			Parameters:  schema(d.params, t.cfg.StrictTools),
 		}})
 	}
 	return out

@@ -40,7 +40,7 @@ func (t *Toolbox) readFilePart(ctx context.Context, a args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	end, err := a.number("end_line", start+t.opts.MaxReadLines-1, false)
+	end, err := a.number("end_line", start+t.cfg.ToolReadLines-1, false)
 	if err != nil {
 		return "", err
 	}
@@ -81,13 +81,13 @@ func (t *Toolbox) readFilePart(ctx context.Context, a args) (string, error) {
 	if end > total {
 		end = total
 	}
-	if end-start+1 > t.opts.MaxReadLines {
-		end = start + t.opts.MaxReadLines - 1
+	if end-start+1 > t.cfg.ToolReadLines {
+		end = start + t.cfg.ToolReadLines - 1
 		notes = append(notes, fmt.Sprintf("[at most %d lines per call: lines %d-%d shown; call again with start_line=%d for more]",
-			t.opts.MaxReadLines, start, end, end+1))
+			t.cfg.ToolReadLines, start, end, end+1))
 	}
 
-	out := newOutput(t.opts.MaxResultBytes)
+	out := newOutput(t.cfg.ToolResultBytes)
 	out.line(header)
 	out.line(fmt.Sprintf("Lines %d-%d of %d:", start, end, total))
 	width := len(strconv.Itoa(end))
@@ -177,7 +177,7 @@ func (t *Toolbox) listFiles(ctx context.Context, a args) (string, error) {
 	if len(found) == 0 {
 		return fmt.Sprintf("No files in %s.\n", where), nil
 	}
-	out := newOutput(t.opts.MaxResultBytes)
+	out := newOutput(t.cfg.ToolResultBytes)
 	out.line(fmt.Sprintf("%s in %s:", plural(len(found), "file", "files"), where))
 	shown := 0
 	for _, p := range found {
@@ -229,14 +229,14 @@ func (t *Toolbox) search(ctx context.Context, a args) (string, error) {
 		return "", sourceError("listing files", err)
 	}
 	candidates := t.searchOrder(all, match)
-	scanned := candidates[:min(len(candidates), t.opts.MaxSearchFiles)]
+	scanned := candidates[:min(len(candidates), t.cfg.ToolSearchFiles)]
 	if p, ok := t.src.(preloader); ok && len(scanned) > searchReadGroups {
 		// Best effort: when the source cannot preload (an archive too
 		// large), files are read one by one.
 		_ = p.Preload(ctx)
 	}
 
-	out := newOutput(t.opts.MaxResultBytes)
+	out := newOutput(t.cfg.ToolResultBytes)
 	matches, filesWithMatches, skipped, unreadable := 0, 0, 0, 0
 	full := false
 	for start := 0; start < len(scanned) && matches < maxResults && !full; start += searchReadGroups {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
-	"github.com/mergeguard/mergeguard/review/tools"
 )
 
 // TestToolLoopWithModel runs the tool loop against the fake OpenAI server:
@@ -17,7 +16,7 @@ import (
 func TestToolLoopWithModel(t *testing.T) {
 	src := newRepo(t)
 	for _, strict := range []bool{false, true} {
-		tb := toolbox(t, src, tools.Options{Strict: strict})
+		tb := toolbox(t, src, strictTools(strict))
 		fake := llmtest.NewQueue(t,
 			llmtest.ToolCalls(
 				llmtest.Call("call_1", "read_file_part", map[string]any{"file_path": "cmd/app/main.go", "start_line": 9, "end_line": 9, "branch": nil}),

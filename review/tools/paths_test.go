@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review/source/localgit"
-	"github.com/mergeguard/mergeguard/review/tools"
 )
 
 // TestExactPaths: the tools take a path byte for byte. " settings.py",
@@ -24,7 +24,7 @@ func TestExactPaths(t *testing.T) {
 		" dir /a b .py ": "SPACES = 5\n",
 	})
 	r.commit("Bob", "2024-03-02T10:30:00Z", "Settings")
-	tb := toolbox(t, mustSource(t, r.dir, "HEAD~1", "HEAD"), tools.Options{})
+	tb := toolbox(t, mustSource(t, r.dir, "HEAD~1", "HEAD"), config.Default().LLM)
 
 	tests := []struct {
 		tool, args string

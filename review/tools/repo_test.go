@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/source/localgit"
 	"github.com/mergeguard/mergeguard/review/tools"
@@ -145,7 +146,7 @@ func newRepo(t *testing.T) *localgit.Source {
 }
 
 // toolbox returns the tools over src.
-func toolbox(t *testing.T, src *localgit.Source, opts tools.Options) *tools.Toolbox {
+func toolbox(t *testing.T, src *localgit.Source, cfg config.LLM) *tools.Toolbox {
 	t.Helper()
 	text, err := src.Diff(t.Context())
 	if err != nil {
@@ -155,5 +156,20 @@ func toolbox(t *testing.T, src *localgit.Source, opts tools.Options) *tools.Tool
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tools.New(src, d, opts)
+	return tools.New(src, d, cfg)
+}
+
+// limits is the default configuration with the tools' results bounded to
+// resultBytes and read_file_part to readLines.
+func limits(resultBytes, readLines int) config.LLM {
+	cfg := config.Default().LLM
+	cfg.ToolResultBytes, cfg.ToolReadLines = resultBytes, readLines
+	return cfg
+}
+
+// strictTools is the default configuration with llm.strict_tools strict.
+func strictTools(strict bool) config.LLM {
+	cfg := config.Default().LLM
+	cfg.StrictTools = strict
+	return cfg
 }

@@ -11,7 +11,6 @@
 package tools
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,39 +32,24 @@ const (
 	searchReadGroups = 8    // files read concurrently by search_in_files
 )
 
-// Options bound what the tools return.
-type Options struct {
-	// MaxResultBytes bounds one result (llm.tool_result_bytes when zero).
-	MaxResultBytes int
-	// MaxReadLines bounds the lines read_file_part returns
-	// (llm.tool_read_lines when zero).
-	MaxReadLines int
-	// MaxSearchFiles bounds the files search_in_files reads
-	// (llm.tool_search_files when zero).
-	MaxSearchFiles int
-	// Strict makes Definitions use OpenAI's strict schemas.
-	Strict bool
-}
-
 // Toolbox answers tool calls for one review. It reads through the source,
 // which caches for the review, and is safe for concurrent use.
 type Toolbox struct {
 	src  review.Source
 	diff *diff.Diff
-	opts Options
+	// cfg bounds what the tools return (llm.tool_result_bytes,
+	// tool_read_lines, tool_search_files) and makes Definitions strict
+	// (llm.strict_tools).
+	cfg config.LLM
 }
 
 // New returns the tools of a review reading from src, whose parsed diff is
-// d (nil for an empty diff).
-func New(src review.Source, d *diff.Diff, opts Options) *Toolbox {
+// d (nil for an empty diff), bounded by cfg as loaded (config.Load).
+func New(src review.Source, d *diff.Diff, cfg config.LLM) *Toolbox {
 	if d == nil {
 		d = &diff.Diff{}
 	}
-	def := config.Default().LLM // zero limits take the application's defaults
-	opts.MaxResultBytes = cmp.Or(opts.MaxResultBytes, def.ToolResultBytes)
-	opts.MaxReadLines = cmp.Or(opts.MaxReadLines, def.ToolReadLines)
-	opts.MaxSearchFiles = cmp.Or(opts.MaxSearchFiles, def.ToolSearchFiles)
-	return &Toolbox{src: src, diff: d, opts: opts}
+	return &Toolbox{src: src, diff: d, cfg: cfg}
 }
 
 // Call answers one tool call with the tool message for the model: a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
 	"github.com/mergeguard/mergeguard/review/source/localgit"
@@ -43,7 +44,7 @@ func checkGolden(t *testing.T, name, got string) {
 // TestToolsGolden calls every tool on a real repository, with good and bad
 // arguments, and records the results.
 func TestToolsGolden(t *testing.T) {
-	tb := toolbox(t, newRepo(t), tools.Options{})
+	tb := toolbox(t, newRepo(t), config.Default().LLM)
 	calls := []struct{ tool, args string }{
 		{"changed_files", ``},
 		{"get_commit_messages", `{}`},
@@ -129,7 +130,7 @@ func TestOutputBounded(t *testing.T) {
 		{400, "changed_files", `{}`, "more files not shown]", ""},
 	}
 	for _, tt := range tests {
-		tb := toolbox(t, src, tools.Options{MaxResultBytes: tt.limit, MaxReadLines: 100})
+		tb := toolbox(t, src, limits(tt.limit, 100))
 		out, err := tb.Call(t.Context(), tt.tool, tt.args)
 		if err != nil {
 			t.Fatal(err)
@@ -144,7 +145,7 @@ func TestOutputBounded(t *testing.T) {
 }
 
 func TestCanceledContextIsAnError(t *testing.T) {
-	tb := toolbox(t, newRepo(t), tools.Options{})
+	tb := toolbox(t, newRepo(t), config.Default().LLM)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	for _, tool := range []string{"read_file_part", "search_in_files", "list_files", "get_blame", "changed_files"} {
@@ -167,7 +168,7 @@ func TestBareDiffSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb := tools.New(src, d, tools.Options{})
+	tb := tools.New(src, d, config.Default().LLM)
 	var b strings.Builder
 	for _, c := range []struct{ tool, args string }{
 		{"changed_files", `{}`},
@@ -187,7 +188,7 @@ func TestBareDiffSource(t *testing.T) {
 }
 
 func TestDefinitions(t *testing.T) {
-	tb := tools.New(nil, nil, tools.Options{})
+	tb := tools.New(nil, nil, config.Default().LLM)
 	var names []string
 	for _, d := range tb.Definitions() {
 		names = append(names, d.Function.Name)
@@ -206,7 +207,7 @@ func TestDefinitions(t *testing.T) {
 	}
 	var all []string
 	for _, strict := range []bool{false, true} {
-		b, err := json.MarshalIndent(tools.New(nil, nil, tools.Options{Strict: strict}).Definitions(), "", "  ")
+		b, err := json.MarshalIndent(tools.New(nil, nil, strictTools(strict)).Definitions(), "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +241,7 @@ func TestSearchPreloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb := tools.New(src, d, tools.Options{})
+	tb := tools.New(src, d, config.Default().LLM)
 	// A failed preload changes nothing: the files are read one by one.
 	for range 2 {
 		out, err := tb.Call(t.Context(), "search_in_files", `{"pattern": "row 1000"}`)

@@ -5,7 +5,6 @@
 package api
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,29 +62,16 @@ type Deps struct {
 	Hub          *events.Hub
 	Access       access.Policy
 	Logger       zerolog.Logger
-	// Heartbeat is the interval of SSE comments that keep idle proxies from
-	// closing a stream (default 15s).
-	Heartbeat time.Duration
-	// Poll is how often a stream re-reads its run even without a
-	// notification, the safety net for missed NOTIFYs (default 5s).
-	Poll time.Duration
+	// Config is the api section as loaded (config.Load, which applies the
+	// defaults once), taken as it is: the streams' heartbeat, poll, batch
+	// and write timeout, and the limits (max_concurrent_submissions
+	// POST /api/review requests handled at once, 503 beyond; max_streams
+	// open event streams, 503 beyond, and max_streams_per_client per
+	// client address, 429 beyond).
+	Config config.API
 	// GitHubWebURL is github.web_url: a github_url must be a pull request
-	// on this host (DefaultGitHubWebURL when empty).
+	// on this host.
 	GitHubWebURL string
-
-	// The limits below mean their Default* constant when zero.
-
-	// MaxBodies caps the POST /api/review requests handled at once (body
-	// read, diff parsed, run queued); more are answered 503 with
-	// Retry-After.
-	MaxBodies int
-	// MaxStreams caps the open event streams (503 beyond);
-	// MaxStreamsPerClient caps them per client address (429 beyond).
-	MaxStreams, MaxStreamsPerClient int
-	// StreamBatch caps the events a stream holds in memory at a time.
-	StreamBatch int
-	// StreamWriteTimeout bounds writing one batch of events to a client.
-	StreamWriteTimeout time.Duration
 }
 
 // API serves the /api/review routes.
@@ -96,22 +82,12 @@ type API struct {
 	redact  redactor
 }
 
-// New returns the API over d; zero limits take the application's defaults
-// (config.Default), the API keeps none of its own.
+// New returns the API over d.
 func New(d Deps) *API {
-	def := config.Default()
-	d.Heartbeat = cmp.Or(d.Heartbeat, def.API.StreamHeartbeat)
-	d.Poll = cmp.Or(d.Poll, def.API.StreamPoll)
-	d.GitHubWebURL = cmp.Or(d.GitHubWebURL, def.GitHub.WebURL)
-	d.MaxBodies = cmp.Or(d.MaxBodies, def.API.MaxConcurrentSubmissions)
-	d.MaxStreams = cmp.Or(d.MaxStreams, def.API.MaxStreams)
-	d.MaxStreamsPerClient = cmp.Or(d.MaxStreamsPerClient, def.API.MaxStreamsPerClient)
-	d.StreamBatch = cmp.Or(d.StreamBatch, def.API.StreamBatch)
-	d.StreamWriteTimeout = cmp.Or(d.StreamWriteTimeout, def.API.StreamWriteTimeout)
 	return &API{
 		d:       d,
-		bodies:  make(chan struct{}, d.MaxBodies),
-		streams: newStreamLimit(d.MaxStreams, d.MaxStreamsPerClient),
+		bodies:  make(chan struct{}, d.Config.MaxConcurrentSubmissions),
+		streams: newStreamLimit(d.Config.MaxStreams, d.Config.MaxStreamsPerClient),
 		redact:  newRedactor(),
 	}
 }

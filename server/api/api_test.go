@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/events"
@@ -58,8 +59,8 @@ func newFixture(t *testing.T, token string) *fixture {
 	if token == "" {
 		policy, wrap = holder, asHolder
 	}
-	a := New(Deps{Store: st, Hub: hub, Access: policy, Logger: zerolog.Nop(),
-		Heartbeat: 50 * time.Millisecond, Poll: 200 * time.Millisecond})
+	a := New(Deps{Config: testAPI(func(c *config.API) { c.StreamHeartbeat, c.StreamPoll = 50*time.Millisecond, 200*time.Millisecond }),
+		GitHubWebURL: config.Default().GitHub.WebURL, Store: st, Hub: hub, Access: policy, Logger: zerolog.Nop()})
 	mux := http.NewServeMux()
 	a.Register(mux)
 	srv := httptest.NewServer(wrap(mux))
@@ -240,7 +241,7 @@ func TestCreateFromGitHubURL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := storetest.New(t)
-			a := New(Deps{Store: st, PullRequests: tt.prs, Hub: events.NewHub(), Logger: zerolog.Nop(), Access: holder})
+			a := New(Deps{Config: testAPI(), GitHubWebURL: config.Default().GitHub.WebURL, Store: st, PullRequests: tt.prs, Hub: events.NewHub(), Logger: zerolog.Nop(), Access: holder})
 			mux := http.NewServeMux()
 			a.Register(mux)
 			srv := httptest.NewServer(asHolder(mux))
@@ -313,7 +314,7 @@ func TestAuth(t *testing.T) {
 func TestNoTokenNoAccess(t *testing.T) {
 	st := storetest.New(t)
 	mux := http.NewServeMux()
-	New(Deps{Store: st, Hub: events.NewHub(), Logger: zerolog.Nop()}).Register(mux)
+	New(Deps{Config: testAPI(), Store: st, Hub: events.NewHub(), Logger: zerolog.Nop()}).Register(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	f := &fixture{srv: srv, store: st}
@@ -489,7 +490,7 @@ func TestStreamOutlivesServerTimeouts(t *testing.T) {
 		hub.Run(ctx, st) // ends with ctx
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	a := New(Deps{Store: st, Hub: hub, Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour, Access: holder})
+	a := New(Deps{Config: testAPI(func(c *config.API) { c.StreamHeartbeat, c.StreamPoll = time.Hour, time.Hour }), Store: st, Hub: hub, Logger: zerolog.Nop(), Access: holder})
 	mux := http.NewServeMux()
 	a.Register(mux)
 	srv := httptest.NewUnstartedServer(asHolder(mux))
@@ -521,7 +522,7 @@ func TestStreamOutlivesServerTimeouts(t *testing.T) {
 // no live notifications, heartbeats or polls of its own.
 func quietFixture(t *testing.T, st *store.Store, s Store) *fixture {
 	t.Helper()
-	a := New(Deps{Store: s, Hub: events.NewHub(), Logger: zerolog.Nop(), Heartbeat: time.Hour, Poll: time.Hour, Access: holder})
+	a := New(Deps{Config: testAPI(func(c *config.API) { c.StreamHeartbeat, c.StreamPoll = time.Hour, time.Hour }), Store: s, Hub: events.NewHub(), Logger: zerolog.Nop(), Access: holder})
 	mux := http.NewServeMux()
 	a.Register(mux)
 	srv := httptest.NewServer(asHolder(mux))
@@ -720,4 +721,14 @@ func TestCreateTitle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testAPI is the api configuration of the tests: the default one
+// (config.Default) with what set changes.
+func testAPI(set ...func(*config.API)) config.API {
+	cfg := config.Default().API
+	for _, f := range set {
+		f(&cfg)
+	}
+	return cfg
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/events"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -56,8 +57,7 @@ func newBenchServer(b *testing.B) *benchServer {
 		b.Fatal("hub never started listening")
 	}
 	// Every client connects from 127.0.0.1: allow them all.
-	a := New(Deps{Store: st, Hub: hub, Access: holder, Logger: zerolog.Nop(),
-		MaxStreams: fanoutClients, MaxStreamsPerClient: fanoutClients})
+	a := New(Deps{Config: testAPI(func(c *config.API) { c.MaxStreams, c.MaxStreamsPerClient = fanoutClients, fanoutClients }), Store: st, Hub: hub, Access: holder, Logger: zerolog.Nop()})
 	mux := http.NewServeMux()
 	a.Register(mux)
 	srv := httptest.NewServer(asHolder(mux))

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/events"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -128,19 +129,20 @@ func TestCreateRejectsMalformedBodies(t *testing.T) {
 }
 
 // TestCreateRefusesGitHubURLOnOtherHosts: the App would review acme/priv#3
-// on its own GitHub whatever host the URL names.
+// on its own GitHub whatever host the URL names. The API takes
+// github.web_url as loaded (config.Load; Validate refuses an empty one).
 func TestCreateRefusesGitHubURLOnOtherHosts(t *testing.T) {
 	st := storetest.New(t)
 	for _, tt := range []struct {
 		web, url string
 		code     int
 	}{
-		{"", "https://anything.invalid/acme/priv/pull/3", http.StatusBadRequest},
-		{"", "https://github.com/acme/priv/pull/3", http.StatusAccepted},
+		{config.Default().GitHub.WebURL, "https://anything.invalid/acme/priv/pull/3", http.StatusBadRequest},
+		{config.Default().GitHub.WebURL, "https://github.com/acme/priv/pull/3", http.StatusAccepted},
 		{"https://ghe.example.com/", "https://github.com/acme/priv/pull/3", http.StatusBadRequest},
 		{"https://ghe.example.com/", "https://ghe.example.com/acme/priv/pull/3", http.StatusAccepted},
 	} {
-		a := New(Deps{Store: st, PullRequests: fakePRs{}, Hub: events.NewHub(), Logger: zerolog.Nop(), GitHubWebURL: tt.web, Access: holder})
+		a := New(Deps{Config: testAPI(), Store: st, PullRequests: fakePRs{}, Hub: events.NewHub(), Logger: zerolog.Nop(), GitHubWebURL: tt.web, Access: holder})
 		mux := http.NewServeMux()
 		a.Register(mux)
 		srv := httptest.NewServer(asHolder(mux))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/events"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -60,7 +61,7 @@ func (b *oversized) Read(p []byte) (int, error) {
 // their length announced and half chunked, which must be read to find out.
 // The heap must stay under 100 MB above idle.
 func TestOversizedBodiesKeepHeapBounded(t *testing.T) {
-	f, _ := limitFixture(t, Deps{})
+	f, _ := limitFixture(t, Deps{Config: testAPI()})
 	const clients = 30
 	idle := allocs.HeapNow()
 	stop := allocs.HeapPeak()
@@ -118,7 +119,7 @@ func mb(b uint64) float64 { return float64(b) / (1 << 20) }
 // whose body is still arriving: the next one is answered 503 with
 // Retry-After at once, and the slot is free again once the first is done.
 func TestCreateRefusesBodiesBeyondTheCap(t *testing.T) {
-	f, a := limitFixture(t, Deps{MaxBodies: 1})
+	f, a := limitFixture(t, Deps{Config: testAPI(func(c *config.API) { c.MaxConcurrentSubmissions = 1 })})
 	pr, pw := io.Pipe()
 	first := make(chan int, 1)
 	go func() {
@@ -183,7 +184,9 @@ func TestStreamLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, a := limitFixture(t, Deps{MaxStreams: tt.total, MaxStreamsPerClient: tt.perClient, Heartbeat: time.Hour, Poll: time.Hour})
+			f, a := limitFixture(t, Deps{Config: testAPI(func(c *config.API) {
+				c.MaxStreams, c.MaxStreamsPerClient, c.StreamHeartbeat, c.StreamPoll = tt.total, tt.perClient, time.Hour, time.Hour
+			})})
 			run := runningRun(t, f.store, review.EventPipelineStarted)
 			ctx, cancel := context.WithCancel(t.Context())
 			var bodies []io.Closer

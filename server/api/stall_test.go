@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/store"
 
@@ -33,8 +34,9 @@ const (
 // never read. The server must stay responsive, hold a bounded amount of
 // memory per client, and drop every one of them.
 func TestStalledStreamClientsAreDropped(t *testing.T) {
-	f, a := limitFixture(t, Deps{MaxStreams: stalledClients, MaxStreamsPerClient: stalledClients,
-		StreamWriteTimeout: 2 * time.Second})
+	f, a := limitFixture(t, Deps{Config: testAPI(func(c *config.API) {
+		c.MaxStreams, c.MaxStreamsPerClient, c.StreamWriteTimeout = stalledClients, stalledClients, 2*time.Second
+	})})
 	// Small send buffers, as on a busy host: the kernel takes a few
 	// batches of each stream, not megabytes, before writes block.
 	f.srv.Close()

@@ -62,9 +62,9 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 // or the poll announces it, until the run ends or the client goes away.
 func (a *API) follow(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, run store.Run, after int, wake <-chan struct{}) {
 	ctx := r.Context()
-	heartbeat := time.NewTicker(a.d.Heartbeat)
+	heartbeat := time.NewTicker(a.d.Config.StreamHeartbeat)
 	defer heartbeat.Stop()
-	poll := time.NewTicker(a.d.Poll)
+	poll := time.NewTicker(a.d.Config.StreamPoll)
 	defer poll.Stop()
 	ended := false // the last event written ends a pipeline attempt
 	for {
@@ -144,7 +144,7 @@ func (a *API) final(ctx context.Context, runID string, seq int) bool {
 // writeDeadline gives the writes that follow StreamWriteTimeout to reach
 // the client: one that does not read is dropped when it passes.
 func (a *API) writeDeadline(rc *http.ResponseController) {
-	_ = rc.SetWriteDeadline(time.Now().Add(a.d.StreamWriteTimeout)) // unsupported writers keep the server's
+	_ = rc.SetWriteDeadline(time.Now().Add(a.d.Config.StreamWriteTimeout)) // unsupported writers keep the server's
 }
 
 // flushEvents writes every stored event after seq, StreamBatch at a time,
@@ -153,7 +153,7 @@ func (a *API) writeDeadline(rc *http.ResponseController) {
 func (a *API) flushEvents(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, runID string, after int) (terminal bool, last int, err error) {
 	last = after
 	for {
-		evs, err := a.d.Store.Events(r.Context(), runID, last, a.d.StreamBatch)
+		evs, err := a.d.Store.Events(r.Context(), runID, last, a.d.Config.StreamBatch)
 		if err != nil {
 			return false, last, err
 		}
@@ -173,7 +173,7 @@ func (a *API) flushEvents(w http.ResponseWriter, rc *http.ResponseController, r 
 		if err := rc.Flush(); err != nil {
 			return false, last, err
 		}
-		if len(evs) < a.d.StreamBatch {
+		if len(evs) < a.d.Config.StreamBatch {
 			return terminal, last, nil
 		}
 	}

@@ -11,32 +11,31 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// The transaction of an Intake batch. It has the effect of recording the
-// batch's deliveries one after the other, in order, with RecordDelivery:
+// The transaction of a batch of deliveries: the one way a delivery is
+// recorded (RecordDelivery records a batch of one, Intake batches of
+// concurrent deliveries). It has the effect of recording the batch's
+// deliveries one after the other, in order:
 //
 //   - a delivery whose id came earlier in the batch is Duplicate;
-//   - the pull requests of all deliveries are locked first, in the order
-//     of their lock keys, so that concurrent batches never deadlock;
-//   - the deliveries that are the only one of their pull request in the
-//     batch (nearly all of them) and either queue nothing or queue a
-//     webhook review of it are recorded with a few statements for the
-//     whole batch ("bulk"): one statement (recordDeliveries) looks up
-//     replays and queued twins for all of them at once, inserts the
-//     deliveries with their outcomes and the runs, and supersedes and
-//     cancels the pull requests' other runs; the next reads the runs.
-//     Pull requests are disjoint, so their order does not matter. The
-//     statements are pipelined (pgx.Batch) in one round trip, after the
-//     lock. When every delivery of the batch is recorded so, BEGIN and
-//     COMMIT travel with them: the whole batch costs one round trip,
-//     whatever its size;
-//   - every other delivery (several of one pull request, other runs) is
-//     recorded after them, one at a time, as RecordDelivery does.
+//   - the pull requests of all deliveries and runs are locked first, in
+//     the order of their lock keys, so that concurrent batches never
+//     deadlock;
+//   - the deliveries are recorded in rounds, a few statements each: a
+//     delivery joins the round after the last one holding a delivery of
+//     its pull requests (nearly always the first round). One statement
+//     (recordDeliveries) looks up replays and queued twins for all the
+//     deliveries of a round at once, inserts them with their outcomes and
+//     their runs, and supersedes and cancels the pull requests' other
+//     runs; the next reads the runs. The pull requests of a round are
+//     disjoint, so their order within it does not matter; the rounds keep
+//     the order of the deliveries of one pull request;
+//   - BEGIN, the statements and COMMIT are pipelined (pgx.Batch): the
+//     whole batch costs one round trip, whatever its size.
 
-// batchPlan is a batch sorted into what is recorded how.
+// batchPlan is a batch sorted into rounds.
 type batchPlan struct {
 	items      []batchItem // normalized
-	bulk       []int       // indexes recorded set-based
-	sequential []int       // indexes recorded one at a time
+	rounds     [][]int     // indexes, of distinct pull requests in each round
 	duplicates []int       // ids that came earlier in the batch
 	lockRepos  []string    // the pull requests to lock
 	lockPRs    []int
@@ -47,11 +46,11 @@ type prKey struct {
 	number int
 }
 
-// planBatch normalizes items (as RecordDelivery does) and sorts them.
+// planBatch normalizes items (see Delivery.normalized) and sorts them.
 func planBatch(items []batchItem) batchPlan {
 	p := batchPlan{items: make([]batchItem, len(items))}
 	seen := make(map[string]bool, len(items))
-	perPR := make(map[prKey]int, len(items))
+	round := make(map[prKey]int, len(items)) // the last round of each pull request, from 1
 	for i, it := range items {
 		it.d = it.d.normalized(it.run)
 		p.items[i] = it
@@ -60,24 +59,21 @@ func planBatch(items []batchItem) batchPlan {
 			continue
 		}
 		seen[it.d.ID] = true
-		for _, k := range it.prKeys() {
-			if perPR[k] == 0 {
+		keys := it.prKeys()
+		r := 0
+		for _, k := range keys {
+			if round[k] == 0 {
 				p.lockRepos, p.lockPRs = append(p.lockRepos, k.repo), append(p.lockPRs, k.number)
 			}
-			perPR[k]++
+			r = max(r, round[k])
 		}
-	}
-	dup := 0
-	for i, it := range p.items {
-		if dup < len(p.duplicates) && p.duplicates[dup] == i {
-			dup++
-			continue
+		for _, k := range keys {
+			round[k] = r + 1
 		}
-		if it.bulk() && (!it.hasPR() || perPR[prKey{it.d.Repository, it.d.PRNumber}] == 1) {
-			p.bulk = append(p.bulk, i)
-		} else {
-			p.sequential = append(p.sequential, i)
+		if r == len(p.rounds) {
+			p.rounds = append(p.rounds, nil)
 		}
+		p.rounds[r] = append(p.rounds[r], i)
 	}
 	return p
 }
@@ -97,17 +93,6 @@ func (it batchItem) prKeys() []prKey {
 	return keys
 }
 
-// bulk reports whether the item may be recorded set-based: it queues
-// nothing, or a webhook review of the pull request its delivery is about.
-func (it batchItem) bulk() bool {
-	r := it.run
-	if r == nil {
-		return true
-	}
-	return r.Mode == ModePR && r.Trigger == TriggerWebhook && it.hasPR() &&
-		r.Repository == it.d.Repository && r.PRNumber == it.d.PRNumber
-}
-
 // recordBatch records items in one transaction (see the top of the file)
 // and returns their results, in order.
 func (s *Store) recordBatch(ctx context.Context, items []batchItem) ([]DeliveryResult, error) {
@@ -116,87 +101,48 @@ func (s *Store) recordBatch(ctx context.Context, items []batchItem) ([]DeliveryR
 	for _, i := range p.duplicates {
 		results[i].Duplicate = true
 	}
-	var err error
-	if len(p.sequential) == 0 {
-		err = s.recordBulkOnly(ctx, p, results)
-	} else {
-		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			if err := recordBulk(ctx, p, results, inTx{tx}); err != nil {
-				return err
-			}
-			for _, i := range p.sequential {
-				res, err := recordDeliveryTx(ctx, tx, p.items[i].d, p.items[i].run)
-				if err != nil {
-					return fmt.Errorf("record delivery %s: %w", p.items[i].d.ID, err)
-				}
-				results[i] = res
-			}
-			return nil
-		})
+	var b pgx.Batch
+	if len(p.lockRepos) > 0 {
+		b.Queue(lockPullRequests, p.lockRepos, p.lockPRs)
 	}
-	if err != nil {
+	for _, round := range p.rounds {
+		queueRound(&b, p.items, round, results)
+	}
+	if err := s.sendInTx(ctx, &b); err != nil {
 		return nil, fmt.Errorf("record a batch of %d deliveries: %w", len(items), err)
 	}
 	return results, nil
 }
 
-// recordBulkOnly records a batch whose deliveries are all recorded
-// set-based, in a transaction whose BEGIN and COMMIT travel with its
-// statements (ownTx): one round trip in all.
-func (s *Store) recordBulkOnly(ctx context.Context, p batchPlan, results []DeliveryResult) error {
+// sendInTx sends b in a transaction of its own: BEGIN is queued before
+// its statements and COMMIT after them, so the transaction costs no round
+// trip of its own.
+func (s *Store) sendInTx(ctx context.Context, b *pgx.Batch) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("acquire a connection: %w", err)
 	}
 	defer conn.Release()
-	tx := &ownTx{conn: conn}
-	if err := recordBulk(ctx, p, results, tx); err != nil {
-		tx.rollback(ctx)
+	qs := make([]*pgx.QueuedQuery, 0, len(b.QueuedQueries)+2)
+	qs = append(append(append(qs, &pgx.QueuedQuery{SQL: "BEGIN"}), b.QueuedQueries...), &pgx.QueuedQuery{SQL: "COMMIT"})
+	if err := conn.SendBatch(ctx, &pgx.Batch{QueuedQueries: qs}).Close(); err != nil {
+		rollback(ctx, conn)
 		return err
 	}
 	return nil
 }
 
-// batchSender sends the batch of recordBulk.
-type batchSender interface {
-	send(ctx context.Context, b *pgx.Batch) error
-}
-
-// inTx sends batches in an open transaction.
-type inTx struct{ tx pgx.Tx }
-
-func (t inTx) send(ctx context.Context, b *pgx.Batch) error {
-	if b.Len() == 0 {
-		return nil
-	}
-	return t.tx.SendBatch(ctx, b).Close()
-}
-
-// ownTx sends a batch in a transaction of its own on conn: BEGIN is
-// queued before the batch's statements and COMMIT after them, so the
-// transaction costs no round trip of its own. After an error it must be
-// rolled back: the connection is left in it (or, if the connection
-// broke, the pool drops it on release).
-type ownTx struct {
-	conn *pgxpool.Conn
-}
-
-func (t *ownTx) send(ctx context.Context, b *pgx.Batch) error {
-	qs := make([]*pgx.QueuedQuery, 0, len(b.QueuedQueries)+2)
-	qs = append(append(append(qs, &pgx.QueuedQuery{SQL: "BEGIN"}), b.QueuedQueries...), &pgx.QueuedQuery{SQL: "COMMIT"})
-	return t.conn.SendBatch(ctx, &pgx.Batch{QueuedQueries: qs}).Close()
-}
-
 // rollback ends the transaction after a failure, if the connection is
-// still in one; if the rollback fails too, the pool drops the connection
-// on release (it does any connection not idle).
-func (t *ownTx) rollback(ctx context.Context) {
-	if t.conn.Conn().PgConn().TxStatus() == 'I' {
+// still in one (the failure left it there); if the rollback fails too,
+// the pool drops the connection on release (it does any connection not
+// idle).
+func rollback(ctx context.Context, conn *pgxpool.Conn) {
+	if conn.Conn().PgConn().TxStatus() == 'I' {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	_, _ = t.conn.Exec(ctx, "ROLLBACK")
+	_, _ = conn.Exec(ctx, "ROLLBACK")
 }
 
 const (
@@ -207,28 +153,30 @@ const (
 		    FROM unnest($1::text[], $2::int[]) AS t(r, n)
 		    ORDER BY k) AS keys`
 
-	// recordDeliveries records the bulk deliveries of a batch in one
-	// statement, after lockPullRequests. Each delivery n is decided
-	// (kind) against the rows as they were before the statement, which is
-	// what the sequential path sees too: the bulk deliveries are of
-	// distinct pull requests, so none replays or twins another.
+	// recordDeliveries records the deliveries of a round in one
+	// statement, after lockPullRequests. Each delivery n is decided (kind)
+	// against the rows as they were before the statement, which is what
+	// recording the deliveries one at a time would see too: the
+	// deliveries of a round are of distinct pull requests, so none
+	// replays or twins another.
 	//
-	//   - replay: it asks for a run and an earlier delivery of its event,
-	//     action and head came within the replay window (selectReplayed);
-	//   - twin: it asks for a run and a webhook run of its head is queued
-	//     (selectQueuedTwin);
+	//   - replay: it asks for a webhook run and an earlier delivery of its
+	//     pull request, event, action and head came within the replay
+	//     window;
+	//   - twin: it asks for a pull request run, not a command's, and a run
+	//     of that head and trigger is queued;
 	//   - fresh: it asks for a run otherwise: the run (its id chosen by
-	//     the caller) is inserted, the other queued runs of its pull
-	//     request superseded and its running runs at another head
-	//     cancelled (enqueue);
+	//     the caller) is inserted and, for a pull request run, the other
+	//     queued runs of its pull request superseded and its running runs
+	//     at another head cancelled (as EnqueueRun does);
 	//   - none: it asks for no run.
 	//
 	// A delivery is inserted with the outcome of its kind, and only a new
 	// one (its id not recorded before) queues anything. The details'
 	// texts are the caller's, around what only the database knows: the
 	// replayed delivery, the twin's id. It answers each new delivery, the
-	// delivery it replays, whether it reuses a twin and whether it has a
-	// run (fresh or twin).
+	// delivery it replays, whether it reuses a twin and the id of its run
+	// (fresh or twin; '' for none).
 	recordDeliveries = `WITH n AS (
 		    SELECT * FROM jsonb_to_recordset($1::jsonb) AS n(id text, event text, action text, inst bigint, repo text,
 		        outcome text, detail text, pr int, head text, sender text, command text,
@@ -241,14 +189,14 @@ const (
 		        WHERE repository = n.repo AND pr_number = n.pr AND event = n.event AND action = n.action AND head_sha = n.head
 		          AND delivery_id <> n.id AND received_at > now() - $2 * interval '1 millisecond'
 		        ORDER BY received_at LIMIT 1) AS f
-		    WHERE n.wants AND n.head <> ''),
+		    WHERE n.wants AND n.trig = 'webhook' AND n.head <> ''),
 		twins AS (
 		    SELECT n.id, t.id::text AS twin FROM n CROSS JOIN LATERAL (
 		        SELECT id FROM review_runs
 		        WHERE status = 'queued' AND mode = 'pr' AND repository = n.run_repo AND pr_number = n.run_pr
-		          AND head_sha = n.run_head AND trigger = 'webhook'
+		          AND head_sha = n.run_head AND trigger = n.trig
 		        ORDER BY created_at DESC LIMIT 1) AS t
-		    WHERE n.wants),
+		    WHERE n.wants AND n.mode = 'pr' AND n.trig <> 'command'),
 		d AS (
 		    SELECT n.*, r.first, t.twin,
 		           CASE WHEN NOT n.wants THEN 'none' WHEN r.first IS NOT NULL THEN 'replay'
@@ -276,95 +224,91 @@ const (
 		           d.id, requested_by, options, diff, max_attempts, run_repo_id, run_id
 		    FROM d JOIN ins ON ins.delivery_id = d.id
 		    WHERE d.kind = 'fresh'
-		    RETURNING id, repository, pr_number, head_sha),
+		    RETURNING id, mode, repository, pr_number, head_sha),
+		older AS (
+		    SELECT o.id, o.status, o.head_sha AS old_head, n.id AS by, n.head_sha FROM runs n CROSS JOIN LATERAL (
+		        SELECT id, status, head_sha FROM review_runs
+		        WHERE status IN ('queued', 'running') AND mode = 'pr' AND repository = n.repository
+		          AND pr_number = n.pr_number) AS o
+		    WHERE n.mode = 'pr'),
 		superseded AS (
 		    UPDATE review_runs r
-		    SET status = 'superseded', status_reason = 'superseded by ' || n.id || ' (head ' || n.head_sha || ')',
+		    SET status = 'superseded', status_reason = 'superseded by ' || o.by || ' (head ' || o.head_sha || ')',
 		        finished_at = now()
-		    FROM runs n
-		    WHERE r.status = 'queued' AND r.mode = 'pr' AND r.repository = n.repository AND r.pr_number = n.pr_number
-		      AND r.id <> n.id),
+		    FROM older o
+		    WHERE r.id = o.id AND o.status = 'queued'),
 		cancelled AS (
 		    UPDATE review_runs r SET cancel_requested = true
-		    FROM runs n
-		    WHERE r.status = 'running' AND r.mode = 'pr' AND r.repository = n.repository AND r.pr_number = n.pr_number
-		      AND n.head_sha <> '' AND r.head_sha <> n.head_sha)
-		SELECT d.id, COALESCE(d.first, ''), d.kind = 'twin', d.kind IN ('fresh', 'twin')
+		    FROM older o
+		    WHERE r.id = o.id AND o.status = 'running' AND o.head_sha <> '' AND o.old_head <> o.head_sha)
+		SELECT d.id, COALESCE(d.first, ''), d.kind = 'twin',
+		       CASE d.kind WHEN 'fresh' THEN d.run_id::text WHEN 'twin' THEN d.twin ELSE '' END
 		FROM d JOIN ins ON ins.delivery_id = d.id`
 
-	// selectQueuedRuns reads, after recordDeliveries, the queued webhook
-	// run of the pull request and head of each delivery recorded queued
-	// or deduplicated: the run a fresh delivery queued or a twin reuses
-	// (replays, which need none, are not read).
-	selectQueuedRuns = `SELECT ` + runColumns + ` FROM review_runs WHERE id IN (
-		    SELECT DISTINCT ON (r.repository, r.pr_number) r.id
-		    FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) AS n(id, repo, pr, head)
-		    JOIN webhook_deliveries w ON w.delivery_id = n.id AND w.outcome IN ('` + OutcomeQueued + `', '` + OutcomeDeduplicated + `')
-		    JOIN review_runs r ON r.repository = n.repo AND r.pr_number = n.pr AND r.head_sha = n.head
-		    WHERE r.status = 'queued' AND r.mode = 'pr' AND r.trigger = 'webhook'
-		    ORDER BY r.repository, r.pr_number, r.created_at DESC)`
+	// selectRoundRuns reads, after recordDeliveries, the runs of a round:
+	// those of the ids chosen for fresh runs ($1) and the queued runs of
+	// the pull requests, heads and triggers that may have twins ($2-$5).
+	// The caller keeps those recordDeliveries named.
+	selectRoundRuns = `SELECT ` + runColumns + ` FROM review_runs WHERE id IN (
+		    SELECT unnest($1::uuid[])
+		    UNION ALL
+		    SELECT t.id FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS n(repo, pr, head, trig)
+		    CROSS JOIN LATERAL (
+		        SELECT id FROM review_runs
+		        WHERE status = 'queued' AND mode = 'pr' AND repository = n.repo AND pr_number = n.pr
+		          AND head_sha = n.head AND trigger = n.trig) AS t)`
 )
 
-// recordBulk locks the batch's pull requests and records the deliveries
-// of p.bulk set-based, into results, in one batch sent by tx:
-// lockPullRequests, recordDeliveries and selectQueuedRuns.
-func recordBulk(ctx context.Context, p batchPlan, results []DeliveryResult, tx batchSender) error {
-	var b pgx.Batch
-	if len(p.lockRepos) > 0 {
-		b.Queue(lockPullRequests, p.lockRepos, p.lockPRs)
-	}
-	if len(p.bulk) > 0 {
-		queueBulk(&b, p, results)
-	}
-	if err := tx.send(ctx, &b); err != nil {
-		return fmt.Errorf("record deliveries and queue their runs: %w", err)
-	}
-	return nil
-}
-
-// queueBulk queues into b recordDeliveries of p.bulk and, when some ask
-// for a run, selectQueuedRuns; they set results once b was sent.
-func queueBulk(b *pgx.Batch, p batchPlan, results []DeliveryResult) {
-	rows := make([]bulkRow, len(p.bulk))
-	index := make(map[string]int, len(p.bulk)) // in items, by delivery id
-	wanting := map[prKey]int{}                 // in items, of those asking for a run, by pull request
-	var ids, repos, heads []string
-	var prs []int
-	for k, i := range p.bulk {
-		it := p.items[i]
-		rows[k] = newBulkRow(it.d, it.run)
+// queueRound queues into b recordDeliveries of the deliveries round (of
+// items) and, when some ask for a run, selectRoundRuns; they set results
+// once b was sent.
+func queueRound(b *pgx.Batch, items []batchItem, round []int, results []DeliveryResult) {
+	rows := make([]batchRow, len(round))
+	index := make(map[string]int, len(round)) // in items, by delivery id
+	var (
+		runIDs, repos, heads, triggers []string
+		prs                            []int
+	)
+	for k, i := range round {
+		it := items[i]
+		rows[k] = newBatchRow(it.d, it.run)
 		index[it.d.ID] = i
 		if r := it.run; r != nil {
-			wanting[prKey{r.Repository, r.PRNumber}] = i
-			ids, repos = append(ids, it.d.ID), append(repos, r.Repository)
-			prs, heads = append(prs, r.PRNumber), append(heads, r.HeadSHA)
+			runIDs = append(runIDs, rows[k].RunID)
+			if r.Mode == ModePR && r.Trigger != TriggerCommand {
+				repos, prs = append(repos, r.Repository), append(prs, r.PRNumber)
+				heads, triggers = append(heads, r.HeadSHA), append(triggers, string(r.Trigger))
+			}
 		}
 	}
-	hasRun := make(map[string]bool, len(p.bulk)) // the new deliveries, by id: whether they have a run
+	runOf := make(map[string]int, len(round)) // in items, by the id of the run a new delivery has
 	b.Queue(recordDeliveries, rows, ReplayWindow.Milliseconds()).Query(func(rs pgx.Rows) error {
 		var (
-			id, first   string
-			reused, run bool
+			id, first, run string
+			reused         bool
 		)
+		isNew := make(map[string]bool, len(round))
 		_, err := pgx.ForEachRow(rs, []any{&id, &first, &reused, &run}, func() error {
-			hasRun[id] = run
-			results[index[id]].ReplayOf, results[index[id]].Reused = first, reused
+			i := index[id]
+			isNew[id] = true
+			results[i].ReplayOf, results[i].Reused = first, reused
+			if run != "" {
+				runOf[run] = i
+			}
 			return nil
 		})
 		for id, i := range index {
-			if _, isNew := hasRun[id]; !isNew {
-				results[i].Duplicate = true
-			}
+			results[i].Duplicate = !isNew[id]
 		}
 		return err
 	})
-	if len(repos) == 0 {
+	if len(runIDs) == 0 {
 		return
 	}
-	b.Queue(selectQueuedRuns, ids, repos, prs, heads).Query(func(rs pgx.Rows) error {
+	b.Queue(selectRoundRuns, runIDs, repos, prs, heads, triggers).Query(func(rs pgx.Rows) error {
 		runs, err := pgx.CollectRows(rs, pgx.RowToStructByName[Run])
 		for _, run := range runs {
-			if i, ok := wanting[prKey{run.Repository, run.PRNumber}]; ok && hasRun[p.items[i].d.ID] {
+			if i, ok := runOf[run.ID]; ok {
 				results[i].Run = &run
 			}
 		}
@@ -372,9 +316,9 @@ func queueBulk(b *pgx.Batch, p batchPlan, results []DeliveryResult) {
 	})
 }
 
-// bulkRow is one delivery of recordDeliveries and the run it asks for, a
+// batchRow is one delivery of recordDeliveries and the run it asks for, a
 // member of its JSON argument.
-type bulkRow struct {
+type batchRow struct {
 	ID      string  `json:"id"`
 	Event   string  `json:"event"`
 	Action  string  `json:"action"`
@@ -409,11 +353,11 @@ type bulkRow struct {
 	FreshDetail  string          `json:"fresh_detail"`
 }
 
-// newBulkRow is the row of delivery d (normalized) asking for run, nil
+// newBatchRow is the row of delivery d (normalized) asking for run, nil
 // for none. A run's id is chosen here, and the texts of the details its
 // kinds record.
-func newBulkRow(d Delivery, run *NewRun) bulkRow {
-	row := bulkRow{ID: d.ID, Event: d.Event, Action: d.Action, Inst: nullIfZero(d.InstallationID),
+func newBatchRow(d Delivery, run *NewRun) batchRow {
+	row := batchRow{ID: d.ID, Event: d.Event, Action: d.Action, Inst: nullIfZero(d.InstallationID),
 		Repo: nullIfEmpty(d.Repository), Outcome: d.Outcome, Detail: d.Detail, PR: nullIfZero(max(d.PRNumber, 0)),
 		Head: d.HeadSHA, Sender: d.Sender, Command: d.Command}
 	if run == nil {
@@ -432,6 +376,6 @@ func newBulkRow(d Delivery, run *NewRun) bulkRow {
 	row.MaxAttempts, row.RunRepoID = r.MaxAttempts, nullIfZero(r.RepositoryID)
 	row.ReplayBefore, row.ReplayAfter = replayDetailAround(d)
 	row.TwinBefore, row.TwinAfter = reusedDetailAround(r.HeadSHA)
-	_, row.FreshDetail = queuedOutcome(Run{ID: row.RunID}, false)
+	row.FreshDetail = "run " + row.RunID
 	return row
 }

@@ -348,14 +348,6 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT (delivery_id) DO NOTHING`
 
-	// selectReplayed finds an earlier delivery of the same pull_request
-	// event within the replay window. The pull request's advisory lock,
-	// taken before, makes a concurrent twin commit first and be seen here.
-	selectReplayed = `SELECT delivery_id FROM webhook_deliveries
-		WHERE repository = $1 AND pr_number = $2 AND event = $3 AND action = $4 AND head_sha = $5
-		  AND delivery_id <> $6 AND received_at > now() - $7 * interval '1 millisecond'
-		ORDER BY received_at LIMIT 1`
-
 	setDeliveryOutcome = `UPDATE webhook_deliveries SET outcome = $2, detail = $3 WHERE delivery_id = $1`
 )
 
@@ -366,18 +358,15 @@ const (
 // recorded within ReplayWindow — same repository, pull request, event,
 // action and head SHA under another delivery id — is not queued: the
 // delivery is recorded OutcomeDuplicate and reported in ReplayOf.
+//
+// A delivery is a batch of one: it is recorded as Intake records the
+// deliveries of a batch (batch.go), in one round trip.
 func (s *Store) RecordDelivery(ctx context.Context, d Delivery, run *NewRun) (DeliveryResult, error) {
-	d = d.normalized(run)
-	var res DeliveryResult
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		res, err = recordDeliveryTx(ctx, tx, d, run)
-		return err
-	})
+	res, err := s.recordBatch(ctx, []batchItem{{d: d, run: run}})
 	if err != nil {
 		return DeliveryResult{}, fmt.Errorf("record delivery %s: %w", d.ID, err)
 	}
-	return res, nil
+	return res[0], nil
 }
 
 // normalized is d as RecordDelivery stores it: outcome received when
@@ -393,81 +382,14 @@ func (d Delivery) normalized(run *NewRun) Delivery {
 	return d
 }
 
-// recordDeliveryTx is RecordDelivery of a normalized d inside tx.
-func recordDeliveryTx(ctx context.Context, tx pgx.Tx, d Delivery, run *NewRun) (DeliveryResult, error) {
-	var res DeliveryResult
-	isNew, err := insertDeliveryTx(ctx, tx, d)
-	if err != nil || !isNew {
-		res.Duplicate = !isNew
-		return res, err
-	}
-	if run == nil {
-		return res, nil
-	}
-	if run.Trigger == TriggerWebhook {
-		if res.ReplayOf, err = replayOf(ctx, tx, d); err != nil || res.ReplayOf != "" {
-			return res, err
-		}
-	}
-	r := *run
-	r.DeliveryID = d.ID
-	queued, reused, err := enqueue(ctx, tx, r)
-	if err != nil {
-		return res, err
-	}
-	res.Run, res.Reused = &queued, reused
-	outcome, detail := queuedOutcome(queued, reused)
-	_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, outcome, detail)
-	return res, err
-}
-
-// queuedOutcome is the outcome and detail of a delivery that queued run,
-// or found it queued already (reused).
-func queuedOutcome(run Run, reused bool) (outcome, detail string) {
-	if reused {
-		before, after := reusedDetailAround(run.HeadSHA)
-		return OutcomeDeduplicated, before + run.ID + after
-	}
-	return OutcomeQueued, "run " + run.ID
-}
-
 // reusedDetailAround is what the detail of a delivery whose run of head
 // was already queued has before and after that run's id.
 func reusedDetailAround(head string) (before, after string) {
 	return "run ", " already queued for head " + head
 }
 
-// replayOf returns the delivery that d, just inserted in tx, replays
-// within ReplayWindow, after recording d as its duplicate; "" when d
-// replays none (or has no pull request and head to compare).
-func replayOf(ctx context.Context, tx pgx.Tx, d Delivery) (string, error) {
-	if d.Repository == "" || d.PRNumber == 0 || d.HeadSHA == "" {
-		return "", nil
-	}
-	if _, err := tx.Exec(ctx, lockPullRequest, d.Repository, d.PRNumber); err != nil {
-		return "", err
-	}
-	var first string
-	err := tx.QueryRow(ctx, selectReplayed, d.Repository, d.PRNumber, d.Event, d.Action, d.HeadSHA,
-		d.ID, ReplayWindow.Milliseconds()).Scan(&first)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return "", nil
-	case err != nil:
-		return "", err
-	}
-	_, err = tx.Exec(ctx, setDeliveryOutcome, d.ID, OutcomeDuplicate, replayDetail(d, first))
-	return first, err
-}
-
-// replayDetail is the detail of a delivery d that replays delivery first.
-func replayDetail(d Delivery, first string) string {
-	before, after := replayDetailAround(d)
-	return before + first + after
-}
-
-// replayDetailAround is what replayDetail puts before and after the
-// replayed delivery's id.
+// replayDetailAround is what the detail of a delivery d that replays
+// another has before and after that delivery's id.
 func replayDetailAround(d Delivery) (before, after string) {
 	return "replays delivery ", " (" + d.Event + " " + d.Action + " of head " + d.HeadSHA + ")"
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/api"
@@ -114,7 +115,7 @@ func TestLearningsPageCSRF(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	ui.Register(mux)
-	api.New(api.Deps{Store: st, Logger: zerolog.Nop(), Access: policy}).Register(mux)
+	api.New(api.Deps{Config: config.Default().API, Store: st, Logger: zerolog.Nop(), Access: policy}).Register(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	// The browser is signed in: its session cookie goes with every

@@ -128,7 +128,7 @@ func TestSlowSendersDoNotStallTheIntake(t *testing.T) {
 // grace period to 200 ms and the rate to 1 KiB/s.
 func TestSlowBodiesAreCutOff(t *testing.T) {
 	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) {
-		d.BodyGrace, d.MinBodyRate = 200*time.Millisecond, 1<<10
+		d.Config.WebhookBodyGrace, d.Config.WebhookMinBodyRate = 200*time.Millisecond, 1<<10
 	})
 	tests := []struct {
 		name     string
@@ -161,7 +161,7 @@ func TestSlowBodiesAreCutOff(t *testing.T) {
 func TestSlowBodiesPerAddressAreCapped(t *testing.T) {
 	const senders, perAddr = 5, 2
 	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) {
-		d.BodyGrace, d.MinBodyRate, d.SlowBodiesPerAddress = 200*time.Millisecond, 1, perAddr
+		d.Config.WebhookBodyGrace, d.Config.WebhookMinBodyRate, d.Config.WebhookSlowBodiesPerAddress = 200*time.Millisecond, 1, perAddr
 	})
 	stop := make(chan struct{})
 	statuses := make(chan int, senders)
@@ -197,7 +197,7 @@ func TestSlowBodiesPerAddressAreCapped(t *testing.T) {
 // which is kept for first chunks, so the small delivery is accepted.
 func TestSmallDeliveriesKeepTheirShare(t *testing.T) {
 	const budget, size = 8 << 20, 4 << 20
-	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) { d.BodyBytesInFlight = budget })
+	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) { d.Config.WebhookBytesInFlight = budget })
 	var writers []*io.PipeWriter
 	var wg sync.WaitGroup
 	defer wg.Wait()

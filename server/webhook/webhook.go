@@ -73,26 +73,20 @@ type Deps struct {
 	// MaxAttempts is how many times a queued run is tried; 0 means the
 	// store's default.
 	MaxAttempts int
-	// BodyBytesInFlight caps the bytes of delivery bodies held in memory
-	// at once, signature not yet checked included. A body reserves its
-	// bytes a chunk at a time as they arrive; one that cannot get more
-	// room (or announces more than fits) is answered 503. An eighth of it
-	// is kept for the first chunk of each body, so that small deliveries
-	// fit while large ones fill the rest. Zero means the default
-	// (config.GitHub.WebhookBytesInFlight).
-	BodyBytesInFlight int64
-	// MinBodyRate is the rate in bytes a second, averaged since the
-	// request began, at which a body must arrive once BodyGrace has
-	// passed; a slower one is answered 408 and its connection closed.
-	// Zero means the default (config.GitHub.WebhookMinBodyRate).
-	MinBodyRate int64
-	// BodyGrace is how long a body may arrive at any rate. Zero means the
-	// default (config.GitHub.WebhookBodyGrace).
-	BodyGrace time.Duration
-	// SlowBodiesPerAddress caps the bodies from one client address still
-	// being read after BodyGrace; one more is answered 408. Zero means
-	// the default (config.GitHub.WebhookSlowBodiesPerAddress).
-	SlowBodiesPerAddress int
+	// Config is the github section as loaded (config.Load, which applies
+	// the defaults once), taken as it is; its webhook_* keys bound the
+	// bodies. webhook_bytes_in_flight caps the bytes of delivery bodies
+	// held in memory at once, signature not yet checked included: a body
+	// reserves its bytes a chunk at a time as they arrive; one that cannot
+	// get more room (or announces more than fits) is answered 503. An
+	// eighth of it is kept for the first chunk of each body, so that small
+	// deliveries fit while large ones fill the rest. After
+	// webhook_body_grace a body must have arrived at webhook_min_body_rate
+	// bytes a second, averaged since the request began; a slower one is
+	// answered 408 and its connection closed, and at most
+	// webhook_slow_bodies_per_address bodies of one client address may
+	// still be being read then (one more is answered 408).
+	Config config.GitHub
 	// ReadTimeout bounds the reading of a whole body, as the server's
 	// read timeout does (the intake sets the connection's read deadline
 	// itself); zero means none but the rate.
@@ -168,26 +162,11 @@ func New(deps Deps) (*Handler, error) {
 	return h, nil
 }
 
-// bodyLimits are the in-flight budget and the pace of bodies, with
-// config's defaults for what deps leaves zero.
+// bodyLimits are the in-flight budget and the pace of bodies.
 func bodyLimits(deps Deps) (*budget, pace) {
-	def := config.Default().GitHub
-	or := func(v, d int64) int64 {
-		if v <= 0 {
-			return d
-		}
-		return v
-	}
-	grace := deps.BodyGrace
-	if grace <= 0 {
-		grace = def.WebhookBodyGrace
-	}
-	perAddr := deps.SlowBodiesPerAddress
-	if perAddr <= 0 {
-		perAddr = def.WebhookSlowBodiesPerAddress
-	}
-	return newBudget(or(deps.BodyBytesInFlight, def.WebhookBytesInFlight), perAddr),
-		pace{grace: grace, rate: or(deps.MinBodyRate, def.WebhookMinBodyRate), timeout: deps.ReadTimeout}
+	g := deps.Config
+	return newBudget(g.WebhookBytesInFlight, g.WebhookSlowBodiesPerAddress),
+		pace{grace: g.WebhookBodyGrace, rate: g.WebhookMinBodyRate, timeout: deps.ReadTimeout}
 }
 
 // Register adds POST Route to mux.

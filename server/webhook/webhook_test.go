@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -82,7 +83,7 @@ func newIntakeBatched(t testing.TB, dbURL string, batched bool, opts ...func(*we
 	if batched {
 		rec = st.NewIntake(store.IntakeOptions{})
 	}
-	deps := webhook.Deps{Secret: app.App.WebhookSecret, Store: st, Recorder: rec,
+	deps := webhook.Deps{Config: config.Default().GitHub, Secret: app.App.WebhookSecret, Store: st, Recorder: rec,
 		GitHub:   webhook.NewGitHub(installations),
 		BotLogin: installations.Login(), AppID: app.App.IntegrationID, Logger: &log}
 	for _, opt := range opts {
@@ -165,7 +166,7 @@ func (in *intake) runs() []store.Run {
 func TestNewRefusesEmptySecret(t *testing.T) {
 	t.Parallel() // each test has its own database and fakes
 	log := zerolog.Nop()
-	_, err := webhook.New(webhook.Deps{Store: storetest.New(t), GitHub: webhook.NewGitHub(nil), Logger: &log})
+	_, err := webhook.New(webhook.Deps{Config: config.Default().GitHub, Store: storetest.New(t), GitHub: webhook.NewGitHub(nil), Logger: &log})
 	if err == nil || !strings.Contains(err.Error(), "secret") {
 		t.Fatalf("New with an empty secret: %v, want an error naming the secret", err)
 	}

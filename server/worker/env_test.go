@@ -111,7 +111,7 @@ func newEnvWith(t *testing.T, answer func(llmtest.Request) llmtest.Response, cfg
 	e.gh.ResetCalls() // GET /app at start is not the review's
 	e.llm = llmtest.New(t, answer)
 	e.secret = []byte(app.App.WebhookSecret)
-	h, err := webhook.New(webhook.Deps{Secret: app.App.WebhookSecret, Store: e.store, GitHub: webhook.NewGitHub(e.inst), Logger: &e.log})
+	h, err := webhook.New(webhook.Deps{Config: config.Default().GitHub, Secret: app.App.WebhookSecret, Store: e.store, GitHub: webhook.NewGitHub(e.inst), Logger: &e.log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,10 +184,12 @@ func (e *env) options() worker.Config {
 func (e *env) pipeline() *pipeline.Pipeline {
 	client := llm.New(llm.Config{BaseURL: e.llm.URL(), Model: "gpt-4o", MaxRetries: 1, Timeout: e.cfg.llmTimeout}, nil,
 		llm.WithBackoff(20*time.Millisecond, 2*time.Second))
+	cfg := config.Default().LLM
+	cfg.Model, cfg.Prices, cfg.Temperature, cfg.Walkthrough = "gpt-4o", nil, 0, false
 	return pipeline.New(pipeline.Deps{
-		LLM:   client,
-		Model: "gpt-4o",
-		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox { return tools.New(src, d, tools.Options{}) },
+		Config: cfg,
+		LLM:    client,
+		Tools:  func(src review.Source, d *diff.Diff) pipeline.Toolbox { return tools.New(src, d, config.Default().LLM) },
 	})
 }
 
