@@ -22,7 +22,7 @@ func convergeRepo(t *testing.T) (*githubtest.Server, githubtest.PR, *Repo) {
 	fake := githubtest.New(t)
 	pr := fake.AddPR(testPR(20))
 	repo := &Repo{owner: pr.Owner, name: pr.Repo, client: fake.Client(), v4: fake.V4Client(), login: testBot,
-		publisher: NewPublisher(PublisherOptions{BotLogin: testBot}), webURL: DefaultWebURL, sources: map[int]*Source{}}
+		publisher: NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot}), webURL: DefaultWebURL, sources: map[int]*Source{}}
 	return fake, pr, repo
 }
 

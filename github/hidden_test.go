@@ -72,7 +72,7 @@ func TestPublishPutsFindingsOnHiddenFilesInTheBody(t *testing.T) {
 	fake := githubtest.New(t)
 	pr := fake.AddPR(hiddenPR())
 	repo := &Repo{owner: pr.Owner, name: pr.Repo, client: fake.Client(), v4: fake.V4Client(),
-		publisher: NewPublisher(PublisherOptions{BotLogin: "mergeguard[bot]"}), sources: map[int]*Source{}}
+		publisher: NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: "mergeguard[bot]"}), sources: map[int]*Source{}}
 	src := repo.Source(pr.Number)
 	text, err := src.Diff(t.Context())
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
-	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github/markdown"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/text"
@@ -25,8 +24,8 @@ type PublisherOptions struct {
 	// author has exactly this login are read as MergeGuard's, dismissed or
 	// deleted.
 	BotLogin string
-	// MaxInlineComments caps the inline comments of one review; 0 means
-	// DefaultMaxInlineComments.
+	// MaxInlineComments caps the inline comments of one review
+	// (github.max_inline_comments); it is required, at least 1.
 	MaxInlineComments int
 	// KeepPending leaves the account's pending reviews alone: set it when
 	// BotLogin is a person's account (a token's user), whose pending
@@ -48,13 +47,9 @@ type Publisher struct {
 }
 
 // NewPublisher returns a Publisher. Publish refuses to post when
-// opts.BotLogin is empty.
+// opts.BotLogin is empty or opts.MaxInlineComments below 1.
 func NewPublisher(opts PublisherOptions) *Publisher {
-	p := &Publisher{botLogin: opts.BotLogin, maxInline: opts.MaxInlineComments, maxProbes: defaultMaxProbes, keepPending: opts.KeepPending}
-	if p.maxInline <= 0 {
-		p.maxInline = config.Default().GitHub.MaxInlineComments
-	}
-	return p
+	return &Publisher{botLogin: opts.BotLogin, maxInline: opts.MaxInlineComments, maxProbes: defaultMaxProbes, keepPending: opts.KeepPending}
 }
 
 // addressed is a review.Post addressed to a repository: the one review
@@ -111,6 +106,9 @@ var ErrPendingDraft = errors.New("the account has a pending (unsubmitted) review
 func (p *Publisher) Publish(ctx context.Context, client *gh.Client, post addressed) (published, error) {
 	if p.botLogin == "" {
 		return published{}, errors.New("publish review: the App's bot login is required (PublisherOptions.BotLogin)")
+	}
+	if p.maxInline < 1 {
+		return published{}, errors.New("publish review: the cap on inline comments is required (PublisherOptions.MaxInlineComments, github.max_inline_comments)")
 	}
 	if err := post.validate(); err != nil {
 		return published{}, err

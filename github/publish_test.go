@@ -102,7 +102,7 @@ func TestPublishPlacesFindingsGolden(t *testing.T) {
 	post.Verdict.Truncation = &review.Truncation{Truncated: true, OriginalLines: 900, KeptLines: 600, SectionsAffected: []string{"files"}}
 	post.DetailsURL = "https://mergeguard.example.com/reviews/42"
 
-	posted, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post)
+	posted, err := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestPublishCapsInlineComments(t *testing.T) {
 	for i := range 45 {
 		findings = append(findings, finding(fmt.Sprintf("fp%02d", i), fmt.Sprintf("pkg/p%02d/file.go", i%18), 7+i/18, 7+i/18, review.SeverityWarning))
 	}
-	posted, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), fx.post("run-cap", findings...))
+	posted, err := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), fx.post("run-cap", findings...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestPublishCapsInlineComments(t *testing.T) {
 
 func TestPublishSkipsFingerprintsPostedBefore(t *testing.T) {
 	fx := newPublishFixture(t)
-	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
+	pub := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot})
 	a := finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityWarning)
 	b := finding("fp-b", "pkg/p01/file.go", 10, 10, review.SeverityWarning)
 	c := finding("fp-c", "pkg/p02/file.go", 10, 10, review.SeverityWarning)
@@ -228,7 +228,7 @@ func TestPublishSkipsFingerprintsPostedBefore(t *testing.T) {
 
 func TestPublishRunMarkerPreventsDoublePost(t *testing.T) {
 	fx := newPublishFixture(t)
-	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
+	pub := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot})
 	post := fx.post("run-7", finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityWarning), finding("fp-b", "README.md", 1, 1, review.SeverityInfo))
 
 	// GitHub creates the review but the answer is lost (a 502).
@@ -293,7 +293,7 @@ func TestPublish422MovesRejectedCommentsToBody(t *testing.T) {
 			}
 			post := fx.post("run-422", findings...)
 			post.Index = idx
-			posted, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post)
+			posted, err := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -325,7 +325,7 @@ func TestPublishDismissesEarlierRequestChanges(t *testing.T) {
 	old := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "CHANGES_REQUESTED", Body: "old\n" + markdown.RunMarker("run-0")})
 	human := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "alice", ID: 5}, State: "CHANGES_REQUESTED", Body: "please fix"})
 	otherBot := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "linter[bot]", ID: 6, Type: "Bot"}, State: "CHANGES_REQUESTED", Body: "lint"})
-	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
+	pub := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot})
 
 	blocking := finding("fp-crit", "pkg/p00/file.go", 10, 10, review.SeverityCritical)
 	blocking.VerificationStatus = review.Verified
@@ -367,7 +367,7 @@ func TestDismissChangeRequests(t *testing.T) {
 	human := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "alice", ID: 5}, State: "CHANGES_REQUESTED", Body: "please fix"})
 	forged := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: githubtest.User{Login: "mallory", ID: 7}, State: "CHANGES_REQUESTED", Body: "x\n" + markdown.RunMarker("run-9")})
 	commented := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{User: bot, State: "COMMENTED", Body: "note\n" + markdown.RunMarker("run-1")})
-	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
+	pub := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot})
 
 	got, err := pub.DismissChangeRequests(t.Context(), fx.fake.Client(), addressed{Owner: "acme", Repo: "widgets", Post: review.Post{Number: 7, HeadSHA: "0123456789abcdef"}})
 	if err != nil {
@@ -399,7 +399,7 @@ func TestReviewBodyStaysUnderGitHubsLimit(t *testing.T) {
 	}
 	post := fx.post("run-big", findings...)
 	post.Verdict.Summary = strings.Repeat("summary ", 1000)
-	if _, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post); err != nil {
+	if _, err := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post); err != nil {
 		t.Fatal(err)
 	}
 	body := fx.fake.Reviews("acme", "widgets", 7)[0].Body
@@ -414,7 +414,7 @@ func TestReviewBodyStaysUnderGitHubsLimit(t *testing.T) {
 func TestPublishDeletesLeftoverPendingReview(t *testing.T) {
 	fx := newPublishFixture(t)
 	leftover := fx.fake.AddReview("acme", "widgets", 7, githubtest.Review{State: "PENDING"})
-	posted, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), fx.post("run-1"))
+	posted, err := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), fx.post("run-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +431,7 @@ func TestPublishHonoursSecondaryRateLimit(t *testing.T) {
 	fx := newPublishFixture(t)
 	c, w := limitedClient(t, fx.fake, testPolicy(), 0)
 	fx.fake.FailNext(githubtest.RouteCreateReview, 403, header("Retry-After", "3"))
-	if _, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), c, fx.post("run-1", finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityInfo))); err != nil {
+	if _, err := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot}).Publish(t.Context(), c, fx.post("run-1", finding("fp-a", "pkg/p00/file.go", 10, 10, review.SeverityInfo))); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(fx.fake.Reviews("acme", "widgets", 7)); n != 1 {
@@ -453,7 +453,7 @@ func TestPublishRejectsBadPost(t *testing.T) {
 		{Owner: "acme", Repo: "widgets", Post: review.Post{Number: 7, RunID: "r"}},
 		{Repo: "widgets", Post: review.Post{Number: 7, HeadSHA: "abc", RunID: "r"}},
 	} {
-		if _, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post); err == nil {
+		if _, err := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(), post); err == nil {
 			t.Errorf("Publish(%+v) succeeded", post)
 		}
 	}
@@ -467,7 +467,7 @@ func TestPublishRejectsBadPost(t *testing.T) {
 // posted under a key the caller cannot match.
 func TestPublishRejectsBadFingerprint(t *testing.T) {
 	fx := newPublishFixture(t)
-	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
+	pub := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot})
 	for _, fp := range []string{"", "a--b", "x -->", "-a", "naïve"} {
 		post := fx.post("run-1", finding("fp-ok", "pkg/p00/file.go", 10, 10, review.SeverityInfo), finding(fp, "pkg/p01/file.go", 10, 10, review.SeverityInfo))
 		_, err := pub.Publish(t.Context(), fx.fake.Client(), post)
@@ -492,7 +492,7 @@ func TestPublishRejectsBadFingerprint(t *testing.T) {
 // the finding the forgery targeted.
 func TestPublishForgedMarkersDoNotHideFindings(t *testing.T) {
 	fx := newPublishFixture(t)
-	pub := NewPublisher(PublisherOptions{BotLogin: testBot})
+	pub := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot})
 	first := fx.post("run-1", forgedFindings()...)
 	first.Verdict.Summary = forgedText
 	if _, err := pub.Publish(t.Context(), fx.fake.Client(), first); err != nil {
@@ -558,7 +558,7 @@ func TestPublishReadsOnlyTheBotsMarkers(t *testing.T) {
 				rv.Comments = []githubtest.ReviewComment{{Path: "pkg/p05/file.go", Line: 10, Side: "RIGHT", Body: tt.comment}}
 			}
 			fx.fake.AddReview("acme", "widgets", 7, rv)
-			posted, err := NewPublisher(PublisherOptions{BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(),
+			posted, err := NewPublisher(PublisherOptions{MaxInlineComments: 30, BotLogin: testBot}).Publish(t.Context(), fx.fake.Client(),
 				fx.post("run-2", finding("fp-target", "pkg/p01/file.go", 10, 10, review.SeverityWarning)))
 			if err != nil {
 				t.Fatal(err)
@@ -575,7 +575,7 @@ func TestPublishReadsOnlyTheBotsMarkers(t *testing.T) {
 
 func TestPublishRequiresBotLogin(t *testing.T) {
 	fx := newPublishFixture(t)
-	_, err := NewPublisher(PublisherOptions{}).Publish(t.Context(), fx.fake.Client(), fx.post("run-1"))
+	_, err := NewPublisher(PublisherOptions{MaxInlineComments: 30}).Publish(t.Context(), fx.fake.Client(), fx.post("run-1"))
 	if err == nil || !strings.Contains(err.Error(), "bot login is required") {
 		t.Errorf("Publish without a bot login: %v, want an error", err)
 	}

@@ -89,7 +89,7 @@ func TestTokenClients(t *testing.T) {
 	if err != nil || login != "ci-user" || actions {
 		t.Errorf("TokenLogin = %q, %v, %v; want ci-user", login, actions, err)
 	}
-	repo := NewTokenRepo(client, v4, "acme", "widgets", "", PublisherOptions{BotLogin: login})
+	repo := NewTokenRepo(client, v4, "acme", "widgets", "", PublisherOptions{MaxInlineComments: 30, BotLogin: login})
 	if _, err := repo.Source(7).Files(t.Context()); err != nil {
 		t.Errorf("files through the token: %v", err)
 	}

@@ -125,7 +125,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	req, pr, note, err := reviewRequest(ctx, f, cfg.Review, getenv, stderr)
+	req, pr, note, err := reviewRequest(ctx, f, cfg.Review, cfg.GitHub.MaxInlineComments, getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -175,11 +175,12 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 }
 
 // reviewRequest opens what the flags ask to review: a pull request
-// (--pr, with its prReview for --post) or a local change. note says where
+// (--pr, with its prReview for --post, capped at maxInline inline
+// comments) or a local change. note says where
 // the .mergeguard.yml of a diff file's review came from ("" otherwise).
-func reviewRequest(ctx context.Context, f reviewFlags, fallback config.Repo, getenv func(string) string, stderr io.Writer) (pipeline.Request, *prReview, string, error) {
+func reviewRequest(ctx context.Context, f reviewFlags, fallback config.Repo, maxInline int, getenv func(string) string, stderr io.Writer) (pipeline.Request, *prReview, string, error) {
 	if f.pr != "" {
-		pr, err := openPR(ctx, f, getenv, stderr)
+		pr, err := openPR(ctx, f, maxInline, getenv, stderr)
 		if err != nil {
 			return pipeline.Request{}, nil, "", err
 		}

@@ -30,7 +30,7 @@ type prReview struct {
 // the environment, else derived from the REST address. With --post it
 // learns the login the token posts as (--login, else GET /user; GitHub
 // Actions' token: github-actions[bot]).
-func openPR(ctx context.Context, f reviewFlags, getenv func(string) string, stderr io.Writer) (*prReview, error) {
+func openPR(ctx context.Context, f reviewFlags, maxInline int, getenv func(string) string, stderr io.Writer) (*prReview, error) {
 	ref, err := github.ParsePullURL(f.pr, "")
 	if err != nil {
 		return nil, usageError{fmt.Errorf("review: --pr: %w", err)}
@@ -53,7 +53,7 @@ func openPR(ctx context.Context, f reviewFlags, getenv func(string) string, stde
 	if err != nil {
 		return nil, fmt.Errorf("review: %w", err)
 	}
-	opts := github.PublisherOptions{BotLogin: f.login}
+	opts := github.PublisherOptions{BotLogin: f.login, MaxInlineComments: maxInline}
 	if f.post && opts.BotLogin == "" {
 		login, actions, err := github.TokenLogin(ctx, client)
 		if err != nil {

@@ -63,7 +63,7 @@ func TestConvertManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst, err := github.NewInstallations(t.Context(), cc, fake.WebURL(), github.PublisherOptions{})
+	inst, err := github.NewInstallations(t.Context(), cc, fake.WebURL(), github.PublisherOptions{MaxInlineComments: 30})
 	if err != nil {
 		t.Fatalf("the new App's key is refused: %v", err)
 	}

@@ -14,11 +14,7 @@ import (
 
 // pendingDefaults are the files known to re-apply config.Default still,
 // each with why it is not fixed yet. The list only shrinks.
-var pendingDefaults = map[string]string{
-	// Its package is being cut along its seams (issue 25); the publisher
-	// takes github.max_inline_comments from its caller then.
-	"github/publish.go": "the github package's rewrite",
-}
+var pendingDefaults = map[string]string{}
 
 // TestDefaultsOnlyInConfig: defaults live in config/ and are applied once,
 // when the configuration is loaded (config.Load starts from

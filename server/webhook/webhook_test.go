@@ -69,7 +69,7 @@ func newIntakeBatched(t testing.TB, dbURL string, batched bool, opts ...func(*we
 	if err != nil {
 		t.Fatal(err)
 	}
-	installations, err := github.NewInstallations(context.Background(), cc, "", github.PublisherOptions{})
+	installations, err := github.NewInstallations(context.Background(), cc, "", github.PublisherOptions{MaxInlineComments: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func newEnvWith(t *testing.T, answer func(llmtest.Request) llmtest.Response, cfg
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.inst, err = github.NewInstallations(t.Context(), cc, "", github.PublisherOptions{DescriptionKey: markdown.DescriptionKey("test secret")})
+	e.inst, err = github.NewInstallations(t.Context(), cc, "", github.PublisherOptions{MaxInlineComments: 30, DescriptionKey: markdown.DescriptionKey("test secret")})
 	if err != nil {
 		t.Fatal(err)
 	}
