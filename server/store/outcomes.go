@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/quality"
 )
 
 // This file keeps what became of the findings of closed pull requests
@@ -97,4 +99,65 @@ func setOutcomes(ctx context.Context, tx pgx.Tx, repo string, c Closing) ([]SetO
 		return nil, fmt.Errorf("set outcomes: %w", err)
 	}
 	return set, nil
+}
+
+// MaxQualityFindings caps the findings Quality reads: a window with more
+// is reported on its oldest MaxQualityFindings (QualityData.Truncated).
+const MaxQualityFindings = 200_000
+
+// QualityData is what quality reports are computed from
+// (review/quality.Compute).
+type QualityData struct {
+	Findings     []quality.Finding
+	PullRequests []quality.PullRequest
+	// Truncated says the window held more than MaxQualityFindings.
+	Truncated bool
+}
+
+const (
+	selectOutcomes = `SELECT repository, pr_number, severity, category, outcome_source, outcome, outcome_how,
+	    outcome_merged, outcome_at
+	FROM pr_findings WHERE outcome IS NOT NULL AND outcome_at >= $1 AND ($2 = '' OR repository = $2)
+	ORDER BY outcome_at, repository, pr_number, fingerprint LIMIT $3`
+
+	selectClosings = `SELECT c.repository, c.pr_number, c.merged, c.closed_at,
+	    COALESCE((SELECT sum(r.total_cost) FROM review_runs r
+	              WHERE r.repository = c.repository AND r.pr_number = c.pr_number AND r.mode = 'pr'), 0)
+	FROM pr_closings c WHERE c.closed_at >= $1 AND ($2 = '' OR c.repository = $2)
+	ORDER BY c.closed_at, c.repository, c.pr_number`
+)
+
+// Quality reads the outcomes of the findings of pull requests closed since
+// since, and those pull requests with what their runs cost: of repo
+// (owner/name, exactly as stored), or of every repository when repo is "".
+func (s *Store) Quality(ctx context.Context, repo string, since time.Time) (QualityData, error) {
+	var q QualityData
+	rows, err := s.pool.Query(ctx, selectOutcomes, since, repo, MaxQualityFindings+1)
+	if err != nil {
+		return q, fmt.Errorf("read finding outcomes: %w", err)
+	}
+	q.Findings, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (quality.Finding, error) {
+		var f quality.Finding
+		err := row.Scan(&f.Repository, &f.PRNumber, &f.Severity, &f.Category, &f.Source, &f.Outcome, &f.How, &f.Merged, &f.At)
+		return f, err
+	})
+	if err != nil {
+		return q, fmt.Errorf("read finding outcomes: %w", err)
+	}
+	if len(q.Findings) > MaxQualityFindings {
+		q.Findings, q.Truncated = q.Findings[:MaxQualityFindings], true
+	}
+	rows, err = s.pool.Query(ctx, selectClosings, since, repo)
+	if err != nil {
+		return q, fmt.Errorf("read closed pull requests: %w", err)
+	}
+	q.PullRequests, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (quality.PullRequest, error) {
+		var p quality.PullRequest
+		err := row.Scan(&p.Repository, &p.Number, &p.Merged, &p.ClosedAt, &p.Cost)
+		return p, err
+	})
+	if err != nil {
+		return q, fmt.Errorf("read closed pull requests: %w", err)
+	}
+	return q, nil
 }
