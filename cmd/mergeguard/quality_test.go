@@ -16,32 +16,16 @@ import (
 // was fixed and whose shellcheck info was dismissed by a command.
 func seedClosed(t *testing.T, st *store.Store, repo string, n int, at time.Time) {
 	t.Helper()
-	ctx := t.Context()
-	run, err := st.EnqueueRun(ctx, store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook, InstallationID: 7,
-		Repository: repo, PRNumber: n, HeadSHA: "h1", BaseSHA: "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.ClaimRun(ctx, "w", time.Minute); err != nil {
-		t.Fatal(err)
-	}
 	finding := func(fp string, sev review.Severity, agent string) review.Finding {
 		return review.Finding{FilePath: "a.go", LineStart: 1, LineEnd: 1, Side: review.SideRight, Severity: sev,
 			Category: review.CategoryBug, Title: fp, VerificationStatus: review.Verified, Fingerprint: fp, Agent: agent}
 	}
-	entries := []review.LedgerEntry{
-		{Finding: finding("fp-a", review.SeverityWarning, "bugs"), State: review.FindingFixed, FirstSeenSHA: "h1", LastSeenSHA: "h2", FixedSHA: "h2"},
-		{Finding: finding("fp-b", review.SeverityInfo, "analyzer:shellcheck"), State: review.FindingDismissed, StateHow: review.DismissedCommand,
-			StateBy: "alice", FirstSeenSHA: "h1", LastSeenSHA: "h1"},
-	}
-	if err := st.FinishRun(ctx, run.ID, "w", store.Result{Status: store.StatusSucceeded, Model: "gpt-4o",
-		Cost: review.CostInfo{TotalCost: 0.5}, Ledger: entries, Scope: review.Scope{Kind: review.ScopeFull}}); err != nil {
-		t.Fatal(err)
-	}
-	d := store.Delivery{ID: repo + "-close", Event: "pull_request", Action: "closed", InstallationID: 7, Repository: repo}
-	if _, err := st.ClosePullRequest(ctx, d, store.Closing{Number: n, Merged: true, At: at}); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Closed(t, st, storetest.PR{Repository: repo, Number: n, Model: "gpt-4o", Cost: 0.5, Merged: true, At: at,
+		Ledger: []review.LedgerEntry{
+			{Finding: finding("fp-a", review.SeverityWarning, "bugs"), State: review.FindingFixed, FirstSeenSHA: "h1", LastSeenSHA: "h2", FixedSHA: "h2"},
+			{Finding: finding("fp-b", review.SeverityInfo, "analyzer:shellcheck"), State: review.FindingDismissed, StateHow: review.DismissedCommand,
+				StateBy: "alice", FirstSeenSHA: "h1", LastSeenSHA: "h1"},
+		}})
 }
 
 // TestQualityCommand: the report of DATABASE_URL as a table, CSV and the
@@ -125,22 +109,11 @@ week        2026-W45             2          2          0            4  50.0%   1
 
 func TestQualityUsage(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		args []string
-		want string
-		code int
-	}{
+	checkUsageErrors(t, []usageErrorCase{
 		{"a bad repository", []string{"quality", "--repo", "o/r/x"}, `quality: --repo must be owner/name, got "o/r/x"`, 2},
 		{"a bad format", []string{"quality", "--format", "xml"}, `quality: unknown format "xml" (want table, json or csv)`, 2},
 		{"a bad window", []string{"quality", "--since", "last week"}, `quality: since "last week" is not a date (2006-01-02) or an RFC 3339 time`, 2},
 		{"an argument", []string{"quality", "x"}, `quality: unexpected argument "x"`, 2},
 		{"no database", []string{"quality"}, "quality: invalid configuration:\ndatabase.url: required by this command (set DATABASE_URL)", 1},
-	}
-	for _, tt := range tests {
-		_, _, err := runCmd(t, env(nil), tt.args...)
-		if err == nil || err.Error() != tt.want || exitCode(err) != tt.code {
-			t.Errorf("%s: %v (exit %d), want %q (exit %d)", tt.name, err, exitCode(err), tt.want, tt.code)
-		}
-	}
+	})
 }

@@ -8,31 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/server/store"
+	"github.com/mergeguard/mergeguard/server/store/storetest"
 )
-
-// closeWithFindings records a run of repo#n that leaves entries on its
-// ledger and the pull request's closing at at.
-func closeWithFindings(t *testing.T, st *store.Store, repo string, n int, merged bool, at time.Time, entries ...review.LedgerEntry) {
-	t.Helper()
-	ctx := t.Context()
-	run, err := st.EnqueueRun(ctx, store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook, InstallationID: 7,
-		Repository: repo, PRNumber: n, HeadSHA: "h1", BaseSHA: "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.ClaimRun(ctx, "w", time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.FinishRun(ctx, run.ID, "w", store.Result{Status: store.StatusSucceeded, Model: "gpt-4o",
-		Cost: review.CostInfo{TotalCost: 0.25}, Ledger: entries, Scope: review.Scope{Kind: review.ScopeFull}}); err != nil {
-		t.Fatal(err)
-	}
-	d := store.Delivery{ID: repo + "-close", Event: "pull_request", Action: "closed", InstallationID: 7, Repository: repo}
-	if _, err := st.ClosePullRequest(ctx, d, store.Closing{Number: n, Merged: merged, At: at}); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func closedEntry(fp string, state review.FindingState) review.LedgerEntry {
 	return review.LedgerEntry{Finding: review.Finding{FilePath: "a.go", LineStart: 1, LineEnd: 1, Side: review.SideRight,
@@ -45,9 +22,10 @@ func closedEntry(fp string, state review.FindingState) review.LedgerEntry {
 func TestQualityRoutes(t *testing.T) {
 	f := newFixture(t, "")
 	now := time.Now().UTC().Truncate(time.Second)
-	closeWithFindings(t, f.store, "o/r", 1, true, now.Add(-24*time.Hour),
-		closedEntry("fp-a", review.FindingFixed), closedEntry("fp-b", review.FindingOpen))
-	closeWithFindings(t, f.store, "o/other", 2, true, now.Add(-100*24*time.Hour), closedEntry("fp-c", review.FindingFixed))
+	storetest.Closed(t, f.store, storetest.PR{Repository: "o/r", Number: 1, Model: "gpt-4o", Cost: 0.25, Merged: true,
+		At: now.Add(-24 * time.Hour), Ledger: []review.LedgerEntry{closedEntry("fp-a", review.FindingFixed), closedEntry("fp-b", review.FindingOpen)}})
+	storetest.Closed(t, f.store, storetest.PR{Repository: "o/other", Number: 2, Model: "gpt-4o", Cost: 0.25, Merged: true,
+		At: now.Add(-100 * 24 * time.Hour), Ledger: []review.LedgerEntry{closedEntry("fp-c", review.FindingFixed)}})
 
 	rate := func(a, u int, r, low, high float64) map[string]any {
 		return map[string]any{"addressed": float64(a), "dismissed": 0.0, "unaddressed": float64(u), "n": float64(a + u),

@@ -5,14 +5,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/metrics"
-	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/store/storetest"
 	"github.com/mergeguard/mergeguard/server/webhook"
 )
@@ -33,18 +31,8 @@ func TestClosedGivesOutcomes(t *testing.T) {
 	}
 	fixed := finding("fp-fixed", review.FindingFixed)
 	fixed.FixedSHA = "h2"
-	run, err := in.store.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
-		InstallationID: 1, Repository: repo, PRNumber: 2, HeadSHA: "h1", BaseSHA: "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := in.store.ClaimRun(t.Context(), "w", time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if err := in.store.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Model: "gpt-4o",
-		Ledger: []review.LedgerEntry{finding("fp-open", review.FindingOpen), fixed}}); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Reviewed(t, in.store, storetest.PR{Repository: repo, Number: 2, Model: "gpt-4o",
+		Ledger: []review.LedgerEntry{finding("fp-open", review.FindingOpen), fixed}})
 
 	payload := githubtest.SetFields(t, githubtest.Payload(t, "pull_request/closed.payload.json"),
 		map[string]any{"pull_request.merged": true})
