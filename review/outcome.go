@@ -1,6 +1,9 @@
 package review
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Outcome is what became of a finding MergeGuard posted on a pull request
 // once the pull request closed (docs/quality.md). It is set once, by the
@@ -39,6 +42,16 @@ const (
 type FindingOutcome struct {
 	Outcome Outcome `json:"outcome"`
 	How     string  `json:"how,omitempty"`
+}
+
+// ClosedOutcome is a ledger entry's outcome as its pull request's closing
+// recorded it: the outcome, whether that closing merged the pull request,
+// the finding's source (FindingSource) and when it closed.
+type ClosedOutcome struct {
+	FindingOutcome
+	Merged bool      `json:"merged"`
+	Source string    `json:"source"`
+	At     time.Time `json:"at"`
 }
 
 // OutcomeOf decides the outcome of ledger entry e when its pull request

@@ -133,3 +133,25 @@ func TestCloseSetsOutcomes(t *testing.T) {
 		t.Errorf("pull request's closing: merged %t at %s; want the latest, merged at %s", merged, closedAt, t2)
 	}
 }
+
+// TestLedgerShowsOutcome: the ledger read back carries each entry's
+// outcome once its pull request closed, none before.
+func TestLedgerShowsOutcome(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	finishWithLedger(t, s, "h1", []review.LedgerEntry{entry("fp-a", "a.go", 1, review.SeverityWarning, review.FindingOpen, "h1")})
+	if got := ledger(t, s); len(got) != 1 || got[0].Outcome != nil {
+		t.Fatalf("ledger before the close: %+v, want one entry without an outcome", got)
+	}
+	at := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	closePR(t, s, "close-1", "o/r", 1, true, at)
+	got := ledger(t, s)
+	want := &review.ClosedOutcome{FindingOutcome: review.FindingOutcome{Outcome: review.OutcomeUnaddressed},
+		Merged: true, Source: review.SourceUnknownModel, At: at}
+	if len(got) != 1 {
+		t.Fatalf("ledger after the close: %d entries, want 1", len(got))
+	}
+	if diff := cmp.Diff(want, got[0].Outcome); diff != "" {
+		t.Errorf("outcome (-want +got):\n%s", diff)
+	}
+}
