@@ -72,6 +72,10 @@ type LedgerEntry struct {
 	CommentID int64     `json:"comment_id,omitempty"`
 	ThreadID  string    `json:"thread_id,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Outcome is what became of the finding when its pull request closed
+	// (docs/quality.md), set once; nil while no closing decided it. Runs
+	// never write it: the store sets it at the close.
+	Outcome *ClosedOutcome `json:"outcome,omitempty"`
 }
 
 // Blocking reports whether an entry blocks the pull request at the given

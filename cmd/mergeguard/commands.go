@@ -53,6 +53,11 @@ func commands() []command {
 			about:    "Prints a repository's active learnings as .mergeguard.yml path_instructions, to keep them in the repository.",
 			examples: []string{"mergeguard learnings export --repo acme/shop >> .mergeguard.yml"},
 			actions:  []string{"export"}},
+		{name: "quality", usage: "quality [--repo OWNER/NAME] [--since DATE] [--format table|json|csv] [--config FILE]",
+			summary: "print how MergeGuard's findings fared on merged pull requests",
+			about: "Prints the addressed rate of the findings of merged pull requests, with its 95% interval, by repository, severity, category, " +
+				"source and week, and findings and cost per pull request (docs/quality.md); needs DATABASE_URL.",
+			examples: []string{"mergeguard quality", "mergeguard quality --repo acme/shop --since 2026-09-01 --format csv > quality.csv"}},
 		{name: "eval", usage: "eval [flags] DATASET", summary: "review a dataset of cases and score the findings",
 			about: "Reviews each case of a dataset with golden comments and scores the findings (precision, recall, F1), " +
 				"or measures the context the prompts hold (--context-only), or the analyzers alone (--analyzers-only); " +

@@ -97,6 +97,8 @@ func TestCompletionBash(t *testing.T) {
 		{[]string{"mergeguard", "review", "--fail-l"}, "--fail-level"},
 		{[]string{"mergeguard", "review", "--format", "s"}, "sarif"},
 		{[]string{"mergeguard", "review", "--fail-level", "c"}, "critical"},
+		{[]string{"mergeguard", "quality", "--format", "c"}, "csv"},
+		{[]string{"mergeguard", "quality", "--format", "t"}, "table"},
 		{[]string{"mergeguard", "migrate", "v"}, "version"},
 		{[]string{"mergeguard", "completion", "f"}, "fish"},
 		{[]string{"mergeguard", "eval", "--ana"}, "--analyzers-only"},

@@ -70,15 +70,38 @@ func flagValues() map[string][]string {
 	}
 }
 
+// commandFlagValues are the values completed after a flag of one command
+// that takes other values than flagValues says, by command and flag name.
+func commandFlagValues() map[string]map[string][]string {
+	return map[string]map[string][]string{
+		"quality": {"format": slices.Sorted(maps.Keys(qualityFormats))},
+	}
+}
+
+// valuesOf is what is completed after command's flag name, and whether
+// anything is.
+func valuesOf(command, name string) ([]string, bool) {
+	if vs, ok := commandFlagValues()[command][name]; ok {
+		return vs, true
+	}
+	vs, ok := flagValues()[name]
+	return vs, ok
+}
+
 func bashCompletion(w io.Writer, cmds []completionCommand) {
 	fmt.Fprintln(w, "# bash completion for mergeguard: source <(mergeguard completion bash)")
 	fmt.Fprintln(w, "_mergeguard() {")
 	fmt.Fprintln(w, `  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" words=""`)
 	fmt.Fprintln(w, `  if [ "$COMP_CWORD" -eq 1 ]; then`)
 	fmt.Fprintf(w, "    mapfile -t COMPREPLY < <(compgen -W %q -- \"$cur\")\n    return\n  fi\n", strings.Join(commandNames(), " "))
-	fmt.Fprintln(w, `  case "$prev" in`)
+	fmt.Fprintln(w, `  case "${COMP_WORDS[1]}:$prev" in`)
+	for _, c := range slices.Sorted(maps.Keys(commandFlagValues())) {
+		for _, name := range slices.Sorted(maps.Keys(commandFlagValues()[c])) {
+			fmt.Fprintf(w, "  %s:-%s|%s:--%s) words=%q ;;\n", c, name, c, name, strings.Join(commandFlagValues()[c][name], " "))
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(flagValues())) {
-		fmt.Fprintf(w, "  -%s|--%s) words=%q ;;\n", name, name, strings.Join(flagValues()[name], " "))
+		fmt.Fprintf(w, "  *:-%s|*:--%s) words=%q ;;\n", name, name, strings.Join(flagValues()[name], " "))
 	}
 	fmt.Fprintln(w, `  *) case "${COMP_WORDS[1]}" in`)
 	for _, c := range cmds {
@@ -107,9 +130,14 @@ func zshCompletion(w io.Writer, cmds []completionCommand) {
 	}
 	fmt.Fprintln(w, " )")
 	fmt.Fprintln(w, "  if (( CURRENT == 2 )); then _describe command cmds; return; fi")
-	fmt.Fprintln(w, "  case $words[CURRENT-1] in")
+	fmt.Fprintln(w, "  case $words[2]:$words[CURRENT-1] in")
+	for _, c := range slices.Sorted(maps.Keys(commandFlagValues())) {
+		for _, name := range slices.Sorted(maps.Keys(commandFlagValues()[c])) {
+			fmt.Fprintf(w, "    %s:-%s|%s:--%s) compadd -- %s; return ;;\n", c, name, c, name, strings.Join(commandFlagValues()[c][name], " "))
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(flagValues())) {
-		fmt.Fprintf(w, "    -%s|--%s) compadd -- %s; return ;;\n", name, name, strings.Join(flagValues()[name], " "))
+		fmt.Fprintf(w, "    *:-%s|*:--%s) compadd -- %s; return ;;\n", name, name, strings.Join(flagValues()[name], " "))
 	}
 	fmt.Fprintln(w, "  esac\n  case $words[2] in")
 	for _, c := range cmds {
@@ -129,7 +157,7 @@ func fishCompletion(w io.Writer, cmds []completionCommand) {
 		for _, f := range c.flags {
 			_, usage := flag.UnquoteUsage(f)
 			line := fmt.Sprintf("complete -c mergeguard -n %s -l %s -d %s", cond, f.Name, fishQuote(firstLine(usage)))
-			if vs, ok := flagValues()[f.Name]; ok {
+			if vs, ok := valuesOf(c.name, f.Name); ok {
 				line += " -x -a " + fishQuote(strings.Join(vs, " "))
 			}
 			fmt.Fprintln(w, line)

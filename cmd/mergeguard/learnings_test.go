@@ -108,12 +108,7 @@ func TestLearningsExportCommand(t *testing.T) {
 
 func TestLearningsUsage(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		args []string
-		want string
-		code int
-	}{
+	checkUsageErrors(t, []usageErrorCase{
 		{"no action", []string{"learnings"}, "learnings: missing action (export)", 2},
 		{"unknown action", []string{"learnings", "import"}, `learnings: unknown action "import" (want export)`, 2},
 		{"extra argument", []string{"learnings", "export", "x", "--repo", "o/r"}, `learnings export: unexpected argument "x"`, 2},
@@ -121,11 +116,5 @@ func TestLearningsUsage(t *testing.T) {
 		{"a bad repository", []string{"learnings", "export", "--repo", "o/r/x"}, `learnings export: --repo must be owner/name, got "o/r/x"`, 2},
 		{"no database", []string{"learnings", "export", "--repo", "o/r"},
 			"learnings: invalid configuration:\ndatabase.url: required by this command (set DATABASE_URL)", 1},
-	}
-	for _, tt := range tests {
-		_, _, err := runCmd(t, env(nil), tt.args...)
-		if err == nil || err.Error() != tt.want || exitCode(err) != tt.code {
-			t.Errorf("%s: %v (exit %d), want %q (exit %d)", tt.name, err, exitCode(err), tt.want, tt.code)
-		}
-	}
+	})
 }

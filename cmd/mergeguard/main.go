@@ -52,6 +52,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runReview(ctx, rest, getenv, stdout, stderr)
 	case "learnings":
 		err = runLearnings(ctx, rest, getenv, stdout, stderr)
+	case "quality":
+		err = runQuality(ctx, rest, getenv, stdout, stderr)
 	case "eval":
 		err = runEval(ctx, rest, getenv, stdout, stderr)
 	case "app":

@@ -34,6 +34,27 @@ func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// usageErrorCase is a command line the program refuses: the error it
+// prints and its exit status.
+type usageErrorCase struct {
+	name string
+	args []string
+	want string
+	code int
+}
+
+// checkUsageErrors runs each case without configuration and checks its
+// error and exit status.
+func checkUsageErrors(t *testing.T, cases []usageErrorCase) {
+	t.Helper()
+	for _, tt := range cases {
+		_, _, err := runCmd(t, env(nil), tt.args...)
+		if err == nil || err.Error() != tt.want || exitCode(err) != tt.code {
+			t.Errorf("%s: %v (exit %d), want %q (exit %d)", tt.name, err, exitCode(err), tt.want, tt.code)
+		}
+	}
+}
+
 // runCmd runs the program with args and returns its stdout, stderr and error.
 func runCmd(t *testing.T, getenv func(string) string, args ...string) (string, string, error) {
 	t.Helper()

@@ -1,6 +1,9 @@
 package hook
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // The webhook payloads MergeGuard acts on, reduced to the fields it reads.
 // Decoding only these skips the hundreds of fields go-github's event types
@@ -49,6 +52,10 @@ type PullRequestEvent struct {
 		Base struct {
 			SHA string `json:"sha"`
 		} `json:"base"`
+		// Merged and ClosedAt say how and when a closed pull request
+		// closed (ClosedAt nil while it is open).
+		Merged   bool       `json:"merged"`
+		ClosedAt *time.Time `json:"closed_at"`
 	} `json:"pull_request"`
 	// Changes is what an "edited" delivery changed: the previous title,
 	// description or base, each present only when it changed.

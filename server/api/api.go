@@ -1,7 +1,8 @@
 // Package api serves MergeGuard's review API (docs/architecture.md):
 // submitting a diff or a pull request for review, reading the verdict,
 // following the pipeline live as Server-Sent Events, reading a pull request's
-// runs and finding ledger, and managing a repository's learnings.
+// runs and finding ledger, managing a repository's learnings, and reading
+// the quality of its findings (docs/quality.md).
 package api
 
 import (
@@ -40,6 +41,7 @@ type Store interface {
 	DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error)
 	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
 	LearningStore
+	QualityStore
 }
 
 // PullRequests resolves a pull request to review through the GitHub App.
@@ -104,6 +106,8 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("GET /api/repos/{owner}/{name}/learnings/{id}", a.guard(a.getLearning))
 	mux.Handle("PATCH /api/repos/{owner}/{name}/learnings/{id}", a.guard(a.patchLearning))
 	mux.Handle("DELETE /api/repos/{owner}/{name}/learnings/{id}", a.guard(a.deleteLearning))
+	mux.Handle("GET /api/repos/{owner}/{name}/quality", a.guard(a.repoQuality))
+	mux.Handle("GET /api/quality", a.guard(a.allQuality))
 }
 
 // Review serves what GET /api/review/{id} answers without the API's guard,

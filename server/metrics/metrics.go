@@ -32,6 +32,7 @@ type Metrics struct {
 	githubRequests *prometheus.CounterVec
 	rateRemaining  *prometheus.GaugeVec
 	postFailures   *prometheus.CounterVec
+	outcomes       *prometheus.CounterVec
 	jobsRetried    prometheus.Counter
 	http           httpMetrics
 }
@@ -79,6 +80,10 @@ func New() *Metrics {
 		Name: "mergeguard_github_rate_limit_remaining",
 		Help: "X-RateLimit-Remaining of the last GitHub response, of any installation, by resource.",
 	}, []string{"resource"})
+	m.outcomes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mergeguard_finding_outcomes_total",
+		Help: "Outcomes given to findings when their pull request closed (docs/quality.md), by outcome, severity, category and source (the model or analyzer).",
+	}, []string{"outcome", "severity", "category", "source"})
 	m.postFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mergeguard_post_failures_total",
 		Help: "Failures to post a review or comment to GitHub, by reason.",
@@ -89,7 +94,7 @@ func New() *Metrics {
 	})
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.deliveries, m.reviews, m.reviewDuration, m.stageDuration, m.llmDuration,
-		m.tokens, m.cost, m.githubRequests, m.rateRemaining, m.postFailures, m.jobsRetried)
+		m.tokens, m.cost, m.githubRequests, m.rateRemaining, m.postFailures, m.outcomes, m.jobsRetried)
 	m.http = newHTTPMetrics(m.reg)
 	m.zero()
 	return m
@@ -148,6 +153,12 @@ func (m *Metrics) Stage(stage string, d time.Duration) {
 
 // PostFailure counts a failure to post to GitHub.
 func (m *Metrics) PostFailure(reason string) { m.postFailures.WithLabelValues(reason).Inc() }
+
+// FindingOutcome counts one outcome given to a finding when its pull
+// request closed.
+func (m *Metrics) FindingOutcome(outcome, severity, category, source string) {
+	m.outcomes.WithLabelValues(outcome, severity, category, source).Inc()
+}
 
 // JobRetried counts a job handed back for a retry.
 func (m *Metrics) JobRetried() { m.jobsRetried.Inc() }

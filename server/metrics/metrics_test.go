@@ -34,6 +34,9 @@ func TestCountersAppearInScrape(t *testing.T) {
 	v := &review.Verdict{Verdict: review.DecisionRequestChanges, Stats: review.Stats{InputTokens: 1200, OutputTokens: 300, TotalCost: 0.5}}
 	m.ReviewFinished("succeeded", "gpt-4o", 3*time.Second, v)
 	m.PostFailure("422")
+	m.FindingOutcome("addressed", "warning", "bug", "gpt-4o")
+	m.FindingOutcome("addressed", "warning", "bug", "gpt-4o")
+	m.FindingOutcome("dismissed", "info", "quality", "analyzer:shellcheck")
 	m.WatchQueue(func(context.Context) (int, int, time.Duration, error) { return 4, 2, 90 * time.Second, nil })
 
 	out := scrape(t, m)
@@ -45,6 +48,8 @@ func TestCountersAppearInScrape(t *testing.T) {
 		`mergeguard_llm_tokens_total{direction="output",model="gpt-4o"} 300`,
 		`mergeguard_llm_cost_dollars_total{model="gpt-4o"} 0.5`,
 		`mergeguard_post_failures_total{reason="422"} 1`,
+		`mergeguard_finding_outcomes_total{category="bug",outcome="addressed",severity="warning",source="gpt-4o"} 2`,
+		`mergeguard_finding_outcomes_total{category="quality",outcome="dismissed",severity="info",source="analyzer:shellcheck"} 1`,
 		`mergeguard_queue_depth{state="queued"} 4`,
 		`mergeguard_queue_depth{state="running"} 2`,
 		`mergeguard_queue_oldest_job_age_seconds 90`,

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -33,15 +34,35 @@ const (
 	setDeliveryDetail = `UPDATE webhook_deliveries SET detail = $2 WHERE delivery_id = $1`
 )
 
+// Closing is a pull request's closing: its number, whether it was merged,
+// and when it closed (GitHub's closed_at; the zero time means now).
+type Closing struct {
+	Number int
+	Merged bool
+	At     time.Time
+}
+
+// ClosedResult is what ClosePullRequest did: the delivery's result and the
+// outcomes it gave ledger entries (none for a redelivery).
+type ClosedResult struct {
+	DeliveryResult
+	Outcomes []SetOutcome
+}
+
 // ClosePullRequest records the delivery of a pull request's closing (d.ID
-// required, d.Repository its owner/name) and stops the pull request's runs,
-// in one transaction: queued runs are recorded superseded, a running run is
-// asked to stop (its worker records it superseded). A redelivery is reported
+// required, d.Repository its owner/name) in one transaction: queued runs
+// are recorded superseded, a running run is asked to stop (its worker
+// records it superseded), the closing is kept (pr_closings, unless a later
+// one is) and every ledger entry without an outcome gets the one
+// review.OutcomeOf decides (setOutcomes). A redelivery is reported
 // Duplicate and changes nothing.
-func (s *Store) ClosePullRequest(ctx context.Context, d Delivery, number int) (DeliveryResult, error) {
+func (s *Store) ClosePullRequest(ctx context.Context, d Delivery, c Closing) (ClosedResult, error) {
 	d.Outcome = OutcomeClosed
-	d.PRNumber = number
-	var res DeliveryResult
+	d.PRNumber = c.Number
+	if c.At.IsZero() {
+		c.At = time.Now()
+	}
+	var res ClosedResult
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		isNew, err := insertDeliveryTx(ctx, tx, d)
 		if err != nil {
@@ -51,24 +72,37 @@ func (s *Store) ClosePullRequest(ctx context.Context, d Delivery, number int) (D
 			res.Duplicate = true
 			return nil
 		}
-		if _, err := tx.Exec(ctx, lockPullRequest, d.Repository, number); err != nil {
+		if _, err := tx.Exec(ctx, lockPullRequest, d.Repository, c.Number); err != nil {
 			return err
 		}
-		superseded, err := tx.Exec(ctx, supersedeClosed, d.Repository, number)
-		if err != nil {
+		if err := stopRuns(ctx, tx, d, c.Number); err != nil {
 			return err
 		}
-		cancelled, err := tx.Exec(ctx, cancelClosed, d.Repository, number)
-		if err != nil {
+		if _, err := tx.Exec(ctx, upsertClosing, d.Repository, c.Number, d.InstallationID, d.RepositoryID, c.Merged, c.At); err != nil {
 			return err
 		}
-		detail := fmt.Sprintf("%d queued runs superseded, %d running runs asked to stop",
-			superseded.RowsAffected(), cancelled.RowsAffected())
-		_, err = tx.Exec(ctx, setDeliveryDetail, d.ID, detail)
+		res.Outcomes, err = setOutcomes(ctx, tx, d.Repository, c)
 		return err
 	})
 	if err != nil {
-		return DeliveryResult{}, fmt.Errorf("record closing of %s#%d: %w", d.Repository, number, err)
+		return ClosedResult{}, fmt.Errorf("record closing of %s#%d: %w", d.Repository, c.Number, err)
 	}
 	return res, nil
+}
+
+// stopRuns supersedes the queued runs of a closed pull request and asks its
+// running one to stop, and says so on the delivery.
+func stopRuns(ctx context.Context, tx pgx.Tx, d Delivery, number int) error {
+	superseded, err := tx.Exec(ctx, supersedeClosed, d.Repository, number)
+	if err != nil {
+		return err
+	}
+	cancelled, err := tx.Exec(ctx, cancelClosed, d.Repository, number)
+	if err != nil {
+		return err
+	}
+	detail := fmt.Sprintf("%d queued runs superseded, %d running runs asked to stop",
+		superseded.RowsAffected(), cancelled.RowsAffected())
+	_, err = tx.Exec(ctx, setDeliveryDetail, d.ID, detail)
+	return err
 }

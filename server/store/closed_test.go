@@ -20,7 +20,7 @@ func TestClosePullRequest(t *testing.T) {
 	other := enqueue(t, s, prRun("o/r", 2, "c"))
 
 	closed := store.Delivery{ID: "close-1", Event: "pull_request", Action: "closed", InstallationID: 7, Repository: "o/r"}
-	res, err := s.ClosePullRequest(t.Context(), closed, 1)
+	res, err := s.ClosePullRequest(t.Context(), closed, store.Closing{Number: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestClosePullRequest(t *testing.T) {
 
 	// A new run queued after the closing (reopened) survives a redelivery.
 	reopened := enqueue(t, s, prRun("o/r", 1, "d"))
-	again, err := s.ClosePullRequest(t.Context(), closed, 1)
+	again, err := s.ClosePullRequest(t.Context(), closed, store.Closing{Number: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,8 @@ import (
 // webhooks and the workers record what people did to MergeGuard's threads.
 
 const selectLedger = `SELECT fingerprint, state, finding, first_seen_sha, last_seen_sha, fixed_sha,
-	    state_by, state_how, COALESCE(comment_id, 0), thread_id, updated_at
+	    state_by, state_how, COALESCE(comment_id, 0), thread_id, updated_at,
+	    outcome, outcome_how, outcome_merged, outcome_source, outcome_at
 	FROM pr_findings WHERE repository = $1 AND pr_number = $2 AND ($3 = 0 OR comment_id = $3)
 	ORDER BY file_path, (finding->>'line_start')::int, fingerprint`
 
@@ -36,12 +37,21 @@ func (s *Store) ledger(ctx context.Context, repo string, number int, commentID i
 	}
 	entries, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (review.LedgerEntry, error) {
 		var (
-			e  review.LedgerEntry
-			fp string
+			e       review.LedgerEntry
+			fp      string
+			outcome *review.Outcome
+			o       review.ClosedOutcome
+			merged  *bool
+			at      *time.Time
 		)
 		err := row.Scan(&fp, &e.State, &e.Finding, &e.FirstSeenSHA, &e.LastSeenSHA, &e.FixedSHA,
-			&e.StateBy, &e.StateHow, &e.CommentID, &e.ThreadID, &e.UpdatedAt)
+			&e.StateBy, &e.StateHow, &e.CommentID, &e.ThreadID, &e.UpdatedAt,
+			&outcome, &o.How, &merged, &o.Source, &at)
 		e.Finding.Fingerprint = fp
+		if outcome != nil && merged != nil && at != nil {
+			o.Outcome, o.Merged, o.At = *outcome, *merged, at.UTC()
+			e.Outcome = &o
+		}
 		return e, err
 	})
 	if err != nil {

@@ -2,21 +2,25 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/hook"
+	"github.com/mergeguard/mergeguard/server/metrics"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
 // pullRequestHandler queues a review for each new head of a pull request
 // and for each new title (the title decides ignore_title_keywords: the gate
-// is evaluated again), and stops the reviews of a closed one. An edit of
+// is evaluated again), and stops the reviews of a closed one and gives its
+// findings their outcome. An edit of
 // the description alone asks for nothing.
 type pullRequestHandler struct {
 	decode      hook.Decoder[hook.PullRequestEvent]
 	store       Store
+	metrics     *metrics.Metrics
 	maxAttempts int
 }
 
@@ -66,15 +70,31 @@ func (h *pullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		}
 		logRecorded(ctx, &log, d, res, "queued a review of head "+run.HeadSHA)
 	case "closed":
-		d.Outcome = store.OutcomeClosed
-		res, err := h.store.ClosePullRequest(ctx, d, event.Number)
-		if err != nil {
-			return err
-		}
-		logRecorded(ctx, &log, d, res, "pull request closed; its runs are stopped")
+		return h.close(ctx, &log, d, event)
 	default:
 		return ignore(ctx, h.store, &log, d, "action "+event.Action+" does not ask for a review")
 	}
+	return nil
+}
+
+// close records a pull request's closing: its runs stopped, its findings'
+// outcomes set (each counted for the metrics) in the delivery's
+// transaction.
+func (h *pullRequestHandler) close(ctx context.Context, log *zerolog.Logger, d store.Delivery, event hook.PullRequestEvent) error {
+	d.Outcome = store.OutcomeClosed
+	c := store.Closing{Number: event.Number, Merged: event.PullRequest.Merged}
+	if at := event.PullRequest.ClosedAt; at != nil {
+		c.At = *at
+	}
+	res, err := h.store.ClosePullRequest(ctx, d, c)
+	if err != nil {
+		return err
+	}
+	for _, o := range res.Outcomes {
+		h.metrics.FindingOutcome(string(o.Outcome), string(o.Severity), string(o.Category), o.Source)
+	}
+	logRecorded(ctx, log, d, res.DeliveryResult, fmt.Sprintf("pull request closed (merged: %t); its runs are stopped, %d findings given their outcome",
+		c.Merged, len(res.Outcomes)))
 	return nil
 }
 

@@ -17,9 +17,10 @@ type Store interface {
 	RecordDelivery(ctx context.Context, d store.Delivery, run *store.NewRun) (store.DeliveryResult, error)
 	// DeliverySeen reports whether a delivery is already recorded.
 	DeliverySeen(ctx context.Context, id string) (bool, error)
-	// ClosePullRequest records a pull_request closed delivery and stops the
-	// pull request's runs, in one transaction.
-	ClosePullRequest(ctx context.Context, d store.Delivery, number int) (store.DeliveryResult, error)
+	// ClosePullRequest records a pull_request closed delivery, stops the
+	// pull request's runs and gives its findings their outcome, in one
+	// transaction.
+	ClosePullRequest(ctx context.Context, d store.Delivery, c store.Closing) (store.ClosedResult, error)
 	// RecordCommand records a comment command's delivery and carries the
 	// command out — or not, over a rate limit or when a review of the head
 	// is already queued or running — in one transaction.

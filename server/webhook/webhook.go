@@ -142,7 +142,8 @@ func New(deps Deps) (*Handler, error) {
 	h.bodies, h.pace = bodyLimits(deps)
 	me := app{login: deps.BotLogin, id: deps.AppID}
 	for _, eh := range []eventHandler{
-		&pullRequestHandler{decode: hook.NewDecoder[hook.PullRequestEvent](), store: deps.Store, maxAttempts: deps.MaxAttempts},
+		&pullRequestHandler{decode: hook.NewDecoder[hook.PullRequestEvent](), store: deps.Store, metrics: deps.Metrics,
+			maxAttempts: deps.MaxAttempts},
 		&issueCommentHandler{decode: hook.NewDecoder[hook.IssueCommentEvent](), store: deps.Store, github: deps.GitHub,
 			maxAttempts: deps.MaxAttempts},
 		&installationHandler{decodeInstallation: hook.NewDecoder[hook.InstallationEvent](),

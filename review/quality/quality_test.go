@@ -1,0 +1,137 @@
+package quality_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/quality"
+)
+
+// approx compares rates and intervals to the three decimals they were
+// computed by hand to.
+var approx = cmpopts.EquateApprox(0, 0.0005)
+
+// TestWilson checks the interval against published values (Wilson 1927;
+// Newcombe 1998, table I: 8/10 is [0.490, 0.943], 0/10 [0, 0.278]).
+func TestWilson(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		successes, n int
+		low, high    float64
+	}{
+		{8, 10, 0.4902, 0.9433},
+		{0, 10, 0, 0.2775},
+		{10, 10, 0.7225, 1},
+		{1, 2, 0.0945, 0.9055},
+		{1, 3, 0.0615, 0.7923},
+		{2, 5, 0.1176, 0.7693},
+		{1, 1, 0.2065, 1},
+		{0, 0, 0, 1},
+	}
+	for _, tt := range tests {
+		low, high := quality.Wilson(tt.successes, tt.n, quality.Z95)
+		if diff := cmp.Diff([2]float64{tt.low, tt.high}, [2]float64{low, high}, approx); diff != "" {
+			t.Errorf("Wilson(%d, %d) (-want +got):\n%s", tt.successes, tt.n, diff)
+		}
+	}
+}
+
+func TestWeek(t *testing.T) {
+	t.Parallel()
+	for day, want := range map[string]string{
+		"2026-11-02": "2026-W45", // a Monday
+		"2026-11-08": "2026-W45", // its Sunday
+		"2026-11-09": "2026-W46",
+		"2027-01-01": "2026-W53", // a Friday: the last week of 2026
+		"2025-12-29": "2026-W01",
+	} {
+		d, err := time.Parse(time.DateOnly, day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := quality.Week(d); got != want {
+			t.Errorf("Week(%s) = %s, want %s", day, got, want)
+		}
+	}
+}
+
+func TestCompute(t *testing.T) {
+	t.Parallel()
+	day := func(s string) time.Time {
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Add(12 * time.Hour)
+	}
+	f := func(repo string, n int, sev review.Severity, cat review.Category, src string, o review.Outcome, how string, merged bool, at string) quality.Finding {
+		return quality.Finding{Repository: repo, PRNumber: n, Severity: sev, Category: cat, Source: src,
+			FindingOutcome: review.FindingOutcome{Outcome: o, How: how}, Merged: merged, At: day(at)}
+	}
+	const (
+		warn, info, crit = review.SeverityWarning, review.SeverityInfo, review.SeverityCritical
+		bug, qual, sec   = review.CategoryBug, review.CategoryQuality, review.CategorySecurity
+		A, D, U, X       = review.OutcomeAddressed, review.OutcomeDismissed, review.OutcomeUnaddressed, review.OutcomeAbandoned
+	)
+	findings := []quality.Finding{
+		f("a/x", 1, warn, bug, "gpt-4o", A, review.AddressedFixed, true, "2026-11-03"),
+		f("a/x", 1, info, qual, "gpt-4o", D, review.DismissedCommand, true, "2026-11-03"),
+		f("a/x", 1, warn, bug, "analyzer:shellcheck", U, "", true, "2026-11-03"),
+		f("a/x", 2, crit, sec, "gpt-4o", A, review.AddressedFixed, true, "2026-11-10"),
+		f("b/y", 1, warn, bug, "gpt-4o", X, "", false, "2026-11-04"),
+		f("b/y", 1, warn, bug, "gpt-4o", A, review.AddressedFixed, false, "2026-11-04"), // unmerged: no rate
+		f("b/y", 2, warn, bug, "gpt-4o", D, review.DismissedThreadResolved, true, "2026-11-11"),
+		f("a/x", 3, warn, bug, "gpt-4o", A, review.AddressedFixed, true, "2026-10-01"), // before the window
+	}
+	prs := []quality.PullRequest{
+		{Repository: "a/x", Number: 1, Merged: true, ClosedAt: day("2026-11-03"), Cost: 0.30},
+		{Repository: "a/x", Number: 2, Merged: true, ClosedAt: day("2026-11-10"), Cost: 0.10},
+		{Repository: "b/y", Number: 1, Merged: false, ClosedAt: day("2026-11-04"), Cost: 0.50},
+		{Repository: "b/y", Number: 2, Merged: true, ClosedAt: day("2026-11-11"), Cost: 0.20},
+		{Repository: "a/x", Number: 4, Merged: true, ClosedAt: day("2026-11-12")}, // no findings
+		{Repository: "a/x", Number: 3, Merged: true, ClosedAt: day("2026-10-01"), Cost: 9},
+	}
+	// rate: the counts, and the interval computed by hand (Wilson 95%).
+	rate := func(a, d, u int, low, high float64) quality.Rate {
+		n := a + d + u
+		return quality.Rate{Addressed: a, Dismissed: d, Unaddressed: u, N: n, Rate: float64(a) / float64(n), Low: low, High: high}
+	}
+	one := rate(1, 0, 0, 0.2065, 1)
+	none := rate(0, 1, 0, 0, 0.7935)
+	third := rate(1, 1, 1, 0.0615, 0.7923)
+	half := rate(1, 1, 0, 0.0945, 0.9055)
+	twoOfFour := rate(2, 1, 1, 0.1500, 0.8500)
+	since := day("2026-11-01")
+	want := quality.Report{
+		Since: since, Merged: 4, ClosedUnmerged: 1,
+		AddressedRate: rate(2, 2, 1, 0.1176, 0.7693),
+		ByRepository:  []quality.Group{{Key: "a/x", Rate: twoOfFour}, {Key: "b/y", Rate: none}},
+		BySeverity:    []quality.Group{{Key: "critical", Rate: one}, {Key: "info", Rate: none}, {Key: "warning", Rate: third}},
+		ByCategory:    []quality.Group{{Key: "bug", Rate: third}, {Key: "quality", Rate: none}, {Key: "security", Rate: one}},
+		BySource: []quality.Group{{Key: "analyzer:shellcheck", Rate: rate(0, 0, 1, 0, 0.7935)},
+			{Key: "gpt-4o", Rate: rate(2, 2, 0, 0.1500, 0.8500)}},
+		ByWeek:        []quality.Group{{Key: "2026-W45", Rate: third}, {Key: "2026-W46", Rate: half}},
+		DismissedHow:  map[string]int{review.DismissedCommand: 1, review.DismissedThreadResolved: 1},
+		Abandoned:     1,
+		FindingsPerPR: 5.0 / 4, CostPerPR: 0.6 / 4, WithAddressed: 2.0 / 4,
+	}
+	if diff := cmp.Diff(want, quality.Compute(since, findings, prs), approx); diff != "" {
+		t.Errorf("Compute (-want +got):\n%s", diff)
+	}
+}
+
+// TestComputeEmpty: nothing closed says nothing is known, with no NaN.
+func TestComputeEmpty(t *testing.T) {
+	t.Parallel()
+	since := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	want := quality.Report{Since: since, AddressedRate: quality.Rate{Low: 0, High: 1},
+		ByRepository: []quality.Group{}, BySeverity: []quality.Group{}, ByCategory: []quality.Group{},
+		BySource: []quality.Group{}, ByWeek: []quality.Group{}, DismissedHow: map[string]int{}}
+	if diff := cmp.Diff(want, quality.Compute(since, nil, nil)); diff != "" {
+		t.Errorf("Compute of nothing (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,53 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/server/store"
+)
+
+// PR is a pull request a test records as reviewed, and closed.
+type PR struct {
+	Repository string
+	Number     int
+	// Model and Cost are the run's; Ledger the entries it leaves.
+	Model  string
+	Cost   float64
+	Ledger []review.LedgerEntry
+	// Merged and At are its closing's (Closed).
+	Merged bool
+	At     time.Time
+}
+
+// Reviewed records one succeeded run of the pull request that leaves
+// pr.Ledger on its ledger, as a worker does. The database must hold no
+// other queued run: the run is claimed as the next one.
+func Reviewed(t testing.TB, st *store.Store, pr PR) {
+	t.Helper()
+	ctx := t.Context()
+	run, err := st.EnqueueRun(ctx, store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook, InstallationID: 7,
+		Repository: pr.Repository, PRNumber: pr.Number, HeadSHA: "h1", BaseSHA: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.ClaimRun(ctx, "w", time.Minute); err != nil || got == nil || got.ID != run.ID {
+		t.Fatalf("claimed %v (%v), want run %s", got, err, run.ID)
+	}
+	if err := st.FinishRun(ctx, run.ID, "w", store.Result{Status: store.StatusSucceeded, Model: pr.Model,
+		Cost: review.CostInfo{TotalCost: pr.Cost}, Ledger: pr.Ledger, Scope: review.Scope{Kind: review.ScopeFull}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Closed records the pull request reviewed (Reviewed), then its closing,
+// as the webhook intake does.
+func Closed(t testing.TB, st *store.Store, pr PR) {
+	t.Helper()
+	Reviewed(t, st, pr)
+	d := store.Delivery{ID: pr.Repository + "-close", Event: "pull_request", Action: "closed", InstallationID: 7, Repository: pr.Repository}
+	if _, err := st.ClosePullRequest(t.Context(), d, store.Closing{Number: pr.Number, Merged: pr.Merged, At: pr.At}); err != nil {
+		t.Fatal(err)
+	}
+}
