@@ -174,7 +174,7 @@ func evalOptions(f evalFlags, cfg config.Config, getenv func(string) string, std
 	base := cmp.Or(f.judgeBaseURL, cfg.LLM.BaseURL)
 	key := cmp.Or(getenv("MERGEGUARD_JUDGE_API_KEY"), cfg.LLM.APIKey.Value())
 	client := llm.New(llm.Config{BaseURL: base, APIKey: key, Model: f.judgeModel, Timeout: cfg.LLM.Timeout, MaxRetries: 3},
-		&http.Client{Transport: http.DefaultTransport})
+		&http.Client{Transport: http.DefaultTransport}, llm.WithBackoff(cfg.LLM.RetryBase, cfg.LLM.RetryMax))
 	opt.Judge = eval.LLMJudge{Client: client, Model: f.judgeModel, Prices: cfg.LLM.Prices}
 	return opt, settings
 }

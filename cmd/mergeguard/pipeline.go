@@ -64,7 +64,7 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corr
 	// itself has none so retries are not cut short.
 	client := llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey.Value(), Model: cfg.Model,
 		Timeout: cfg.Timeout, MaxRetries: 3, Azure: cfg.APIType == "azure", APIVersion: cfg.APIVersion},
-		&http.Client{Transport: transport})
+		&http.Client{Transport: transport}, llm.WithBackoff(cfg.RetryBase, cfg.RetryMax))
 	deps.LLM = llm.NewCalibrator(client, llm.Calibration{
 		Model: cfg.Model, Base: base, Corrections: corr, Store: tokens, OnError: onError,
 	})
