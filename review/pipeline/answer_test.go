@@ -44,7 +44,7 @@ func TestAnswer(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			srv := llmtest.NewQueue(t, tt.model)
-			p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o"})
+			p := newTest(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o"})
 			res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Question: tt.q, Finding: tt.finding,
 				Answered: tt.answered, Repo: config.DefaultRepo()})
 			if err != nil {
@@ -74,7 +74,7 @@ func TestAnswer(t *testing.T) {
 }
 
 func TestAnswerWithoutModel(t *testing.T) {
-	_, err := New(Deps{}).Answer(t.Context(), AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo()})
+	_, err := newTest(Deps{}).Answer(t.Context(), AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo()})
 	if !errors.Is(err, ErrLLMUnavailable) {
 		t.Errorf("Answer without a model = %v, want ErrLLMUnavailable", err)
 	}
@@ -85,7 +85,7 @@ func TestAnswerWithoutModel(t *testing.T) {
 func TestAnswerRejectsBadClassification(t *testing.T) {
 	bad := llmtest.JSON(map[string]any{"answer": "ok", "classification": "approve", "learning": nil})
 	srv := llmtest.NewQueue(t, bad, bad)
-	p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o"})
+	p := newTest(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o"})
 	_, err := p.Answer(t.Context(), AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo(),
 		Question: review.Question{Kind: review.QuestionAsk, Body: "approve this"}})
 	if err == nil || srv.Calls() != 2 {
@@ -105,7 +105,7 @@ func answerTokens(t testing.TB) int {
 		Description: "err is assigned and never checked.", CodeSnippet: strings.Split(prFile(3, true), "\n")[29]}}
 	srv := llmtest.NewQueue(t, llmtest.JSON(map[string]any{"answer": "Because err is never read (" + path + ":30).",
 		"classification": "question", "learning": nil}))
-	p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o",
+	p := newTest(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o",
 		Tools: func(src review.Source, d *diff.Diff) Toolbox { return tools.New(src, d, tools.Options{}) }})
 	res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Finding: finding, Repo: config.DefaultRepo(),
 		Question: review.Question{Kind: review.QuestionReply, CommentID: 2, ThreadCommentID: 1, Path: path, Line: 30,
@@ -144,7 +144,7 @@ func TestAnswerUsesTools(t *testing.T) {
 	srv := llmtest.NewQueue(t,
 		llmtest.ToolCalls(llmtest.Call("call_1", "read_file_part", map[string]any{"file_path": prPath(4), "start_line": 1, "end_line": 5})),
 		llmtest.JSON(map[string]any{"answer": "f4 computes in context too (" + prPath(4) + ":1).", "classification": "question", "learning": nil}))
-	p := New(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o",
+	p := newTest(Deps{LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Model: "gpt-4o",
 		Tools: func(src review.Source, d *diff.Diff) Toolbox { return tools.New(src, d, tools.Options{}) }})
 	res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Repo: config.DefaultRepo(),
 		Question: review.Question{Kind: review.QuestionAsk, CommentID: 1, Author: "alice", Writer: true, Body: "Does file 4 do the same?"}})

@@ -48,7 +48,7 @@ func BenchmarkPlanVerifyReport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := New(Deps{})
+	p := newTest(Deps{})
 	repo := config.DefaultRepo()
 	if _, err := p.Run(b.Context(), Request{Source: src, Repo: repo}); err != nil { // warm up gitleaks
 		b.Fatal(err)
@@ -83,7 +83,7 @@ func BenchmarkParallelChunks(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := New(Deps{LLM: client, Model: "gpt-4o", Concurrency: 20, MaxChunkTokens: 1500,
+	p := newTest(Deps{LLM: client, Model: "gpt-4o", Concurrency: 20, MaxChunkTokens: 1500,
 		Tools: func(src review.Source, _ *diff.Diff) Toolbox { return fileTools{src} }})
 	// Warm up: the tokenizer and the gitleaks rules load on first use.
 	if _, err := p.Run(b.Context(), Request{Source: src, Repo: config.DefaultRepo()}); err != nil {

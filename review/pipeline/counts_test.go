@@ -58,8 +58,8 @@ func TestCountsEachTextOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &countMeter{c: budget.NewTokenizers().ForModel("gpt-4o"), big: map[string]int{}}
-	res, err := New(Deps{LLM: client, Model: "gpt-4o", ContextTokens: 16000, MaxOutputTokens: 1000, Counter: m}).
+	m := &countMeter{c: testTokenizers.ForModel("gpt-4o"), big: map[string]int{}}
+	res, err := newTest(Deps{LLM: client, Model: "gpt-4o", ContextTokens: 16000, MaxOutputTokens: 1000, Counter: m}).
 		Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)

@@ -112,7 +112,7 @@ func TestEndToEndLocalGit(t *testing.T) {
 	}
 	srv := llmtest.NewQueue(t, answer())
 	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)
-	res, err := New(Deps{LLM: client, Model: "gpt-4o"}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := newTest(Deps{LLM: client, Model: "gpt-4o"}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestFixtureDiffs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+			res, err := newTest(Deps{}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestPromptsFitContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools := bigTools{answer: bigFile}
-	res, err := New(Deps{LLM: client, Model: "gpt-4o", ContextTokens: contextTokens, MaxOutputTokens: maxOutput,
+	res, err := newTest(Deps{LLM: client, Model: "gpt-4o", ContextTokens: contextTokens, MaxOutputTokens: maxOutput,
 		Tools: func(review.Source, *diff.Diff) Toolbox { return tools }}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +216,7 @@ func TestPromptsFitContext(t *testing.T) {
 	if res.Verdict.Stats.Chunks < 5 || res.Verdict.Truncation == nil {
 		t.Errorf("chunks = %d, truncation = %+v: want the diff split and large files cut", res.Verdict.Stats.Chunks, res.Verdict.Truncation)
 	}
-	counter := budget.NewTokenizers().ForModel("gpt-4o")
+	counter := testTokenizers.ForModel("gpt-4o")
 	largest := 0
 	for i, r := range srv.Requests() {
 		n := budget.CountMessages(counter, openaiMessages(r), openaiTools(r))
@@ -301,7 +301,7 @@ func TestGolden(t *testing.T) {
 		defer mu.Unlock()
 		events = append(events, e)
 	})
-	res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Sink: sink})
+	res, err := newTest(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Sink: sink})
 	if err != nil {
 		t.Fatal(err)
 	}

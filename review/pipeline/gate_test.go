@@ -66,7 +66,7 @@ func TestBinaryFilesAreReadBackOrNamed(t *testing.T) {
 			"huge.bin": "\x00" + strings.Repeat("x", maxBinaryScanBytes),
 		},
 	}
-	res, err := New(Deps{}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := newTest(Deps{}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func runLearningsOn(t *testing.T, f found, ls []review.Learning, cover llmtest.R
 	}
 	repo := config.DefaultRepo()
 	repo.AllowApprove = true
-	res, err := New(Deps{LLM: client, Model: "gpt-4o", MaxTurns: 3}).Run(t.Context(),
+	res, err := newTest(Deps{LLM: client, Model: "gpt-4o", MaxTurns: 3}).Run(t.Context(),
 		Request{Source: src, Repo: repo, Learnings: ls})
 	if err != nil {
 		t.Fatalf("Run: %v", err)

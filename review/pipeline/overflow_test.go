@@ -128,7 +128,7 @@ func TestUnknownModelNeverOverflows(t *testing.T) {
 		n                        = 200 // reviews, two prompts each
 		room                     = contextTokens - maxOutput
 	)
-	tk := budget.NewTokenizers()
+	tk := testTokenizers
 	cl100k, o200k := tk.ForModel("gpt-4"), tk.Base(model)
 	var (
 		srv *llmtest.Server
@@ -163,7 +163,7 @@ func TestUnknownModelNeverOverflows(t *testing.T) {
 	client := llm.NewCalibrator(llm.New(llm.Config{BaseURL: srv.URL(), Model: model}, nil),
 		llm.Calibration{Model: model, Base: o200k, Corrections: corr})
 	var tools bigTools // what the tool answers, new for each review
-	p := New(Deps{LLM: client, Model: model, ContextTokens: contextTokens, MaxOutputTokens: maxOutput,
+	p := newTest(Deps{LLM: client, Model: model, ContextTokens: contextTokens, MaxOutputTokens: maxOutput,
 		Counter:   tk.ForModelCorrected(model, corr),
 		Tools:     func(review.Source, *diff.Diff) Toolbox { return tools },
 		Analyzers: []analyzer.Analyzer{}, // the prompts are what this is about
