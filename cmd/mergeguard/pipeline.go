@@ -24,7 +24,8 @@ import (
 const countMemoBytes = 64 << 20
 
 // pipelineDeps builds the review pipeline's dependencies from the LLM
-// configuration, for `review` and `serve` alike. transport carries the LLM
+// configuration, for `review` and `serve` alike, with the tokenizers and
+// standard library of the process p. transport carries the LLM
 // calls (serve wraps it with metrics). hasLLM is false when no LLM is
 // configured: the pipeline then runs the built-in analyzers only.
 //
@@ -34,9 +35,9 @@ const countMemoBytes = 64 << 20
 // the LLM client after every call and, when tokens is not nil (serve),
 // kept in and shared through the database; onError is told when the
 // database fails.
-func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corrections,
+func pipelineDeps(p *process, cfg config.LLM, transport http.RoundTripper, corr *budget.Corrections,
 	tokens budget.CorrectionStore, onError func(error)) (deps pipeline.Deps, hasLLM bool) {
-	tk := budget.NewTokenizers()
+	tk := p.tokenizers
 	counter := tk.ForModel(cfg.Model)
 	// o200k_base's counts of the prompts, split by script, shared by the
 	// pipeline and the LLM client that learns the correction from them.
@@ -44,7 +45,7 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corr
 	if budget.EncodingForModel(cfg.Model) == "" && corr != nil {
 		counter = budget.Corrected(base, cfg.Model, corr)
 	}
-	std := goStd()
+	std := p.std
 	deps = pipeline.Deps{
 		Counter: counter,
 		Model:   cfg.Model, ContextTokens: cfg.ContextTokens, MaxOutputTokens: cfg.MaxOutputTokens,

@@ -33,7 +33,7 @@ func TestLLMRetrySettings(t *testing.T) {
 			cfg := config.Default().LLM
 			cfg.BaseURL, cfg.APIKey, cfg.Model = srv.URL(), "test", "gpt-4o-mini"
 			cfg.RetryBase, cfg.RetryMax = time.Millisecond, time.Second
-			deps, hasLLM := pipelineDeps(cfg, http.DefaultTransport, budget.NewCorrections(nil), nil, nil)
+			deps, hasLLM := pipelineDeps(testProcess, cfg, http.DefaultTransport, budget.NewCorrections(nil), nil, nil)
 			if !hasLLM {
 				t.Fatal("no model client")
 			}
