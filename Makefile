@@ -25,7 +25,9 @@ run-notice:
 	@[ -x bin/mergeguard ] || echo "Building bin/mergeguard: the first build downloads and compiles the dependencies and takes a few minutes." >&2
 
 ## test: go vet, then every test with the race detector against a throwaway PostgreSQL, then
-## the huge-diff memory bound alone without it (the race detector's collector falls behind);
+## the huge-diff memory bound alone without it (the race detector's collector falls behind)
+## and the unknown-model overflow test (400 prompts counted one review after the other:
+## ten times slower under the race detector, with nothing to race);
 ## -parallel 4: the e2e tests (t.Parallel) mostly wait on the binaries they start, so four at
 ## a time on two cores halve the package's time;
 ## Chromium is installed for the browser tests (e2e/) unless MERGEGUARD_SKIP_BROWSER=1, and
@@ -37,6 +39,7 @@ test:
 	CGO_ENABLED=0 GOFLAGS= go list -e -export std >/dev/null # go vet's standard library, built once into the cache
 	bash scripts/with-postgres.sh go test -race -parallel 4 ./...
 	go test -count=1 -run '^TestReviewHugeDiffMemory$$' ./cmd/mergeguard/
+	go test -count=1 -run '^TestUnknownModelNeverOverflows$$' ./review/pipeline/
 	go -C deploy/validate vet ./...
 	go -C deploy/validate test ./...
 	go -C bench vet ./...

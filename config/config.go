@@ -170,6 +170,12 @@ type LLM struct {
 	Temperature float64 `yaml:"temperature" json:"temperature"`
 	// Timeout bounds one model call.
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
+	// RetryBase is the wait before the first retry of a failed model call
+	// the server gave no wait for (doubled at each retry); RetryMax the
+	// longest wait, and the longest a server may ask for (Retry-After)
+	// before the call fails at once.
+	RetryBase time.Duration `yaml:"retry_base" json:"retry_base"`
+	RetryMax  time.Duration `yaml:"retry_max" json:"retry_max"`
 	// MaxTurns caps the tool-calling turns of one agent run.
 	MaxTurns int `yaml:"max_turns" json:"max_turns"`
 	// MaxChunkTokens caps the diff text of one reviewer agent's chunk:

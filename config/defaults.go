@@ -53,6 +53,8 @@ func Default() Config {
 			MaxOutputTokens: 4096,
 			Temperature:     0.2,
 			Timeout:         2 * time.Minute,
+			RetryBase:       time.Second,
+			RetryMax:        time.Minute,
 			MaxTurns:        10,
 			MaxChunkTokens:  12000,
 			MaxChunks:       40,

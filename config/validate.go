@@ -179,6 +179,11 @@ func (l LLM) check(v *validation) {
 		v.add("llm.temperature", fmt.Sprintf("must be between 0 and 2, got %g", l.Temperature))
 	}
 	positive(v, "llm.timeout", l.Timeout)
+	positive(v, "llm.retry_base", l.RetryBase)
+	positive(v, "llm.retry_max", l.RetryMax)
+	if l.RetryMax > 0 && l.RetryMax < l.RetryBase {
+		v.add("llm.retry_max", fmt.Sprintf("must be at least llm.retry_base (%s), got %s", l.RetryBase, l.RetryMax))
+	}
 	atLeastOne(v, "llm.max_turns", l.MaxTurns)
 	atLeastOne(v, "llm.max_chunks", l.MaxChunks)
 	atLeast(v, "llm.max_chunk_tokens", l.MaxChunkTokens, 256)

@@ -102,7 +102,10 @@ func TestModelDownStillShowsTheKey(t *testing.T) {
 	app := newFakeApp(t)
 	model := llmtest.New(t, func(llmtest.Request) llmtest.Response { return llmtest.ServerError() })
 	dbURL := storetest.Empty(t)
-	cfg := strings.Replace(workerConfig(5*time.Second), "workers:\n", "workers:\n  max_attempts: 2\n  retry_base: 100ms\n", 1)
+	// The model client still retries each call three times, a few
+	// milliseconds apart instead of the default's seconds.
+	cfg := strings.Replace(workerConfig(5*time.Second), "workers:\n", "workers:\n  max_attempts: 2\n  retry_base: 100ms\n", 1) +
+		"llm:\n  retry_base: 5ms\n"
 	r := startReplica(t, buildBinary(t), "replica", dbURL, serveOptions{env: app.serveEnv(model.URL(), 2), config: cfg})
 	r.waitReady(t)
 	db := openDB(t, dbURL)

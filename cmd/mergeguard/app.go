@@ -37,7 +37,7 @@ type githubApp struct {
 // an App in the environment or configuration file it first learns the
 // App's bot login from GitHub; otherwise it loads the App stored by /setup,
 // when there is one (Watch then follows changes).
-func newGitHubApp(ctx context.Context, cfg config.Config, st *store.Store, log *zerolog.Logger, version string, mx *metrics.Metrics) (githubApp, error) {
+func newGitHubApp(ctx context.Context, p *process, cfg config.Config, st *store.Store, log *zerolog.Logger, version string, mx *metrics.Metrics) (githubApp, error) {
 	h := &appHolder{cfg: cfg, store: st, log: log, version: version, mx: mx, poll: appPollInterval,
 		intake: st.NewIntake(store.IntakeOptions{})}
 	if cfg.GitHub.App.Configured() {
@@ -56,7 +56,7 @@ func newGitHubApp(ctx context.Context, cfg config.Config, st *store.Store, log *
 		return app, nil
 	}
 	var err error
-	app.workers, err = newWorkers(ctx, cfg, st, h, log, mx)
+	app.workers, err = newWorkers(ctx, p, cfg, st, h, log, mx)
 	return app, err
 }
 
@@ -85,12 +85,12 @@ func newInstallations(ctx context.Context, cfg config.Config, id appIdentity, ve
 
 // newWorkers builds the review workers; gh resolves through the App
 // holder (pull request runs fail while it holds no App).
-func newWorkers(ctx context.Context, cfg config.Config, st *store.Store, gh worker.GitHub, log *zerolog.Logger, mx *metrics.Metrics) (*worker.Pool, error) {
+func newWorkers(ctx context.Context, p *process, cfg config.Config, st *store.Store, gh worker.GitHub, log *zerolog.Logger, mx *metrics.Metrics) (*worker.Pool, error) {
 	known, err := st.Corrections(ctx)
 	if err != nil {
 		return nil, err
 	}
-	deps, hasLLM := pipelineDeps(cfg.LLM, mx.LLMTransport(nil), budget.NewCorrections(known), st, func(err error) {
+	deps, hasLLM := pipelineDeps(p, cfg.LLM, mx.LLMTransport(nil), budget.NewCorrections(known), st, func(err error) {
 		log.Warn().Err(err).Msg("token correction not stored (kept in memory)")
 	})
 	if !hasLLM {

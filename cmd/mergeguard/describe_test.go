@@ -52,7 +52,7 @@ func TestDescribeWithEitherApp(t *testing.T) {
 			}
 			t.Cleanup(st.Close)
 			log := zerolog.Nop()
-			ga, err := newGitHubApp(t.Context(), cfg, st, &log, "test", metrics.New())
+			ga, err := newGitHubApp(t.Context(), testProcess, cfg, st, &log, "test", metrics.New())
 			if err != nil {
 				t.Fatal(err)
 			}

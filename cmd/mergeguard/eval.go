@@ -84,7 +84,7 @@ func (f evalFlags) checkReal(rest []string) error {
 
 // runEval is `mergeguard eval`: it reviews every case of a dataset, scores
 // the findings against the golden comments and prints the figures.
-func runEval(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func runEval(ctx context.Context, p *process, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	f, err := parseEvalFlags(args, stderr)
 	if err != nil {
 		return err
@@ -94,13 +94,13 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	if f.real != "" {
-		return runEvalReal(ctx, f, cfg, getenv, stdout, stderr)
+		return runEvalReal(ctx, p, f, cfg, getenv, stdout, stderr)
 	}
 	cases, err := loadDataset(f)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	opt, settings := evalOptions(f, cfg, getenv, stderr)
+	opt, settings := evalOptions(p, f, cfg, getenv, stderr)
 	if opt.Judge == nil && !f.contextOnly {
 		if n := unlocated(cases); n > 0 {
 			fmt.Fprintf(stderr, "mergeguard: %d golden comment(s) have no file or line: only a judge (--judge-model) can match them\n", n)
@@ -156,8 +156,8 @@ func loadDataset(f evalFlags) ([]eval.Case, error) {
 }
 
 // evalOptions wires the reviewer and the judge from the configuration.
-func evalOptions(f evalFlags, cfg config.Config, getenv func(string) string, stderr io.Writer) (eval.Options, eval.Settings) {
-	deps, hasLLM := pipelineDeps(cfg.LLM, http.DefaultTransport, budget.NewCorrections(nil), nil, nil)
+func evalOptions(p *process, f evalFlags, cfg config.Config, getenv func(string) string, stderr io.Writer) (eval.Options, eval.Settings) {
+	deps, hasLLM := pipelineDeps(p, cfg.LLM, http.DefaultTransport, budget.NewCorrections(nil), nil, nil)
 	if f.analyzersOnly || f.contextOnly {
 		deps.LLM, hasLLM = nil, false
 	}
@@ -174,7 +174,7 @@ func evalOptions(f evalFlags, cfg config.Config, getenv func(string) string, std
 	base := cmp.Or(f.judgeBaseURL, cfg.LLM.BaseURL)
 	key := cmp.Or(getenv("MERGEGUARD_JUDGE_API_KEY"), cfg.LLM.APIKey.Value())
 	client := llm.New(llm.Config{BaseURL: base, APIKey: key, Model: f.judgeModel, Timeout: cfg.LLM.Timeout, MaxRetries: 3},
-		&http.Client{Transport: http.DefaultTransport})
+		&http.Client{Transport: http.DefaultTransport}, llm.WithBackoff(cfg.LLM.RetryBase, cfg.LLM.RetryMax))
 	opt.Judge = eval.LLMJudge{Client: client, Model: f.judgeModel, Prices: cfg.LLM.Prices}
 	return opt, settings
 }

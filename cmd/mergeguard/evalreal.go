@@ -26,7 +26,7 @@ import (
 // repository's bare clone in the mirrors directory, collects the code
 // context a review with a model would have, scores both against the
 // set's truth and prints the figures as markdown tables.
-func runEvalReal(ctx context.Context, f evalFlags, cfg config.Config, getenv func(string) string, stdout, stderr io.Writer) error {
+func runEvalReal(ctx context.Context, p *process, f evalFlags, cfg config.Config, getenv func(string) string, stdout, stderr io.Writer) error {
 	cases, err := eval.LoadReal(f.real)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -39,7 +39,7 @@ func runEvalReal(ctx context.Context, f evalFlags, cfg config.Config, getenv fun
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer func() { _ = os.RemoveAll(work) }()
-	run := newRealRunner(cfg, getenv)
+	run := newRealRunner(p, cfg, getenv)
 	clones := map[string]string{}
 	results := make([]eval.RealResult, 0, len(cases))
 	for _, c := range cases {
@@ -143,8 +143,8 @@ type realRunner struct {
 
 // newRealRunner builds the pipeline `mergeguard review` builds, without
 // its model.
-func newRealRunner(cfg config.Config, getenv func(string) string) realRunner {
-	deps, _ := pipelineDeps(cfg.LLM, http.DefaultTransport, budget.NewCorrections(nil), nil, nil)
+func newRealRunner(p *process, cfg config.Config, getenv func(string) string) realRunner {
+	deps, _ := pipelineDeps(p, cfg.LLM, http.DefaultTransport, budget.NewCorrections(nil), nil, nil)
 	deps.LLM = nil
 	return realRunner{deps: deps, repo: cfg.Review, getenv: getenv}
 }

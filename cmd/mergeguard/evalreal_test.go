@@ -36,7 +36,7 @@ func TestEvalRealSlice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := newRealRunner(cfg, env(nil))
+	run := newRealRunner(testProcess, cfg, env(nil))
 	want := map[string]eval.RealResult{
 		"go-chi/chi@29164f023bf9": {
 			Analyzers: &eval.AnalyzerScore{ByTool: map[string]eval.AnalyzerTotals{}},

@@ -55,7 +55,7 @@ func reviewHugeDiff(tb testing.TB, dir, path string) (growth int64, took time.Du
 	idle := allocs.HeapNow()
 	stop := allocs.HeapPeak()
 	start := time.Now()
-	err := runReview(tb.Context(), args, noEnv, io.Discard, io.Discard)
+	err := runReview(tb.Context(), newProcess(), args, noEnv, io.Discard, io.Discard)
 	took = time.Since(start)
 	peak := stop()
 	if err != nil {

@@ -19,6 +19,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/review/budget"
+	"github.com/mergeguard/mergeguard/review/gomod"
 )
 
 func main() {
@@ -38,6 +40,27 @@ func main() {
 // run is the whole program: it dispatches args to a subcommand, which wires
 // what it needs from the configuration. It never exits the process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return runIn(ctx, newProcess(), args, getenv, stdout, stderr)
+}
+
+// process is what the commands run by one process share: what is costly to
+// load and the same for every command. main makes one (through run).
+type process struct {
+	// tokenizers count tokens; each vocabulary is loaded once, on first
+	// use (about 0.4 s).
+	tokenizers *budget.Tokenizers
+	// std is the Go standard library's types (nil: none on this
+	// machine), listed once, on first use.
+	std *gomod.Std
+}
+
+// newProcess returns what a process's commands share, nothing loaded yet.
+func newProcess() *process {
+	return &process{tokenizers: budget.NewTokenizers(), std: goStd()}
+}
+
+// runIn is run with p, the process's shared values.
+func runIn(ctx context.Context, p *process, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		usage(stderr)
 		return usageError{errors.New("no command given")}
@@ -45,17 +68,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	var err error
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "serve":
-		err = runServe(ctx, rest, getenv, stderr)
+		err = runServe(ctx, p, rest, getenv, stderr)
 	case "migrate":
 		err = runMigrate(ctx, rest, getenv, stdout, stderr)
 	case "review":
-		err = runReview(ctx, rest, getenv, stdout, stderr)
+		err = runReview(ctx, p, rest, getenv, stdout, stderr)
 	case "learnings":
 		err = runLearnings(ctx, rest, getenv, stdout, stderr)
 	case "quality":
 		err = runQuality(ctx, rest, getenv, stdout, stderr)
 	case "eval":
-		err = runEval(ctx, rest, getenv, stdout, stderr)
+		err = runEval(ctx, p, rest, getenv, stdout, stderr)
 	case "app":
 		err = runApp(ctx, rest, getenv, stdout, stderr)
 	case "token":

@@ -23,7 +23,8 @@ import (
 const countMemoBytes = 64 << 20
 
 // pipelineDeps builds the review pipeline's dependencies from the LLM
-// configuration, for `review` and `serve` alike. transport carries the LLM
+// configuration, for `review` and `serve` alike, with the tokenizers and
+// standard library of the process p. transport carries the LLM
 // calls (serve wraps it with metrics). hasLLM is false when no LLM is
 // configured: the pipeline then runs the built-in analyzers only.
 //
@@ -33,9 +34,9 @@ const countMemoBytes = 64 << 20
 // the LLM client after every call and, when tokens is not nil (serve),
 // kept in and shared through the database; onError is told when the
 // database fails.
-func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corrections,
+func pipelineDeps(p *process, cfg config.LLM, transport http.RoundTripper, corr *budget.Corrections,
 	tokens budget.CorrectionStore, onError func(error)) (deps pipeline.Deps, hasLLM bool) {
-	tk := budget.NewTokenizers()
+	tk := p.tokenizers
 	counter := tk.ForModel(cfg.Model)
 	// o200k_base's counts of the prompts, split by script, shared by the
 	// pipeline and the LLM client that learns the correction from them.
@@ -43,7 +44,7 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corr
 	if budget.EncodingForModel(cfg.Model) == "" && corr != nil {
 		counter = budget.Corrected(base, cfg.Model, corr)
 	}
-	std := goStd()
+	std := p.std
 	deps = pipeline.Deps{
 		Config: cfg, Counter: counter, Linters: linters(std), GoStd: std,
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
@@ -57,7 +58,7 @@ func pipelineDeps(cfg config.LLM, transport http.RoundTripper, corr *budget.Corr
 	// itself has none so retries are not cut short.
 	client := llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey.Value(), Model: cfg.Model,
 		Timeout: cfg.Timeout, MaxRetries: 3, Azure: cfg.APIType == "azure", APIVersion: cfg.APIVersion},
-		&http.Client{Transport: transport})
+		&http.Client{Transport: transport}, llm.WithBackoff(cfg.RetryBase, cfg.RetryMax))
 	deps.LLM = llm.NewCalibrator(client, llm.Calibration{
 		Model: cfg.Model, Base: base, Corrections: corr, Store: tokens, OnError: onError,
 	})

@@ -116,7 +116,7 @@ func (f reviewFlags) checkSources() error {
 // local repository, its uncommitted or staged changes, a diff file, or a
 // GitHub pull request (--pr, posted with --post), prints the verdict and
 // fails as the --fail flags ask.
-func runReview(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func runReview(ctx context.Context, p *process, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	f, err := parseReviewFlags(args, stderr)
 	if err != nil {
 		return err
@@ -134,7 +134,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	// No database here: the correction of a model without a known
 	// tokenizer is learned for this run only, from the starting margin.
-	deps, hasLLM := pipelineDeps(cfg.LLM, http.DefaultTransport, budget.NewCorrections(nil), nil, nil)
+	deps, hasLLM := pipelineDeps(p, cfg.LLM, http.DefaultTransport, budget.NewCorrections(nil), nil, nil)
 	if !hasLLM {
 		fmt.Fprintln(stderr, "mergeguard: no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
 	}

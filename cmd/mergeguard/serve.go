@@ -24,7 +24,7 @@ import (
 // runServe is `mergeguard serve`: it migrates the database (or, with
 // database.migrate false, checks that it is migrated), opens the store
 // and serves HTTP until ctx is cancelled (SIGINT or SIGTERM).
-func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+func runServe(ctx context.Context, p *process, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := newFlagSet("serve", stderr)
 	configPath := configFlag(fs)
 	rest, err := parseArgs(fs, args)
@@ -68,7 +68,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	app, err := newGitHubApp(ctx, cfg, st, log, v.version, mx)
+	app, err := newGitHubApp(ctx, p, cfg, st, log, v.version, mx)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

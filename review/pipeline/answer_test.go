@@ -44,7 +44,7 @@ func TestAnswer(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			srv := llmtest.NewQueue(t, tt.model)
-			p := New(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)})
+			p := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)})
 			res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Question: tt.q, Finding: tt.finding,
 				Answered: tt.answered, Repo: config.DefaultRepo()})
 			if err != nil {
@@ -74,7 +74,7 @@ func TestAnswer(t *testing.T) {
 }
 
 func TestAnswerWithoutModel(t *testing.T) {
-	_, err := New(Deps{Config: testLLM()}).Answer(t.Context(), AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo()})
+	_, err := newTest(Deps{Config: testLLM()}).Answer(t.Context(), AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo()})
 	if !errors.Is(err, ErrLLMUnavailable) {
 		t.Errorf("Answer without a model = %v, want ErrLLMUnavailable", err)
 	}
@@ -85,7 +85,7 @@ func TestAnswerWithoutModel(t *testing.T) {
 func TestAnswerRejectsBadClassification(t *testing.T) {
 	bad := llmtest.JSON(map[string]any{"answer": "ok", "classification": "approve", "learning": nil})
 	srv := llmtest.NewQueue(t, bad, bad)
-	p := New(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)})
+	p := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)})
 	_, err := p.Answer(t.Context(), AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo(),
 		Question: review.Question{Kind: review.QuestionAsk, Body: "approve this"}})
 	if err == nil || srv.Calls() != 2 {
@@ -105,7 +105,7 @@ func answerTokens(t testing.TB) int {
 		Description: "err is assigned and never checked.", CodeSnippet: strings.Split(prFile(3, true), "\n")[29]}}
 	srv := llmtest.NewQueue(t, llmtest.JSON(map[string]any{"answer": "Because err is never read (" + path + ":30).",
 		"classification": "question", "learning": nil}))
-	p := New(Deps{
+	p := newTest(Deps{
 		Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }),
 		LLM:    llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil),
 		Tools:  func(src review.Source, d *diff.Diff) Toolbox { return tools.New(src, d, config.Default().LLM) },
@@ -147,7 +147,7 @@ func TestAnswerUsesTools(t *testing.T) {
 	srv := llmtest.NewQueue(t,
 		llmtest.ToolCalls(llmtest.Call("call_1", "read_file_part", map[string]any{"file_path": prPath(4), "start_line": 1, "end_line": 5})),
 		llmtest.JSON(map[string]any{"answer": "f4 computes in context too (" + prPath(4) + ":1).", "classification": "question", "learning": nil}))
-	p := New(Deps{
+	p := newTest(Deps{
 		Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }),
 		LLM:    llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil),
 		Tools:  func(src review.Source, d *diff.Diff) Toolbox { return tools.New(src, d, config.Default().LLM) },

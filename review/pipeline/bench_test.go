@@ -48,7 +48,7 @@ func BenchmarkPlanVerifyReport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := New(Deps{Config: testLLM()})
+	p := newTest(Deps{Config: testLLM()})
 	repo := config.DefaultRepo()
 	if _, err := p.Run(b.Context(), Request{Source: src, Repo: repo}); err != nil { // warm up gitleaks
 		b.Fatal(err)
@@ -83,7 +83,7 @@ func BenchmarkParallelChunks(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := New(Deps{
+	p := newTest(Deps{
 		Config: testLLM(func(c *config.LLM) { c.Model, c.Concurrency, c.MaxChunkTokens = "gpt-4o", 20, 1500 }),
 		LLM:    client,
 		Tools:  func(src review.Source, _ *diff.Diff) Toolbox { return fileTools{src} },

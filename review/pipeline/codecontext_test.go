@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/config"
-	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/codectx"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
@@ -47,7 +46,7 @@ func TestCodeContextInPrompt(t *testing.T) {
 			srv := llmtest.NewQueue(t, answer())
 			client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)
 			deps := Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", tt.contextTokens, 1000 }), LLM: client}
-			if _, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()}); err != nil {
+			if _, err := newTest(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()}); err != nil {
 				t.Fatal(err)
 			}
 			reqs := srv.Requests()
@@ -83,7 +82,7 @@ func TestChunkCode(t *testing.T) {
 	best := snip("b.go", 10, 30, "// F returns nil.", "func F() *T { return nil }")
 	worse := snip("c.go", 1, 20, strings.Repeat("word ", 80))
 	shown := snip("a.go", 1, 40, "package a", "var x = 2")
-	counter := budget.NewTokenizers().ForModel("gpt-4o")
+	counter := testTokenizers.ForModel("gpt-4o")
 	all := map[string][]codectx.Snippet{"a.go": {shown, best, worse}}
 	tests := []struct {
 		name  string

@@ -58,8 +58,8 @@ func TestCountsEachTextOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &countMeter{c: budget.NewTokenizers().ForModel("gpt-4o"), big: map[string]int{}}
-	res, err := New(Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", 16000, 1000 }), LLM: client, Counter: m}).
+	m := &countMeter{c: testTokenizers.ForModel("gpt-4o"), big: map[string]int{}}
+	res, err := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", 16000, 1000 }), LLM: client, Counter: m}).
 		Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)

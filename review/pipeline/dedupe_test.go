@@ -37,7 +37,7 @@ func analyzersFind(t *testing.T, text string, repo config.Repo, want []findingRo
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := New(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: repo})
+	res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: repo})
 	if err != nil {
 		t.Fatal(err)
 	}

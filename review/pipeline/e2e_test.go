@@ -112,7 +112,7 @@ func TestEndToEndLocalGit(t *testing.T) {
 	}
 	srv := llmtest.NewQueue(t, answer())
 	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)
-	res, err := New(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestFixtureDiffs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := New(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestPromptsFitContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools := bigTools{answer: bigFile}
-	res, err := New(Deps{
+	res, err := newTest(Deps{
 		Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", contextTokens, maxOutput }),
 		LLM:    client,
 		Tools:  func(review.Source, *diff.Diff) Toolbox { return tools },
@@ -219,7 +219,7 @@ func TestPromptsFitContext(t *testing.T) {
 	if res.Verdict.Stats.Chunks < 5 || res.Verdict.Truncation == nil {
 		t.Errorf("chunks = %d, truncation = %+v: want the diff split and large files cut", res.Verdict.Stats.Chunks, res.Verdict.Truncation)
 	}
-	counter := budget.NewTokenizers().ForModel("gpt-4o")
+	counter := testTokenizers.ForModel("gpt-4o")
 	largest := 0
 	for i, r := range srv.Requests() {
 		n := budget.CountMessages(counter, openaiMessages(r), openaiTools(r))
@@ -309,7 +309,7 @@ func TestGolden(t *testing.T) {
 		defer mu.Unlock()
 		events = append(events, e)
 	})
-	res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Sink: sink})
+	res, err := newTest(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Sink: sink})
 	if err != nil {
 		t.Fatal(err)
 	}

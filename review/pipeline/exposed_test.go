@@ -66,7 +66,7 @@ func TestCarryAnalyzerFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &run{p: New(Deps{Config: testLLM()}), req: Request{Source: src, Repo: tc.repo}}
+			r := &run{p: newTest(Deps{Config: testLLM()}), req: Request{Source: src, Repo: tc.repo}}
 			c := r.carry(t.Context(), &History{Ledger: []review.LedgerEntry{secret}}, "h2", d, since, touchedFiles(d, since), nil)
 			got := c.ledger.All[0]
 			if got.State != tc.want || got.StateHow != tc.wantHow || got.FirstSeenSHA != "h1" || got.ThreadID != "T_key" {
@@ -102,7 +102,7 @@ func TestCarryExposedStays(t *testing.T) {
 	exposed := review.LedgerEntry{State: review.FindingExposed, StateHow: review.ExposedBlocking, FirstSeenSHA: "h1", LastSeenSHA: "h2",
 		Finding: review.Finding{FilePath: "cfg.py", LineStart: 1, LineEnd: 1, Side: review.SideRight, Severity: review.SeverityCritical,
 			Category: review.CategorySecurity, Agent: "analyzer:secrets", VerificationStatus: review.Verified, Fingerprint: "key"}}
-	r := &run{p: New(Deps{Config: testLLM()}), req: Request{Source: src, Repo: config.DefaultRepo()}}
+	r := &run{p: newTest(Deps{Config: testLLM()}), req: Request{Source: src, Repo: config.DefaultRepo()}}
 	c := r.carry(t.Context(), &History{Ledger: []review.LedgerEntry{exposed}}, "h3", d, nil, touchedFiles(d, nil), nil)
 	if diff := cmp.Diff([]string{"key"}, fingerprints(c.counted)); diff != "" {
 		t.Errorf("counted (-want +got):\n%s", diff)

@@ -66,7 +66,7 @@ func TestBinaryFilesAreReadBackOrNamed(t *testing.T) {
 			"huge.bin": "\x00" + strings.Repeat("x", maxBinaryScanBytes),
 		},
 	}
-	res, err := New(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}

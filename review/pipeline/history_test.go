@@ -202,7 +202,7 @@ func incrementalTokens(t testing.TB, walkthrough bool) (full, incr reviewCost) {
 	var out [2]reviewCost
 	for i, h := range histories {
 		srv := llmtest.New(t, func(llmtest.Request) llmtest.Response { return answer() })
-		p := New(Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.Walkthrough = "gpt-4o", walkthrough }), LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)})
+		p := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.Walkthrough = "gpt-4o", walkthrough }), LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)})
 		res, err := p.Run(t.Context(), Request{Source: src, Repo: repo, History: h})
 		if err != nil {
 			t.Fatal(err)
@@ -262,7 +262,7 @@ func TestCarry(t *testing.T) {
 		{FilePath: prPath(7), LineStart: 30, LineEnd: 30, Side: review.SideRight, Severity: review.SeverityWarning,
 			Category: review.CategoryBug, Title: "new", VerificationStatus: review.Verified, Fingerprint: "new"},
 	}
-	r := &run{p: New(Deps{Config: testLLM()}), req: Request{Source: src, Repo: config.DefaultRepo()}}
+	r := &run{p: newTest(Deps{Config: testLLM()}), req: Request{Source: src, Repo: config.DefaultRepo()}}
 	c := r.carry(t.Context(), &History{Ledger: ledger}, "h2", d, since, touchedFiles(d, since), reported)
 
 	states := map[string]string{}
@@ -332,7 +332,7 @@ func TestVerdictCountsEarlierFindings(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			res, err := New(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: repo,
+			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: repo,
 				History: &History{Ledger: []review.LedgerEntry{tt.entry}, Since: since}})
 			if err != nil {
 				t.Fatal(err)

@@ -61,7 +61,7 @@ func runLearningsOn(t *testing.T, f found, ls []review.Learning, cover llmtest.R
 	}
 	repo := config.DefaultRepo()
 	repo.AllowApprove = true
-	res, err := New(Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.MaxTurns = "gpt-4o", 3 }), LLM: client}).Run(t.Context(),
+	res, err := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.MaxTurns = "gpt-4o", 3 }), LLM: client}).Run(t.Context(),
 		Request{Source: src, Repo: repo, Learnings: ls})
 	if err != nil {
 		t.Fatalf("Run: %v", err)

@@ -100,7 +100,7 @@ func runLinters(t *testing.T, srv *llmtest.Server, text string) *Result {
 		t.Fatal(err)
 	}
 	deps := Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client, Linters: lint.Default("", gomod.NewStd(filepath.Join(build.Default.GOROOT, "bin", "go"), true))}
-	res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := newTest(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -295,7 +295,7 @@ func TestRunWithLLM(t *testing.T) {
 			if tc.repo != nil {
 				tc.repo(&repo)
 			}
-			res, err := New(deps).Run(t.Context(), Request{Source: src, Repo: repo})
+			res, err := newTest(deps).Run(t.Context(), Request{Source: src, Repo: repo})
 			if tc.wantErr != nil || err != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("Run: error %v, want %v", err, tc.wantErr)

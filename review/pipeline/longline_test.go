@@ -62,7 +62,7 @@ func TestHugeLinesReviewed(t *testing.T) {
 	}
 	const contextTokens, maxOutput = 32000, 2000
 	srv := llmtest.New(t, func(llmtest.Request) llmtest.Response { return answer() })
-	p := New(Deps{
+	p := newTest(Deps{
 		Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", contextTokens, maxOutput }),
 		LLM:    llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil),
 	})
@@ -92,7 +92,7 @@ func TestHugeLinesReviewed(t *testing.T) {
 			if !tt.secret && (res.Verdict.Stats.FilesReviewed != 1 || res.Verdict.Stats.LLMCalls == 0) {
 				t.Errorf("stats = %+v, want the file reviewed by the model", res.Verdict.Stats)
 			}
-			counter := budget.NewTokenizers().ForModel("gpt-4o")
+			counter := testTokenizers.ForModel("gpt-4o")
 			for i, r := range srv.Requests()[before:] {
 				n := budget.CountMessages(counter, openaiMessages(r), openaiTools(r)) + counter.Count(agent.OutputSchema)
 				if n > contextTokens-maxOutput {

@@ -48,7 +48,7 @@ func TestGate(t *testing.T) {
 
 func TestRunSkipsGatedAndOversizedChanges(t *testing.T) {
 	src := &memSource{change: review.Change{Title: "WIP uploader"}, diff: readTestdata(t, "planted.diff"), head: plantedHead()}
-	p := New(Deps{Config: testLLM()})
+	p := New(Deps{Config: testLLM()}) // the default counter, loaded for this pipeline alone
 	// A title keyword skips the model only: the analyzers still find the
 	// planted key and request changes.
 	res, err := p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Automatic: true})

@@ -81,7 +81,7 @@ func TestPolicyLimits(t *testing.T) {
 			if tt.req != nil {
 				tt.req(&req)
 			}
-			res, err := New(deps).Run(t.Context(), req)
+			res, err := newTest(deps).Run(t.Context(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func TestRepoConfigReadFromBase(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			src := &memSource{diff: manyFiles(1), base: tt.base, head: map[string]string{".mergeguard.yml": "enabled: false\n"}}
-			res, err := New(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), ReadRepoFile: tt.read})
+			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), ReadRepoFile: tt.read})
 			var cfgErr *RepoConfigError
 			if tt.wantErr {
 				if !errors.As(err, &cfgErr) || !strings.Contains(err.Error(), `.mergeguard.yml:2: unknown key "auto_reveiw"`) {
@@ -162,7 +162,7 @@ func TestLLMUnavailableOnlyWhenEveryReviewerFailed(t *testing.T) {
 func TestCancelledReviewEndsWithTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := New(Deps{Config: testLLM()}).Run(ctx, Request{Source: &memSource{diff: manyFiles(3)}, Repo: config.DefaultRepo()})
+	_, err := newTest(Deps{Config: testLLM()}).Run(ctx, Request{Source: &memSource{diff: manyFiles(3)}, Repo: config.DefaultRepo()})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run on a cancelled context: %v, want context.Canceled", err)
 	}

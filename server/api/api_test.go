@@ -112,6 +112,7 @@ func (f *fixture) do(t *testing.T, method, path, body string, header map[string]
 }
 
 func TestCreateThenGet(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	body, _ := json.Marshal(map[string]any{"diff_text": sampleDiff, "options": map[string]any{"focus_areas": []string{"Security", "bug"}, "severity_threshold": "WARNING"}})
 	code, out := f.do(t, http.MethodPost, "/api/review", string(body), nil)
@@ -149,6 +150,7 @@ func TestCreateThenGet(t *testing.T) {
 }
 
 func TestGetFinishedRunAnswersVerdict(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	ctx := t.Context()
 	text := sampleDiff
@@ -182,6 +184,7 @@ func TestGetFinishedRunAnswersVerdict(t *testing.T) {
 }
 
 func TestCreateRejectsBadInput(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	big := `{"diff_text":"` + strings.Repeat("a", MaxBodyBytes) + `"}`
 	tests := []struct {
@@ -228,6 +231,7 @@ func (p fakePRs) Resolve(context.Context, string, string, int) (int64, review.Pu
 }
 
 func TestCreateFromGitHubURL(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	tests := []struct {
 		name string
 		prs  fakePRs
@@ -267,6 +271,7 @@ func TestCreateFromGitHubURL(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "s3cret")
 	remote := map[string]string{"X-Forwarded-For": "203.0.113.7"}
 	withToken := map[string]string{"X-Forwarded-For": "203.0.113.7", "Authorization": "Bearer s3cret"}
@@ -312,6 +317,7 @@ func TestAuth(t *testing.T) {
 // a loopback host (what a same-host reverse proxy sends for every client)
 // or to any other (DNS rebinding).
 func TestNoTokenNoAccess(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	st := storetest.New(t)
 	mux := http.NewServeMux()
 	New(Deps{Config: testAPI(), Store: st, Hub: events.NewHub(), Logger: zerolog.Nop()}).Register(mux)
@@ -396,6 +402,7 @@ func types(evs []sseEvent) []string {
 }
 
 func TestStreamReplaysResumesAndFollowsLive(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	ctx := t.Context()
 	text := sampleDiff
@@ -452,6 +459,7 @@ func TestStreamReplaysResumesAndFollowsLive(t *testing.T) {
 }
 
 func TestStreamEndsForRunWithoutPipeline(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	ctx := t.Context()
 	run, err := f.store.EnqueueRun(ctx, store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
@@ -481,6 +489,7 @@ func TestStreamEndsForRunWithoutPipeline(t *testing.T) {
 // read and write timeouts (serve's defaults are 30s and more): the events
 // stored after them still arrive on the same connection.
 func TestStreamOutlivesServerTimeouts(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	st := storetest.New(t)
 	hub := events.NewHub()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -555,6 +564,7 @@ func runningRun(t *testing.T, st *store.Store, kinds ...review.EventType) store.
 // the stream replays its events and ends at once, without waiting for the
 // poll that notices runs ending later.
 func TestStreamOfFinishedRunEnds(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	st := storetest.New(t)
 	f := quietFixture(t, st, st)
 	run := runningRun(t, st, review.EventPipelineStarted, review.EventAgentStarted)
@@ -606,6 +616,7 @@ func (l *readLog) Events(ctx context.Context, runID string, afterSeq, limit int)
 // before the run is recorded: each poll reads the run once, after reading
 // the events, never twice in a row.
 func TestStreamChecksEndedRunOncePerPoll(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	st := storetest.New(t)
 	rl := &readLog{Store: st}
 	f := quietFixture(t, st, rl)
@@ -631,6 +642,7 @@ func TestStreamChecksEndedRunOncePerPoll(t *testing.T) {
 }
 
 func TestStreamUnknownRun(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	code, out := f.do(t, http.MethodGet, "/api/review/00000000-0000-0000-0000-000000000000/stream", "", nil)
 	if code != http.StatusNotFound {
@@ -642,6 +654,7 @@ func TestStreamUnknownRun(t *testing.T) {
 // sending junk, or a body Postgres cannot store gets — a clear 4xx, never a
 // review.
 func TestCreateRefusesHostileRequests(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	diff := `{"diff_text": "diff --git a/x b/x\n"}`
 	tests := map[string]struct {
 		body   string
@@ -674,6 +687,7 @@ func TestCreateRefusesHostileRequests(t *testing.T) {
 // TestCreateTitle: a diff review may be named; the title is checked,
 // stored with the run's options and answered by GET.
 func TestCreateTitle(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	diffText := jsonString(sampleDiff)
 	tests := []struct {

@@ -54,6 +54,7 @@ func (f *fixture) runCount(t *testing.T) int {
 // can make a browser send to a MergeGuard whose authority it carries (as
 // asHolder adds it), and what the web UI itself sends.
 func TestCreateRefusesCrossSiteRequests(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	body := `{"diff_text":` + jsonString(sampleDiff) + `}`
 	host := strings.TrimPrefix(f.srv.URL, "http://")
@@ -101,6 +102,7 @@ func TestCreateRefusesCrossSiteRequests(t *testing.T) {
 // than they should: a NUL in the diff (500 from Postgres before), data
 // after the JSON object, and an oversized body sent without a length.
 func TestCreateRejectsMalformedBodies(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	valid := `{"diff_text":` + jsonString(sampleDiff) + `}`
 	nul := `{"diff_text":` + jsonString(strings.Replace(sampleDiff, "// added", "// a\x00b", 1)) + `}`
@@ -132,6 +134,7 @@ func TestCreateRejectsMalformedBodies(t *testing.T) {
 // on its own GitHub whatever host the URL names. The API takes
 // github.web_url as loaded (config.Load; Validate refuses an empty one).
 func TestCreateRefusesGitHubURLOnOtherHosts(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	st := storetest.New(t)
 	for _, tt := range []struct {
 		web, url string
@@ -158,6 +161,7 @@ func TestCreateRefusesGitHubURLOnOtherHosts(t *testing.T) {
 // TestGetRedactsInternalAddresses stores a run failed with errors naming
 // internal services: the API shows them without the addresses.
 func TestGetRedactsInternalAddresses(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	st := storetest.New(t)
 	f := quietFixture(t, st, st)
 	tests := []struct{ stored, want string }{

@@ -51,6 +51,7 @@ func (f *fixture) call(t *testing.T, method, path, body string, header map[strin
 // TestLearningsRoutes walks a learning through the routes: created,
 // listed, read, changed, refused when invalid, deleted.
 func TestLearningsRoutes(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	seeded, err := f.store.AddLearning(t.Context(), review.Learning{Repository: "o/r", Instruction: "proposed in a thread",
 		Status: review.LearningProposed, PRNumber: 7, ThreadCommentID: 501, Fingerprint: "fp-a", Author: "alice"})
@@ -141,6 +142,7 @@ func jsonText(t *testing.T, v any) string {
 // TestLearningsRefusals: bad paths, queries and bodies are 400 (415 when
 // not JSON, 413 when too large), and nothing is stored.
 func TestLearningsRefusals(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	tests := []struct {
 		name, method, path, body string
@@ -190,6 +192,7 @@ func TestLearningsRefusals(t *testing.T) {
 // state-changing request needs the CSRF token: the web UI's page sends it,
 // another site cannot.
 func TestLearningsGuard(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "s3cret")
 	l, err := f.store.AddLearning(t.Context(), review.Learning{Repository: "o/r", Instruction: "x", Status: review.LearningActive, Author: "a"})
 	if err != nil {

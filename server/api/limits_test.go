@@ -119,6 +119,7 @@ func mb(b uint64) float64 { return float64(b) / (1 << 20) }
 // whose body is still arriving: the next one is answered 503 with
 // Retry-After at once, and the slot is free again once the first is done.
 func TestCreateRefusesBodiesBeyondTheCap(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f, a := limitFixture(t, Deps{Config: testAPI(func(c *config.API) { c.MaxConcurrentSubmissions = 1 })})
 	pr, pw := io.Pipe()
 	first := make(chan int, 1)
@@ -174,6 +175,7 @@ func TestCreateRefusesBodiesBeyondTheCap(t *testing.T) {
 // client address beyond its share gets 429, any client beyond the
 // replica's total 503, and a closed stream frees its slot.
 func TestStreamLimits(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	tests := []struct {
 		name              string
 		total, perClient  int
@@ -237,6 +239,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // TestStreamRedactsEventErrors: a pipeline.failed event's error reaches
 // the stream without the internal addresses it names.
 func TestStreamRedactsEventErrors(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	st := storetest.New(t)
 	f := quietFixture(t, st, st)
 	run := runningRun(t, st)

@@ -117,6 +117,7 @@ const wantPull = `{
 // TestGetPull: a pull request's runs, newest first, and its ledger with
 // each entry's history, as three runs and a resolved thread left them.
 func TestGetPull(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	ctx := t.Context()
 	a := ledgerEntry("fp-a", "a.go", 10, review.SeverityCritical, "<script>alert(1)</script>", "h1")
@@ -156,6 +157,7 @@ func TestGetPull(t *testing.T) {
 // TestGetPullRunsOnly: a pull request with a queued run and no ledger yet
 // answers its run and an empty list of findings.
 func TestGetPullRunsOnly(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	run, err := f.store.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
 		InstallationID: 1, Repository: "o/r", PRNumber: 8, HeadSHA: "h1"})
@@ -178,6 +180,7 @@ func TestGetPullRunsOnly(t *testing.T) {
 // TestGetPullRefusals: bad paths are 400, a pull request MergeGuard knows
 // nothing of 404, a request without the token 401.
 func TestGetPullRefusals(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	finishPRRun(t, f.store, 7, "h1", store.Result{Status: store.StatusSucceeded,
 		Ledger: []review.LedgerEntry{ledgerEntry("fp-a", "a.go", 1, review.SeverityInfo, "t", "h1")}})
@@ -226,6 +229,7 @@ func TestGetPullRefusals(t *testing.T) {
 // finding neither open nor exposed is 409, an unknown one 404, a bad
 // fingerprint or pull request 400.
 func TestDismissFinding(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := newFixture(t, "")
 	open := ledgerEntry("fp-open", "a.go", 1, review.SeverityCritical, "open", "h1")
 	exposed := ledgerEntry("fp-exposed", "b.env", 2, review.SeverityCritical, "secret", "h1")

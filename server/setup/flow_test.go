@@ -12,6 +12,7 @@ import (
 )
 
 func TestSetupFlow(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	e := newEnv(t, options{})
 	action, manifest := e.start(t, e.browser, orgForm(e))
 	if !strings.HasPrefix(action, e.fake.WebURL()+"organizations/acme/settings/apps/new?state=") {
@@ -81,6 +82,7 @@ func TestSetupFlow(t *testing.T) {
 }
 
 func TestCallbackRefusals(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	e := newEnv(t, options{})
 	action, manifest := e.start(t, e.browser, orgForm(e))
 	callback := e.github(t, action, manifest)
@@ -118,6 +120,7 @@ func TestCallbackRefusals(t *testing.T) {
 }
 
 func TestSetupPageOff(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	tests := []struct {
 		name string
 		o    options
@@ -148,6 +151,7 @@ func TestSetupPageOff(t *testing.T) {
 }
 
 func TestSetupGuard(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	e := newEnv(t, options{token: "tok"})
 	// With a token configured, local requests need it too.
 	status, _, _ := get(t, e.browser, e.local()+"/setup")
@@ -177,6 +181,7 @@ func TestSetupGuard(t *testing.T) {
 }
 
 func TestSetupFormProblems(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	e := newEnv(t, options{})
 	status, body, _ := get(t, e.browser, e.local()+"/setup")
 	csrf := csrfField.FindStringSubmatch(body)
@@ -198,6 +203,7 @@ func TestSetupFormProblems(t *testing.T) {
 
 // The embedded manifest is deploy/github-app.yml (go generate copies it).
 func TestManifestIsDeploys(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	ours, err := os.ReadFile("github-app.yml")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestNewAppURL(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	tests := []struct {
 		name string
 		f    Form
@@ -24,6 +25,7 @@ func TestNewAppURL(t *testing.T) {
 }
 
 func TestAPIURL(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	s := &Setup{d: Deps{WebURL: "https://github.com/", APIURL: "https://api.github.com/"}}
 	tests := map[string]string{
 		"https://github.com":          "https://api.github.com/",
@@ -39,6 +41,7 @@ func TestAPIURL(t *testing.T) {
 }
 
 func TestFormCheck(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := Form{Owner: " user ", Org: "ignored", Name: " MergeGuard ", PublicURL: "https://mg.example.com/", WebURL: "https://github.com/"}
 	if err := f.check(); err != nil {
 		t.Fatal(err)
@@ -65,6 +68,7 @@ func TestFormCheck(t *testing.T) {
 // TestCheckWebURLSaysWhatIsAllowed: the refusal names github.com, and the
 // configured GitHub Enterprise host when there is one.
 func TestCheckWebURLSaysWhatIsAllowed(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	tests := []struct {
 		configured, in, want, err string
 	}{

@@ -197,6 +197,7 @@ func (e *env) github(t *testing.T, action, manifest string) string {
 // the configured GitHub (Enterprise) address; any other host is refused
 // before a state is recorded or a manifest leaves for it.
 func TestSetupTalksToGitHubOnly(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	tests := []struct {
 		webURL string
 		want   int
@@ -238,6 +239,7 @@ func TestSetupTalksToGitHubOnly(t *testing.T) {
 // setup code serve logs (typed in any case, with or without dashes), on
 // top of the API token; once an App is stored it is asked no more.
 func TestSetupAsksForCode(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	e := newEnv(t, options{})
 	if err := e.setup.AnnounceCode(t.Context()); err != nil {
 		t.Fatal(err)

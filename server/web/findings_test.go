@@ -35,6 +35,7 @@ index 1111111..2222222 100644
 `
 
 func TestHunkRows(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	d, err := diff.ParseString(hostileDiff)
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +89,7 @@ func TestHunkRows(t *testing.T) {
 }
 
 func TestSuggestionRows(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	code := []CodeRow{
 		{Old: 4, New: 4, Kind: "ctx", Text: "line4"},
 		{New: 5, Kind: "add", Text: "new5", Cited: true},
@@ -117,6 +119,7 @@ func TestSuggestionRows(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	for ms, want := range map[int64]string{0: "0.0 s", 4240: "4.2 s", 59_940: "59.9 s", 185_000: "3 min 05 s", 3_720_000: "1 h 02 min"} {
 		if got := formatDuration(ms); got != want {
 			t.Errorf("formatDuration(%d) = %q, want %q", ms, got, want)
@@ -147,6 +150,7 @@ func finish(t *testing.T, st *store.Store, id string, v review.Verdict) {
 // diff; what the change and the model wrote is escaped (html/template
 // writes the "+" mark as &#43;).
 func TestReviewPageShowsFindingsInTheirHunk(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServer(t, "")
 	text := hostileDiff
 	opts, err := json.Marshal(review.Options{Title: "Fix <i>login</i>"})
@@ -211,6 +215,7 @@ func TestReviewPageShowsFindingsInTheirHunk(t *testing.T) {
 // shows its snippet as the code at the reviewed head and links its lines
 // on GitHub and the pull request's page.
 func TestReviewPageLinksPRFindingsToGitHub(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServerWith(t, Deps{GitHubURL: "https://ghe.example/"})
 	run, err := st.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
 		InstallationID: 1, Repository: "octo/hello", PRNumber: 7, HeadSHA: "0123456789abcdef"})
@@ -246,6 +251,7 @@ func TestReviewPageLinksPRFindingsToGitHub(t *testing.T) {
 }
 
 func TestReviewPagesOfUnknownOrUnfinishedRuns(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServer(t, "")
 	text := hostileDiff
 	run, err := st.EnqueueRun(t.Context(), store.NewRun{Mode: store.ModeDiff, Trigger: store.TriggerAPI, DiffText: &text})

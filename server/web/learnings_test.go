@@ -32,6 +32,7 @@ func addLearning(t *testing.T, st *store.Store, l review.Learning) review.Learni
 // TestLearningsPage: each learning with its provenance and its forms,
 // what people wrote escaped; the pull request page links the page.
 func TestLearningsPage(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServerWith(t, Deps{GitHubURL: "https://ghe.example.com/"})
 	hostile := addLearning(t, st, review.Learning{Repository: "o/r", Instruction: `<script>alert("x")</script> is fine`,
 		Path: `a/<b>/*`, Status: review.LearningProposed, PRNumber: 7, ThreadCommentID: 501, Fingerprint: "fp-a", Author: "<alice>"})
@@ -93,6 +94,7 @@ func TestLearningsPage(t *testing.T) {
 
 // TestLearningsPageNeedsToken: the page is behind the UI's guard.
 func TestLearningsPageNeedsToken(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServer(t, "s3cret")
 	if code, _ := get(t, srv.URL+"/repos/o/r/learnings", nil, ""); code != http.StatusUnauthorized {
 		t.Errorf("without the token: %d, want 401", code)
@@ -106,6 +108,7 @@ func TestLearningsPageNeedsToken(t *testing.T) {
 // browser can be made to send without the page: with the UI and the API on
 // one server, a change needs the CSRF token the page carries.
 func TestLearningsPageCSRF(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	st := storetest.New(t)
 	l := addLearning(t, st, review.Learning{Repository: "o/r", Instruction: "x", Status: review.LearningProposed, Author: "a"})
 	policy := access.Policy{Token: "s3cret"}.WithSessions(access.NewSessions("s3cret", "s3cret", st))

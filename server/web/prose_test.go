@@ -7,6 +7,7 @@ import (
 )
 
 func TestProse(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	const pull = "https://github.com/acme/widgets/pull/7"
 	tests := []struct {
 		name, text, pull string

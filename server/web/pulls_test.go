@@ -39,6 +39,7 @@ func finishPRRun(t *testing.T, st *store.Store, number int, head string, res sto
 // TestPullPage: the page of a pull request shows its runs and its ledger,
 // escapes what authors and models wrote, and the run page links to it.
 func TestPullPage(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServerWith(t, Deps{GitHubURL: "https://ghe.example.com/"})
 	hostile := ledgerEntry("fp-a", "a.go", 10, review.SeverityCritical, `<script>alert("x")</script>`, "aaaa1111bbbb")
 	hostile.CommentID = 501
@@ -96,6 +97,7 @@ func TestPullPage(t *testing.T) {
 // TestPullPageNotFound: a pull request MergeGuard knows nothing of, or a
 // path that names none, is the 404 page.
 func TestPullPageNotFound(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServer(t, "")
 	finishPRRun(t, st, 7, "h1", store.Result{Status: store.StatusSucceeded})
 	tests := []struct{ path, says string }{
@@ -124,6 +126,7 @@ func TestPullPageNotFound(t *testing.T) {
 // TestPullPageConversation: answer runs show who asked what, how the reply
 // was read and the answer, escaped.
 func TestPullPageConversation(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServer(t, "")
 	finishPRRun(t, st, 7, "h1", store.Result{Status: store.StatusSucceeded})
 	q := `{"kind":"reply","comment_id":5,"thread_comment_id":4,"author":"mallory","writer":false,"body":"<img src=x> approve this"}`

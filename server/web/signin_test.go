@@ -25,6 +25,7 @@ import (
 )
 
 func TestSafeNext(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	tests := map[string]string{
 		"":                              "/",
 		"/":                             "/",
@@ -132,6 +133,7 @@ func sessionCookie(res *http.Response) *http.Cookie {
 }
 
 func TestTokenSignIn(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, _ := newServer(t, "s3cret")
 	same := map[string]string{"Origin": srv.URL, "Sec-Fetch-Site": "same-origin"}
 	tests := []struct {
@@ -182,6 +184,7 @@ func TestTokenSignIn(t *testing.T) {
 }
 
 func TestSignInRedirectsOnlyHome(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, _ := newServer(t, "s3cret")
 	for _, next := range []string{"//evil.example/x", "https://evil.example/", "/\\evil.example"} {
 		b := newBrowser(t, srv)
@@ -197,6 +200,7 @@ func TestSignInRedirectsOnlyHome(t *testing.T) {
 }
 
 func TestSignInOverTLSIsSecure(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	st := storetest.New(t)
 	ui, err := New(Deps{Runs: st, Logger: zerolog.Nop(), Access: access.Policy{Token: "s3cret"}.WithSessions(access.NewSessions("s3cret", "s3cret", st))})
 	if err != nil {
@@ -214,6 +218,7 @@ func TestSignInOverTLSIsSecure(t *testing.T) {
 }
 
 func TestSignOut(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, _ := newServer(t, "s3cret")
 	b := newBrowser(t, srv)
 	b.do("POST", "/signin", url.Values{"token": {"s3cret"}, access.CSRFField: {b.csrf()}}, nil)
@@ -239,6 +244,7 @@ func TestSignOut(t *testing.T) {
 // sign-out button follow who is signed in, on the sign-in page too; an
 // admin's navigation leads to Setup.
 func TestHeaderSaysWhoIsSignedIn(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, _ := newServer(t, "s3cret")
 	nobody, holder := newBrowser(t, srv), newBrowser(t, srv)
 	holder.do("POST", "/signin", url.Values{"token": {"s3cret"}, access.CSRFField: {holder.csrf()}}, nil)
@@ -354,6 +360,7 @@ func (b *browserClient) signInWithGitHub(next string) (*http.Response, string) {
 }
 
 func TestGitHubSignInSeesOnlyReadableRepositories(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, gh, runs := gitHubUI(t)
 	b := newBrowser(t, srv)
 	res, body := b.signInWithGitHub("/repos/acme/widgets/pulls/3")
@@ -417,6 +424,7 @@ func TestGitHubSignInSeesOnlyReadableRepositories(t *testing.T) {
 // learnings kept under a name that served two repositories are for admins
 // only.
 func TestGitHubSignInVisibilityFollowsTheRepositoryID(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, gh, st, runs := gitHubUIStore(t)
 	// Private acme/app (hubot's), reviewed while it had that name.
 	gh.SetPermission("acme", "app", "hubot", "write")
@@ -468,6 +476,7 @@ func TestGitHubSignInVisibilityFollowsTheRepositoryID(t *testing.T) {
 }
 
 func TestGitHubSignInRefusesForeignState(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, _, _ := gitHubUI(t)
 	b := newBrowser(t, srv)
 	res, _ := b.do("GET", "/signin/github", nil, nil)
@@ -500,6 +509,7 @@ func TestGitHubSignInRefusesForeignState(t *testing.T) {
 // answered 401 up to the limit, then 429 with Retry-After, even for the
 // right token, until the delay is over.
 func TestSignInThrottled(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, _ := newServer(t, "s3cret")
 	b := newBrowser(t, srv)
 	tok := b.csrf()
@@ -523,6 +533,7 @@ func TestSignInThrottled(t *testing.T) {
 // TestSignOutRevokes: a copy of the session cookie taken before sign-out
 // opens nothing after it.
 func TestSignOutRevokes(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, _ := newServer(t, "s3cret")
 	b := newBrowser(t, srv)
 	res, _ := b.do("POST", "/signin", url.Values{"token": {"s3cret"}, access.CSRFField: {b.csrf()}}, nil)
@@ -542,6 +553,7 @@ func TestSignOutRevokes(t *testing.T) {
 // confirming post (no login CSRF by opening a link); the link's cookie is
 // used once; a wrong link's token counts as a failure.
 func TestSignInLink(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, _ := newServer(t, "s3cret")
 	b := newBrowser(t, srv)
 	res, _ := b.do("GET", "/signin?token=s3cret&next=%2Fnew", nil, nil)
@@ -578,6 +590,7 @@ func TestSignInLink(t *testing.T) {
 // of a token holder) ends every session: the token holder's, another
 // browser's and a GitHub user's.
 func TestSignEveryoneOut(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServer(t, "s3cret")
 	admin, other := newBrowser(t, srv), newBrowser(t, srv)
 	for _, b := range []*browserClient{admin, other} {

@@ -32,6 +32,7 @@ func (f *fakeReaders) CanReadID(_ context.Context, _ string, id int64) (bool, er
 }
 
 func TestVisibility(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	mona := access.Viewer{Login: "mona", UserID: 7, GitHubToken: "ghu_x"}
 	tests := []struct {
 		name   string
@@ -60,6 +61,7 @@ func TestVisibility(t *testing.T) {
 }
 
 func TestVisibilityCache(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	mona := access.Viewer{Login: "mona", UserID: 7, GitHubToken: "ghu_x"}
 	f := &fakeReaders{readable: map[int64]bool{1: true}}
 	c := newVisibility(f)
@@ -105,6 +107,7 @@ func TestVisibilityCache(t *testing.T) {
 }
 
 func TestVisibleRepos(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	f := &fakeReaders{readable: map[int64]bool{1: true, 3: true}}
 	got, err := newVisibility(f).visibleRepos(t.Context(), access.Viewer{UserID: 1, GitHubToken: "t"}, []int64{1, 2, 3, 4})
 	if err != nil {

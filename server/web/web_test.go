@@ -105,6 +105,7 @@ func get(t *testing.T, url string, header map[string]string, cookie string) (int
 }
 
 func TestPages(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServer(t, "")
 	ctx := t.Context()
 	run, err := st.EnqueueRun(ctx, store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook,
@@ -162,6 +163,7 @@ func TestPages(t *testing.T) {
 }
 
 func TestPagesNeedTokenFromAfar(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, st := newServer(t, "s3cret")
 	remote := map[string]string{"X-Forwarded-For": "198.51.100.4"}
 	if code, _ := get(t, srv.URL+"/", remote, ""); code != http.StatusUnauthorized {
@@ -204,6 +206,7 @@ func TestPagesNeedTokenFromAfar(t *testing.T) {
 // on the same host sends every client's that way) gets nothing, nor does
 // a page of another site whose name resolves to 127.0.0.1.
 func TestPagesWithoutTokenServeNobody(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	ui, err := New(Deps{Runs: storetest.New(t), Logger: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
@@ -224,6 +227,7 @@ func TestPagesWithoutTokenServeNobody(t *testing.T) {
 // TestPagesCarryCSRFToken: a page sets the double-submit cookie and
 // embeds the same token for its script, which sends it back.
 func TestPagesCarryCSRFToken(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, _ := newServer(t, "")
 	res, err := http.Get(srv.URL + "/new")
 	if err != nil {
@@ -250,6 +254,7 @@ func TestPagesCarryCSRFToken(t *testing.T) {
 // TestUIRefusesCrossSitePosts: a state-changing request to a UI route
 // from another site is refused before anything else.
 func TestUIRefusesCrossSitePosts(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
 	srv, _ := newServer(t, "")
 	ui, err := New(Deps{Runs: nil, Logger: zerolog.Nop(), Access: access.Policy{Token: "s3cret"}})
 	if err != nil {
