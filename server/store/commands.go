@@ -273,7 +273,7 @@ func commandRun(ctx context.Context, tx pgx.Tx, d Delivery, r NewRun, res *Comma
 		}
 	}
 	r.DeliveryID = d.ID
-	run, _, err := enqueue(ctx, tx, r)
+	run, err := enqueue(ctx, tx, r)
 	if err != nil {
 		return err
 	}

@@ -224,7 +224,7 @@ func (s *Store) EnqueueRun(ctx context.Context, r NewRun) (Run, error) {
 	var run Run
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		run, _, err = enqueue(ctx, tx, r)
+		run, err = enqueue(ctx, tx, r)
 		return err
 	})
 	if err != nil {
@@ -256,37 +256,37 @@ const (
 		WHERE status = 'running' AND mode = 'pr' AND repository = $1 AND pr_number = $2 AND $3 <> '' AND head_sha <> $3`
 )
 
-// enqueue is EnqueueRun inside tx; reused is true when an identical queued
-// run was returned instead of a new one.
-func enqueue(ctx context.Context, tx pgx.Tx, r NewRun) (run Run, reused bool, err error) {
+// enqueue is EnqueueRun inside tx: an identical queued run is returned
+// instead of a new one.
+func enqueue(ctx context.Context, tx pgx.Tx, r NewRun) (run Run, err error) {
 	pr := r.Mode == ModePR
 	if pr {
 		if _, err := tx.Exec(ctx, lockPullRequest, r.Repository, r.PRNumber); err != nil {
-			return Run{}, false, err
+			return Run{}, err
 		}
 		if r.Trigger != TriggerCommand {
 			twin, err := queryRun(ctx, tx, selectQueuedTwin, r.Repository, r.PRNumber, r.HeadSHA, r.Trigger)
 			if err == nil {
-				return twin, true, nil
+				return twin, nil
 			}
 			if !errors.Is(err, pgx.ErrNoRows) {
-				return Run{}, false, err
+				return Run{}, err
 			}
 		}
 	}
 	run, err = queryRun(ctx, tx, insertRun, r.insertArgs()...)
 	if err != nil {
-		return Run{}, false, err
+		return Run{}, err
 	}
 	if pr {
 		if _, err := tx.Exec(ctx, supersedeQueued, r.Repository, r.PRNumber, run.ID, r.HeadSHA); err != nil {
-			return Run{}, false, err
+			return Run{}, err
 		}
 		if _, err := tx.Exec(ctx, cancelRunning, r.Repository, r.PRNumber, r.HeadSHA); err != nil {
-			return Run{}, false, err
+			return Run{}, err
 		}
 	}
-	return run, false, nil
+	return run, nil
 }
 
 // Delivery is one webhook delivery as recorded at intake.
