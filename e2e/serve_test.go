@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -198,19 +199,26 @@ func startReplicas(t testing.TB, bin, dbURL string, opts serveOptions) []*replic
 }
 
 // freeAddr returns a loopback address with a port that was free a moment
-// ago.
+// ago, drawn at random below the kernel's ephemeral range (32768 up on
+// Linux, 49152 up elsewhere): a port the kernel picked (":0") is one the
+// outgoing connections of the tests running beside it take from the same
+// range, and one took it before the replica bound it.
 func freeAddr(t testing.TB) string {
 	t.Helper()
 	var lc net.ListenConfig
-	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(20000+rand.IntN(12000)))
+		ln, err := lc.Listen(t.Context(), "tcp", addr)
+		if err != nil {
+			continue // taken
+		}
+		if err := ln.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return addr
 	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
+	t.Fatal("no free loopback port between 20000 and 32000")
+	return ""
 }
 
 // waitReady waits until the replica answers GET /readyz with 200, failing

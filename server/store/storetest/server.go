@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -200,13 +201,19 @@ func versionOf(dir string) int {
 	return v
 }
 
-// freePort returns a TCP port of 127.0.0.1 nobody listens on.
+// freePort returns a TCP port of 127.0.0.1 nobody listens on, drawn at
+// random below the kernel's ephemeral range: a port the kernel picked
+// (":0") is one the outgoing connections of the tests running beside it
+// take from the same range before the server binds it.
 func freePort() (int, error) {
 	var lc net.ListenConfig
-	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
+	for range 100 {
+		port := 20000 + rand.IntN(12000)
+		l, err := lc.Listen(context.Background(), "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			continue // taken
+		}
+		return port, l.Close()
 	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, errors.New("find a free port: none free between 20000 and 32000")
 }
