@@ -486,7 +486,7 @@ func listAll[T any](ctx context.Context, limit int, list func(*gh.ListOptions) (
 
 // request renders the CreateReview request of a plan.
 func request(post addressed, pl *markdown.Plan) *gh.PullRequestReviewRequest {
-	req := &gh.PullRequestReviewRequest{CommitID: gh.String(post.HeadSHA), Event: gh.String(pl.Event), Body: gh.String(pl.Body(post.Post))}
+	req := &gh.PullRequestReviewRequest{CommitID: gh.String(post.HeadSHA), Event: gh.String(pl.Event), Body: gh.String(pl.Body())}
 	for _, it := range pl.Inline() {
 		req.Comments = append(req.Comments, draft(it.Comment))
 	}

@@ -72,6 +72,7 @@ type Plan struct {
 	capped, maxInline int
 	text              Policy
 	pullURL           string
+	post              review.Post // what the plan places
 }
 
 // PlanReview places every finding of post: a duplicate when earlier (the
@@ -81,7 +82,7 @@ type Plan struct {
 // lines and fewer than maxInline comments are planned, in the body
 // otherwise.
 func PlanReview(post review.Post, pullURL string, earlier map[string]int64, maxInline int) *Plan {
-	pl := &Plan{Event: eventFor(post.Verdict.Verdict), maxInline: maxInline, text: NewPolicy(pullURL), pullURL: pullURL}
+	pl := &Plan{Event: eventFor(post.Verdict.Verdict), maxInline: maxInline, text: NewPolicy(pullURL), pullURL: pullURL, post: post}
 	seen := map[string]bool{}
 	suppressed := suppressed(post.FollowUp)
 	inline := 0

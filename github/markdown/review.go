@@ -209,11 +209,12 @@ func writeRecommendations(b *strings.Builder, tp Policy, recs []string) {
 	}
 }
 
-// Body renders the body of post's review: the verdict and summary, a table of
+// Body renders the body of the planned review: the verdict and summary, a table of
 // findings by severity, the findings that are not inline (by file), what
 // was reviewed, skipped or cut, token usage and cost, and the run marker.
 // It stays under GitHub's body limit by shortening the list of findings.
-func (pl *Plan) Body(post review.Post) string {
+func (pl *Plan) Body() string {
+	post := pl.post
 	v := post.Verdict
 	var b strings.Builder
 	switch pl.Event {
@@ -227,7 +228,7 @@ func (pl *Plan) Body(post review.Post) string {
 	if s := pl.text.Block(v.Summary, maxSummary); s != "" {
 		b.WriteString("\n" + s + "\n")
 	}
-	writeFollowUp(&b, post, pl)
+	writeFollowUp(&b, pl)
 	writeFindingTable(&b, pl)
 	writeRecommendations(&b, pl.text, v.Recommendations)
 	if pl.capped > 0 {
@@ -484,8 +485,8 @@ func suppressed(fu *review.FollowUp) map[string]int64 {
 
 // writeFollowUp writes what the review covered, the findings fixed since
 // the last review and those still open.
-func writeFollowUp(b *strings.Builder, post review.Post, pl *Plan) {
-	fu := post.FollowUp
+func writeFollowUp(b *strings.Builder, pl *Plan) {
+	fu := pl.post.FollowUp
 	if fu == nil {
 		return
 	}

@@ -55,7 +55,7 @@ func TestSuggestionCannotLeaveItsCodeBlock(t *testing.T) {
 			checkCodeBlock(t, commentBody(Policy{}, f, "fp-s", suggest), "", code)
 		}
 		post := review.Post{Number: 7, HeadSHA: "f3a958e", RunID: "run-1", Findings: []review.Finding{f}} // no index: in the body
-		checkCodeBlock(t, PlanReview(post, testPullURL, nil, 30).Body(post), "  ", code)
+		checkCodeBlock(t, PlanReview(post, testPullURL, nil, 30).Body(), "  ", code)
 	}
 }
 
