@@ -28,7 +28,7 @@ func BenchmarkURL(b *testing.B) {
 		if err := cloneTemplate(b.Context(), server, tmpl, name); err != nil {
 			b.Fatal(err)
 		}
-		want, err := digest(b.Context(), databaseURL(server, name))
+		want, err := templateDigest(b.Context(), server, tmpl, databaseURL(server, name))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -97,6 +98,26 @@ func claimFree(ctx context.Context, admin *pgx.Conn, tmpl, name string) (claimed
 		}
 	}
 	return false, nil
+}
+
+// digests are the schema digests of the templates this test binary used,
+// by server and template: every database of a template has its schema,
+// so one is read once rather than for each test.
+var digests sync.Map
+
+// templateDigest is the schema digest of template tmpl on server, read
+// from its database at dbURL the first time.
+func templateDigest(ctx context.Context, server *url.URL, tmpl, dbURL string) (string, error) {
+	key := server.String() + " " + tmpl
+	if d, ok := digests.Load(key); ok {
+		return d.(string), nil
+	}
+	d, err := digest(ctx, dbURL)
+	if err != nil {
+		return "", err
+	}
+	digests.Store(key, d)
+	return d, nil
 }
 
 // digest is the schema digest of the database at dbURL.
