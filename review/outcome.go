@@ -25,9 +25,6 @@ const (
 	OutcomeAbandoned Outcome = "abandoned"
 )
 
-// Outcomes lists every outcome, in the order reports show them.
-var Outcomes = []Outcome{OutcomeAddressed, OutcomeDismissed, OutcomeUnaddressed, OutcomeAbandoned}
-
 // How an addressed finding was addressed (FindingOutcome.How), besides a
 // secret's ExposedBlocking and ExposedWarning.
 const (
