@@ -48,6 +48,9 @@ func migrationVersion(t *testing.T, url string) version {
 }
 
 func TestMigrateUpDownUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every migration up, down and up again on an empty database, about 5 s; skipped by -short, make test runs it")
+	}
 	t.Parallel()
 	url := storetest.Empty(t)
 	all11 := []string{"access_secrets", "agent_results", "findings", "gate_refreshes", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
