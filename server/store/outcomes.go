@@ -25,6 +25,9 @@ type SetOutcome struct {
 	// Source is the model of the run that first reported the finding, or
 	// its analyzer (review.FindingSource).
 	Source string
+	// Arm is the experiment arm of the run that first reported it ("" for
+	// a run from before arms were recorded).
+	Arm string
 	review.FindingOutcome
 }
 
@@ -40,18 +43,18 @@ const (
 		WHERE EXCLUDED.closed_at > c.closed_at`
 
 	// selectWithoutOutcome reads the entries of a pull request that have
-	// no outcome yet, locked, with the model of the run that first
-	// reported each.
+	// no outcome yet, locked, with the model, prompt version and arm of
+	// the run that first reported each.
 	selectWithoutOutcome = `SELECT p.fingerprint, p.state, p.state_how, p.finding,
-		    COALESCE((SELECT r.model FROM review_runs r WHERE r.id = p.first_run_id), '')
-		FROM pr_findings p WHERE p.repository = $1 AND p.pr_number = $2 AND p.outcome IS NULL
-		ORDER BY p.fingerprint FOR UPDATE`
+		    COALESCE(r.model, ''), COALESCE(r.prompt_version, ''), COALESCE(r.arm, '')
+		FROM pr_findings p LEFT JOIN review_runs r ON r.id = p.first_run_id WHERE p.repository = $1 AND p.pr_number = $2 AND p.outcome IS NULL
+		ORDER BY p.fingerprint FOR UPDATE OF p`
 
 	// updateOutcomes sets the outcomes of entries that have none, in one
 	// statement.
 	updateOutcomes = `UPDATE pr_findings p SET outcome = e.outcome, outcome_how = e.how,
-		    outcome_source = e.source, outcome_merged = $3, outcome_at = $4
-		FROM jsonb_to_recordset($5::jsonb) AS e(fingerprint text, outcome text, how text, source text)
+		    outcome_source = e.source, outcome_arm = e.arm, outcome_merged = $3, outcome_at = $4
+		FROM jsonb_to_recordset($5::jsonb) AS e(fingerprint text, outcome text, how text, source text, arm text)
 		WHERE p.repository = $1 AND p.pr_number = $2 AND p.fingerprint = e.fingerprint AND p.outcome IS NULL`
 )
 
@@ -61,6 +64,7 @@ type outcomeRow struct {
 	Outcome     review.Outcome `json:"outcome"`
 	How         string         `json:"how"`
 	Source      string         `json:"source"`
+	Arm         string         `json:"arm"`
 }
 
 // setOutcomes gives every ledger entry of the closed pull request that has
@@ -72,14 +76,14 @@ func setOutcomes(ctx context.Context, tx pgx.Tx, repo string, c Closing) ([]SetO
 	}
 	set, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (SetOutcome, error) {
 		var (
-			e         review.LedgerEntry
-			fp, model string
+			e                      review.LedgerEntry
+			fp, model, prompt, arm string
 		)
-		if err := row.Scan(&fp, &e.State, &e.StateHow, &e.Finding, &model); err != nil {
+		if err := row.Scan(&fp, &e.State, &e.StateHow, &e.Finding, &model, &prompt, &arm); err != nil {
 			return SetOutcome{}, err
 		}
 		return SetOutcome{Fingerprint: fp, Severity: e.Finding.Severity, Category: e.Finding.Category,
-			Source: review.FindingSource(e.Finding, model), FindingOutcome: review.OutcomeOf(e, c.Merged)}, nil
+			Source: review.FindingSource(e.Finding, model, prompt), Arm: arm, FindingOutcome: review.OutcomeOf(e, c.Merged)}, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read ledger entries without an outcome: %w", err)
@@ -89,7 +93,7 @@ func setOutcomes(ctx context.Context, tx pgx.Tx, repo string, c Closing) ([]SetO
 	}
 	doc := make([]outcomeRow, len(set))
 	for i, o := range set {
-		doc[i] = outcomeRow{Fingerprint: o.Fingerprint, Outcome: o.Outcome, How: o.How, Source: o.Source}
+		doc[i] = outcomeRow{Fingerprint: o.Fingerprint, Outcome: o.Outcome, How: o.How, Source: o.Source, Arm: o.Arm}
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {
