@@ -119,14 +119,23 @@ type QualityData struct {
 }
 
 const (
-	selectOutcomes = `SELECT repository, pr_number, severity, category, outcome_source, outcome, outcome_how,
+	selectOutcomes = `SELECT repository, pr_number, severity, category, outcome_source, outcome_arm, outcome, outcome_how,
 	    outcome_merged, outcome_at
 	FROM pr_findings WHERE outcome IS NOT NULL AND outcome_at >= $1 AND ($2 = '' OR repository = $2)
 	ORDER BY outcome_at, repository, pr_number, fingerprint LIMIT $3`
 
+	// selectClosings reads each pull request's last closing with the cost
+	// of its runs, the arm of its first run that recorded one and the
+	// durations of its succeeded runs (milliseconds).
 	selectClosings = `SELECT c.repository, c.pr_number, c.merged, c.closed_at,
 	    COALESCE((SELECT sum(r.total_cost) FROM review_runs r
-	              WHERE r.repository = c.repository AND r.pr_number = c.pr_number AND r.mode = 'pr'), 0)
+	              WHERE r.repository = c.repository AND r.pr_number = c.pr_number AND r.mode = 'pr'), 0),
+	    COALESCE((SELECT r.arm FROM review_runs r
+	              WHERE r.repository = c.repository AND r.pr_number = c.pr_number AND r.mode = 'pr' AND r.arm <> ''
+	              ORDER BY r.created_at, r.id LIMIT 1), ''),
+	    COALESCE((SELECT array_agg(r.duration_ms ORDER BY r.created_at, r.id) FROM review_runs r
+	              WHERE r.repository = c.repository AND r.pr_number = c.pr_number AND r.mode = 'pr'
+	                AND r.status = 'succeeded' AND r.duration_ms IS NOT NULL), '{}')
 	FROM pr_closings c WHERE c.closed_at >= $1 AND ($2 = '' OR c.repository = $2)
 	ORDER BY c.closed_at, c.repository, c.pr_number`
 )
@@ -142,7 +151,7 @@ func (s *Store) Quality(ctx context.Context, repo string, since time.Time) (Qual
 	}
 	q.Findings, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (quality.Finding, error) {
 		var f quality.Finding
-		err := row.Scan(&f.Repository, &f.PRNumber, &f.Severity, &f.Category, &f.Source, &f.Outcome, &f.How, &f.Merged, &f.At)
+		err := row.Scan(&f.Repository, &f.PRNumber, &f.Severity, &f.Category, &f.Source, &f.Arm, &f.Outcome, &f.How, &f.Merged, &f.At)
 		return f, err
 	})
 	if err != nil {
@@ -156,8 +165,14 @@ func (s *Store) Quality(ctx context.Context, repo string, since time.Time) (Qual
 		return q, fmt.Errorf("read closed pull requests: %w", err)
 	}
 	q.PullRequests, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (quality.PullRequest, error) {
-		var p quality.PullRequest
-		err := row.Scan(&p.Repository, &p.Number, &p.Merged, &p.ClosedAt, &p.Cost)
+		var (
+			p  quality.PullRequest
+			ms []int64
+		)
+		err := row.Scan(&p.Repository, &p.Number, &p.Merged, &p.ClosedAt, &p.Cost, &p.Arm, &ms)
+		for _, d := range ms {
+			p.RunDurations = append(p.RunDurations, time.Duration(d)*time.Millisecond)
+		}
 		return p, err
 	})
 	if err != nil {
