@@ -231,7 +231,9 @@ type Result struct {
 // ErrLLMUnavailable it also returns the review without the model: the
 // built-in analyzers' and linters' findings and the verdict they imply,
 // degraded and saying so (ModelUnavailableNote), for the caller to deliver
-// while the model part waits for a retry.
+// while the model part waits for a retry. It reviews as the experiment arm
+// req.Arm names (Config.Experiments: the arm's model and prompt variant),
+// and fails at once for an arm that is not configured.
 func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
 	p, err := p.armed(req.Arm)
 	if err != nil {
