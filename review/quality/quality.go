@@ -1,8 +1,9 @@
 // Package quality computes how MergeGuard's findings fared on a team's own
 // pull requests (docs/quality.md): the addressed rate of merged pull
 // requests with its Wilson interval, broken down by repository, severity,
-// category, source and week, and findings, cost and addressed findings per
-// pull request. It is pure: the store reads the outcomes, this package
+// category, source and week, findings, cost and addressed findings per
+// pull request, and the arms of a model comparison side by side (ByArm).
+// It is pure: the store reads the outcomes, this package
 // counts them.
 package quality
 
