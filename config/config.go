@@ -212,6 +212,27 @@ type LLM struct {
 	// Prices are USD prices per model name, used to compute review cost. A
 	// file's entries are added to the built-in table, replacing same names.
 	Prices map[string]Price `yaml:"prices" json:"prices"`
+	// Experiments are the arms of a model comparison on live traffic
+	// besides the default arm (Model with the default prompt): each
+	// reviews its share of pull requests, chosen by a stable hash of the
+	// pull request (docs/quality.md, Choosing a model).
+	Experiments []Experiment `yaml:"experiments" json:"experiments"`
+}
+
+// Experiment is one arm of a model comparison: the share of pull requests
+// it reviews with its model and prompt variant.
+type Experiment struct {
+	// Name names the arm in runs and quality reports: 1 to 32 lowercase
+	// letters, digits, '-', '_' or '.'; never "default" (the default arm).
+	Name string `yaml:"name" json:"name"`
+	// Model is the model the arm's runs use, on the same server (base_url).
+	Model string `yaml:"model" json:"model"`
+	// Prompt is the reviewer prompt variant (PromptVariantNames); "" is
+	// the default prompt.
+	Prompt string `yaml:"prompt" json:"prompt"`
+	// Share is the share of pull requests the arm reviews, 0 to 1; the
+	// shares of all arms sum to at most 1, the rest is the default arm's.
+	Share float64 `yaml:"share" json:"share"`
 }
 
 // Configured reports whether an LLM is configured: an API key is set, or

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/experiment"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/text"
 )
@@ -50,6 +51,10 @@ type Reviewing struct {
 	Checking  Checking
 	Learnings Learnings
 	Run       RunLog
+	// Experiments are the arms of a model comparison (llm.experiments):
+	// the pull request's arm (experiment.Choose) reviews each of its
+	// heads, so no pull request is reviewed by two arms.
+	Experiments []config.Experiment
 	// Describing, set when the run was asked to describe, writes the
 	// walkthrough: from the review of the head when there is one
 	// (nothing is reviewed), else after the review.
@@ -176,6 +181,7 @@ func (r Reviewing) review(ctx context.Context, q ReviewAsked) (Outcome, error) {
 	}
 	req.Source = headSource{Source: req.Source, queued: q.Queued, log: r.Run}
 	req.ReadRepoFile, req.Automatic, req.History = true, q.Automatic, prep.History
+	req.Arm = experiment.Choose(r.Experiments, q.Repository, q.Number)
 	res, err := r.Pipeline.Run(ctx, req)
 	var moved HeadMovedError
 	switch {

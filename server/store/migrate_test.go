@@ -79,11 +79,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 		wantVersion version
 		wantTables  []string
 	}{
-		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{12, false}, all},
-		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{12, false}, all},
+		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{13, false}, all},
+		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{13, false}, all},
 		{"down all", func() error { return store.MigrateDown(t.Context(), url, math.MaxInt32) }, version{0, false}, []string{"schema_migrations"}},
 		{"down with nothing applied", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{0, false}, []string{"schema_migrations"}},
-		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{12, false}, all},
+		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{13, false}, all},
+		{"down the thirteenth (experiment arms)", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{12, false}, all},
 		{"down the twelfth (finding outcomes)", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{11, false}, all11},
 		{"down the eleventh", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{10, false}, all11},
 		{"down the tenth (repository ids)", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{9, false}, all11},
@@ -125,7 +126,7 @@ func TestMigrateUpConcurrently(t *testing.T) {
 			t.Errorf("replica %d: %v", i, err)
 		}
 	}
-	if diff := cmp.Diff(version{12, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{13, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 }
@@ -160,7 +161,7 @@ func TestMigrateAcceptsPoolOptions(t *testing.T) {
 	if err := store.MigrateUp(t.Context(), url); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(version{12, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{13, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 	s, err := store.Open(t.Context(), url)

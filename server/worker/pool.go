@@ -70,6 +70,9 @@ type Config struct {
 	// Budgets cap what reviews may spend, as configured (config/ holds
 	// their defaults; zero values mean unlimited).
 	Budgets config.Budgets
+	// Experiments are the arms of a model comparison (llm.experiments):
+	// each pull request's runs are its arm's (experiment.Choose).
+	Experiments []config.Experiment
 }
 
 // Pool is a set of workers sharing one store.

@@ -16,6 +16,11 @@ type PR struct {
 	Model  string
 	Cost   float64
 	Ledger []review.LedgerEntry
+	// Arm and PromptVersion are the run's experiment arm and prompt
+	// version ("" records none, as a run from before they were recorded).
+	Arm, PromptVersion string
+	// Took is the run's duration; 0 is since it was claimed.
+	Took time.Duration
 	// Merged and At are its closing's (Closed).
 	Merged bool
 	At     time.Time
@@ -36,7 +41,7 @@ func Reviewed(t testing.TB, st *store.Store, pr PR) {
 		t.Fatalf("claimed %v (%v), want run %s", got, err, run.ID)
 	}
 	if err := st.FinishRun(ctx, run.ID, "w", store.Result{Status: store.StatusSucceeded, Model: pr.Model,
-		Cost: review.CostInfo{TotalCost: pr.Cost}, Ledger: pr.Ledger, Scope: review.Scope{Kind: review.ScopeFull}}); err != nil {
+		Arm: pr.Arm, PromptVersion: pr.PromptVersion, Duration: pr.Took, Cost: review.CostInfo{TotalCost: pr.Cost}, Ledger: pr.Ledger, Scope: review.Scope{Kind: review.ScopeFull}}); err != nil {
 		t.Fatal(err)
 	}
 }
