@@ -36,8 +36,8 @@ var qualityKinds = []struct {
 }
 
 // modelSource is the source of the model's findings in the quality
-// report: the model the replicas are configured with.
-const modelSource = "gpt-4o-mini"
+// report: the model the replicas are configured with, at the prompt's version.
+const modelSource = "gpt-4o-mini@prompt-v1"
 
 // The routes a finding takes to its outcome in the stream, and what each
 // counts as: left open and merged, fixed by a push, dismissed by each of
