@@ -557,6 +557,7 @@ func TestRunTimeout(t *testing.T) {
 	// analyzers on a loaded machine, in a GitHub call, or on the model) the
 	// run ends the same: the deadline is the cause, whatever error it made.
 	cfg.RunTimeout = 1500 * time.Millisecond
+	cfg.Lease = 20 * time.Second // no takeover (a second attempt) on a loaded machine
 	e.start(e.store, cfg, nil)
 	run := e.waitDone(1)[0]
 	if run.Status != store.StatusFailed || !strings.Contains(run.Error, "took longer than the run timeout") || run.Attempts != 1 {
