@@ -38,6 +38,7 @@ func seedClosed(t *testing.T, st *store.Store, repo string, n int, at time.Time,
 // TestQualityCommand: the report of DATABASE_URL as a table, CSV and the
 // API's JSON.
 func TestQualityCommand(t *testing.T) {
+	t.Parallel()
 	dbURL := storetest.URL(t)
 	st, err := store.Open(t.Context(), dbURL)
 	if err != nil {
