@@ -117,6 +117,7 @@ func newWorkers(ctx context.Context, p *process, cfg config.Config, st *store.St
 		DefaultRepo:   cfg.Review,
 		Retry:         retry.Backoff{Base: cfg.Workers.RetryBase, Max: cfg.Workers.RetryMax},
 		Budgets:       cfg.Budgets,
+		Memory:        cfg.Memory,
 	})
 }
 

@@ -70,6 +70,9 @@ type Config struct {
 	// Budgets cap what reviews may spend, as configured (config/ holds
 	// their defaults; zero values mean unlimited).
 	Budgets config.Budgets
+	// Memory bounds the memory of dismissals a review reads
+	// (memory.dismissals); a zero Dismissals reads none.
+	Memory config.Memory
 }
 
 // Pool is a set of workers sharing one store.
