@@ -19,14 +19,7 @@ func memoryRun(t *testing.T, s *store.Store, repo string, repoID int64, number i
 	t.Helper()
 	nr := prRun(repo, number, "h1")
 	nr.RepositoryID = repoID
-	run := enqueue(t, s, nr)
-	claim(t, s, "w")
-	err := s.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Ledger: entries,
-		Scope: review.Scope{Kind: review.ScopeFull, Reason: "first review", ConfigDigest: "cfg"}})
-	if err != nil {
-		t.Fatalf("FinishRun: %v", err)
-	}
-	return run.ID
+	return finishRunWithLedger(t, s, nr, entries)
 }
 
 // dismissedAt sets the time of a dismissal, to order them.
