@@ -36,21 +36,24 @@ const codeWeight = 0.2
 // shingles of its normalised text and code, sorted and without repeats.
 type Signature struct {
 	category review.Category
-	text     []uint64
-	code     []uint64
+	// rule is the check of an analyzer or linter that reported it.
+	rule string
+	text []uint64
+	code []uint64
 }
 
 // Sign computes the signature of f.
 func Sign(f review.Finding) Signature {
 	words := append(Words(f.Title), Words(f.Description)...)
-	return Signature{category: f.Category, text: shingles(words), code: shingles(Words(f.CodeSnippet))}
+	return Signature{category: f.Category, rule: f.Rule, text: shingles(words), code: shingles(Words(f.CodeSnippet))}
 }
 
 // Similarity is how alike two signatures are, from 0 to 1: 0 for findings
-// of different categories, else the Jaccard index of their text shingles,
-// with their code's weighing codeWeight when both cite code.
+// of different categories or of two different rules of a tool, else the
+// Jaccard index of their text shingles, with their code's weighing
+// codeWeight when both cite code.
 func Similarity(a, b Signature) float64 {
-	if a.category != b.category {
+	if a.category != b.category || (a.rule != "" && b.rule != "" && a.rule != b.rule) {
 		return 0
 	}
 	text := jaccard(a.text, b.text)
