@@ -30,6 +30,8 @@ type Config struct {
 	Review Repo `yaml:"review" json:"review"`
 	// Budgets cap what reviews may spend.
 	Budgets Budgets `yaml:"budgets" json:"budgets"`
+	// Memory bounds the memory of dismissals (docs/quality.md).
+	Memory Memory `yaml:"memory" json:"memory"`
 	// Log is the process log.
 	Log Log `yaml:"log" json:"log"`
 
@@ -313,6 +315,19 @@ type Budgets struct {
 	// InstallationDailyMaxTokens caps one installation's tokens per UTC day.
 	InstallationDailyMaxTokens int `yaml:"installation_daily_max_tokens" json:"installation_daily_max_tokens"`
 }
+
+// Memory bounds the memory of dismissals: what a review reads to decide
+// which of its findings are similar to enough findings writers dismissed
+// (the repository's memory.suppress_after) not to be posted.
+type Memory struct {
+	// Dismissals is how many of a repository's most recent dismissals a
+	// review compares its findings with (and as many revivals).
+	Dismissals int `yaml:"dismissals" json:"dismissals"`
+}
+
+// MaxMemoryDismissals caps memory.dismissals: every finding of a review is
+// compared with each.
+const MaxMemoryDismissals = 10000
 
 // Log configures the process log.
 type Log struct {

@@ -549,6 +549,8 @@ review:
 budgets:
   review_max_tokens: -1
   installation_daily_max_cost: -0.5
+memory:
+  dismissals: 0
 `
 	cfg, err := config.Load(writeFile(t, "mergeguard.yml", file), env(map[string]string{
 		"GITHUB_APP_INTEGRATION_ID": "x",
@@ -577,6 +579,7 @@ budgets:
 		"workers.max_attempts: must be at least 1, got 0",
 		"budgets.review_max_tokens: must not be negative (0 means unlimited), got -1",
 		"budgets.installation_daily_max_cost: must not be negative (0 means unlimited), got -0.5",
+		"memory.dismissals: must be between 1 and 10000, got 0",
 		`review.severity_threshold: "urgent" is not one of critical, warning, info, style`,
 		"review.max_files: must not be negative (0 means no limit), got -3",
 	}

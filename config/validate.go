@@ -82,6 +82,10 @@ func (c Config) Validate(reqs ...Requirement) error {
 	unlimited(&v, "budgets.installation_daily_max_cost", b.InstallationDailyMaxCost)
 	unlimited(&v, "budgets.installation_daily_max_tokens", b.InstallationDailyMaxTokens)
 
+	if d := c.Memory.Dismissals; d < 1 || d > MaxMemoryDismissals {
+		v.add("memory.dismissals", fmt.Sprintf("must be between 1 and %d, got %d", MaxMemoryDismissals, d))
+	}
+
 	oneOf(v.add, "log.level", c.Log.Level, []string{"trace", "debug", "info", "warn", "error"})
 	oneOf(v.add, "log.format", c.Log.Format, []string{"auto", "json", "console"})
 

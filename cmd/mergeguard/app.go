@@ -118,6 +118,7 @@ func newWorkers(ctx context.Context, p *process, cfg config.Config, st *store.St
 		Retry:         retry.Backoff{Base: cfg.Workers.RetryBase, Max: cfg.Workers.RetryMax},
 		Budgets:       cfg.Budgets,
 		Experiments:   deps.Config.Experiments,
+		Memory:        cfg.Memory,
 	})
 }
 

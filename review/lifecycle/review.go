@@ -9,6 +9,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/experiment"
+	"github.com/mergeguard/mergeguard/review/memory"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/text"
 )
@@ -125,8 +126,11 @@ type Outcome struct {
 	Unresolved int
 	// Healed is set when what people did since the last review changed
 	// the ledger before the review.
-	Healed   bool
-	Problems []error
+	Healed bool
+	// Suppressed are the findings the posted review left out, similar to
+	// findings writers dismissed (docs/quality.md).
+	Suppressed []memory.Suppressed
+	Problems   []error
 }
 
 // Review reviews the pull request's head and publishes the review once:
@@ -289,6 +293,7 @@ func (r Reviewing) publish(ctx context.Context, q ReviewAsked, res *pipeline.Res
 	posted.Placements = placements(post.Findings, posted.Placements, &out.Problems)
 	out.Posted = &posted
 	out.Ledger = WithPlacements(res.Ledger.Changed, posted.Placements)
+	r.recordSuppressed(pctx, q, res, &out)
 	f := FollowUp(pctx, r.Preparing.Conversation, q.PullRequest, res.Ledger.Fixed, res.Ledger.Exposed, prep.Resolved)
 	out.Problems = append(out.Problems, f.Problems...)
 	out.Unresolved = f.Unresolved

@@ -35,6 +35,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/gomod"
 	"github.com/mergeguard/mergeguard/review/lint"
+	"github.com/mergeguard/mergeguard/review/memory"
 )
 
 // ChatClient sends one chat completion; *llm.Client implements it.
@@ -221,6 +222,10 @@ type Result struct {
 	// its reviewer prompt's version (PromptVersion or a variant's): what a
 	// run records, and its findings' source (review.FindingSource).
 	Arm, Model, PromptVersion string
+	// Suppressed are the new findings the memory of dismissals
+	// (History.Memory) kept from the review, with the dismissals each
+	// matched: not reported, not counted, not in the ledger.
+	Suppressed []memory.Suppressed
 }
 
 // Run reviews the change of req.Source. It returns an error when the
@@ -428,7 +433,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	c := r.carry(ctx, r.req.History, change.HeadSHA, d, since, touchedFiles(focus, since), vf.reported)
 	vf.reported, vf.notes = c.reported, append(vf.notes, c.notes...)
 	res := r.report(ctx, change, focus, idx, pl, rv, vf, append(notes, rv.notes...), c.counted)
-	res.Scope, res.Ledger, res.Config, res.ModelSkipped = sc, c.ledger, repo, modelSkipped
+	res.Scope, res.Ledger, res.Config, res.ModelSkipped, res.Suppressed = sc, c.ledger, repo, modelSkipped, c.suppressed
 	r.addWalkthrough(ctx, res, change, d, since == nil)
 	return res, nil
 }

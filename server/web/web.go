@@ -36,6 +36,10 @@ type Runs interface {
 	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
 	Learnings(ctx context.Context, repo string, status review.LearningStatus) ([]review.Learning, error)
 	RepositoryIDs(ctx context.Context, repo string, number int) ([]int64, error)
+	// Suppressed and Revive are the memory of dismissals of a pull
+	// request: what its reviews did not post, and a writer's revival.
+	Suppressed(ctx context.Context, repo string, number int) ([]store.SuppressedFinding, error)
+	Revive(ctx context.Context, repo string, number int, fingerprint, by string) (bool, error)
 }
 
 // ReviewData serves a run's status or verdict and its live events, as
@@ -104,6 +108,7 @@ func (u *UI) Register(mux *http.ServeMux) {
 	mux.Handle("GET /reviews/{id}", u.guard(u.review))
 	mux.Handle("GET /reviews/{id}/findings", u.guard(u.findings))
 	mux.Handle("GET /repos/{owner}/{name}/pulls/{number}", u.guard(u.pull))
+	mux.HandleFunc("POST /repos/{owner}/{name}/pulls/{number}/revive", u.revive)
 	mux.Handle("GET /repos/{owner}/{name}/learnings", u.guard(u.learnings))
 	if u.d.Reviews != nil {
 		mux.Handle("GET /reviews/{id}/verdict", u.guard(u.reviewData(u.d.Reviews.Review)))

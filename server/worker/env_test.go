@@ -176,6 +176,7 @@ func (e *env) options() worker.Config {
 		RunTimeout:    time.Minute,
 		DefaultRepo:   config.DefaultRepo(),
 		Retry:         retry.Backoff{Base: 20 * time.Millisecond, Max: 100 * time.Millisecond},
+		Memory:        config.Memory{Dismissals: 500},
 	}
 }
 

@@ -97,7 +97,8 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 func (p *Pool) reviewing(j *job, repo Repo, describe bool) lifecycle.Reviewing {
 	st := p.deps.Store
 	uc := lifecycle.Reviewing{Pipeline: p.deps.Reviewer, Publisher: repo, Admitting: p.admitting(), Checking: p.checking(repo),
-		Preparing: lifecycle.Preparing{Ledger: st, Conversation: repo, People: repo, Commits: repo, Retry: retryable},
+		Preparing: lifecycle.Preparing{Ledger: st, Conversation: repo, People: repo, Commits: repo, Retry: retryable,
+			Memory: st, MemoryLimit: p.cfg.Memory.Dismissals},
 		Learnings: st, Run: p.runLog(j), PublicURL: p.deps.PublicURL, PostTimeout: postTimeout, Experiments: p.cfg.Experiments}
 	if describe {
 		run := j.run
