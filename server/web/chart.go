@@ -46,7 +46,7 @@ const (
 	weekWidth  = 640
 	weekHeight = 240
 	weekLeft   = 48
-	weekRight  = 624
+	weekRight  = 596 // room for the last week's label
 	weekTop    = 12
 	weekBottom = 200
 	weekLabels = 8 // at most this many week labels under the axis

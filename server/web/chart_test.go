@@ -141,12 +141,12 @@ func TestQualityWeeks(t *testing.T) {
 	}{
 		{name: "no weeks"},
 		{name: "one week: in the middle, no band (2 of 4: low 15%, y 200 - 188p)", weeks: []quality.Group{group("2026-W45", 2, 2, 0)}, points: 1,
-			labels: []string{"2026-W45"}, firstX: 336, firstLowY: 171.8},
+			labels: []string{"2026-W45"}, firstX: 322, firstLowY: 171.8},
 		{
 			name:   "weeks out of order are drawn in time order, joined",
 			weeks:  []quality.Group{group("2026-W47", 1, 0, 0), group("2025-W52", 0, 1, 0), group("2026-W01", 1, 1, 0)},
 			points: 3, labels: []string{"2025-W52", "2026-W01", "2026-W47"},
-			line:   "48,200 336,106 624,12",
+			line:   "48,200 322,106 596,12",
 			firstX: 48, firstLowY: 200,
 		},
 		{

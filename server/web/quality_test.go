@@ -83,7 +83,7 @@ func TestQualityPage(t *testing.T) {
 		{
 			path: "/quality",
 			want: []string{`<span class="big">57.1%</span><span class="what">addressed rate</span><span class="muted">95% interval 25%–84.2% · 4 of 7 findings</span>`,
-				`<span class="big">3</span><span class="what">merged pull requests</span><span class="muted">1 closed unmerged · 1 findings abandoned</span>`,
+				`<span class="big">3</span><span class="what">merged pull requests</span><span class="muted">1 closed unmerged · abandoned findings: 1</span>`,
 				`<span class="big">2.33</span>`, `<span class="big">$0.2500</span>`, `<span class="big">100%</span><span class="what">of merged`,
 				`<span>command 2</span>`, `href="/repos/o/r/quality">o/r</a> <span class="muted">40% of 5</span>`,
 				`href="/repos/o/s/quality">o/s</a> <span class="muted">100% of 2</span>`, `<a href="/quality" id="quality-link">Quality</a>`},
