@@ -32,9 +32,10 @@ type QualityView struct {
 	Over WeekChart
 	Bars []BarChart
 	// Repositories lists the installation-wide page's repositories;
-	// HiddenRepositories counts those left out (maxQualityRepos).
-	Repositories       []RepoLink
-	HiddenRepositories int
+	// HiddenRepositories counts those left out past RepositoryBound
+	// (maxQualityRepos).
+	Repositories                        []RepoLink
+	HiddenRepositories, RepositoryBound int
 	// SinceDate is the window's start; Closed says a pull request closed
 	// in it, HasFindings that a finding of a merged one counts.
 	SinceDate           string
@@ -103,7 +104,7 @@ func (u *UI) quality(w http.ResponseWriter, r *http.Request, repo string) {
 
 // qualityView lays out rep's charts.
 func qualityView(rep api.QualityResponse, hidden int) QualityView {
-	q := QualityView{QualityResponse: rep, HiddenRepositories: hidden,
+	q := QualityView{QualityResponse: rep, HiddenRepositories: hidden, RepositoryBound: maxQualityRepos,
 		SinceDate: rep.Since.UTC().Format(time.DateOnly),
 		Closed:    rep.Merged+rep.ClosedUnmerged > 0, HasFindings: rep.AddressedRate.N > 0,
 		Over: Weeks("chart-week", "Addressed rate by week", rep.ByWeek)}

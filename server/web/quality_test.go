@@ -163,7 +163,9 @@ func TestQualityPageBoundsSources(t *testing.T) {
 // TestQualityPageVisibility: a person signed in with GitHub sees the
 // report of the repositories GitHub lets them read, nothing of the others:
 // installation-wide (acme/secret's findings are not counted) and per
-// repository (404).
+// repository (404). Of a window with more than maxQualityRepos
+// repositories, the page asks about the first by name and says how many
+// it left out.
 func TestQualityPageVisibility(t *testing.T) {
 	t.Parallel() // each test has its own database and servers
 	srv, gh, st, _ := gitHubUIStore(t)
@@ -186,11 +188,20 @@ func TestQualityPageVisibility(t *testing.T) {
 		storetest.Closed(t, st, storetest.PR{Repository: repo, RepositoryID: gh.RepoID(owner, name), Number: 10 + i, Model: "gpt-4o",
 			Merged: true, At: at, Ledger: []review.LedgerEntry{outcomeEntry("a", review.CategoryBug, state, "bugs")}})
 	}
+	for i := range maxQualityRepos + 1 { // closings of repositories without runs, named after acme/*
+		d := store.Delivery{ID: fmt.Sprint("zz-", i), Event: "pull_request", Action: "closed", InstallationID: 1, Repository: fmt.Sprintf("zz/r%03d", i)}
+		if _, err := st.ClosePullRequest(t.Context(), d, store.Closing{Number: 1, Merged: true, At: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	b := newBrowser(t, srv)
 	b.signInWithGitHub("/")
 	res, body := b.do("GET", "/quality", nil, nil)
+	if !strings.Contains(body, `id="quality-hidden">3 repositories are left out of this page (it asks GitHub about the first 200 of the window)`) {
+		t.Errorf("GET /quality as mona does not say 3 repositories were left out:\n%s", body)
+	}
 	if res.StatusCode != 200 || !strings.Contains(body, `95% interval 20.7%–100% · 1 of 1 findings`) ||
-		!strings.Contains(body, `href="/repos/acme/widgets/quality"`) || strings.Contains(body, "acme/secret") {
+		!strings.Contains(body, `href="/repos/acme/widgets/quality"`) || strings.Contains(body, "acme/secret") || strings.Contains(body, "zz/r") {
 		t.Errorf("GET /quality as mona: %d, want acme/widgets's report alone:\n%s", res.StatusCode, body)
 	}
 	for path, want := range map[string]int{"/repos/acme/widgets/quality": 200, "/repos/acme/secret/quality": 404} {
