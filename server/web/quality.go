@@ -57,18 +57,9 @@ func (u *UI) allQuality(w http.ResponseWriter, r *http.Request) {
 // repoQuality is one repository's Quality page, seen by whoever may see
 // its pull requests (canSeeName).
 func (u *UI) repoQuality(w http.ResponseWriter, r *http.Request) {
-	repo, err := api.ParseRepoPath(r.PathValue("owner"), r.PathValue("name"))
-	if err != nil {
-		u.notFound(w, r, "That is not a repository: "+err.Error()+".")
-		return
+	if repo, ok := u.visibleRepo(w, r, "MergeGuard has no quality report of "); ok {
+		u.quality(w, r, repo)
 	}
-	if _, yes, ok := u.canSeeName(w, r, repo, 0); !ok {
-		return
-	} else if !yes {
-		u.notFound(w, r, "MergeGuard has no quality report of "+repo+".")
-		return
-	}
-	u.quality(w, r, repo)
 }
 
 func (u *UI) quality(w http.ResponseWriter, r *http.Request, repo string) {
