@@ -67,7 +67,8 @@ func seedQualityPRs(t *testing.T, dbURL string) {
 
 // TestQualityInBrowser loads the Quality page of a seeded database in
 // Chromium: the headline rate, the bars of each chart, the navigation,
-// and no page error (a CSP violation of the inline SVG would be one).
+// no sideways scrolling on a phone, and no page error (a CSP violation of
+// the inline SVG would be one).
 // go test ./e2e/ -run QualityInBrowser -update rewrites docs/quality.png.
 func TestQualityInBrowser(t *testing.T) {
 	t.Parallel()
@@ -118,6 +119,16 @@ func TestQualityInBrowser(t *testing.T) {
 		t.Errorf("the Quality page (-want +got):\n%s", diff)
 	}
 	b.screenshot(t, "quality.png")
+
+	// A phone shows the same page without scrolling sideways.
+	b.do(t, "reload at phone width",
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+		chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.ID("quality-rate")))
+	if overflow := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
+		t.Errorf("at 390px the Quality page scrolls sideways by %dpx", overflow)
+	}
+	b.screenshot(t, "quality-mobile.png")
 	if errs := b.pageErrors(); len(errs) > 0 {
 		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
 	}
