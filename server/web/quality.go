@@ -99,6 +99,7 @@ func qualityView(rep api.QualityResponse, hidden int) QualityView {
 		SinceDate: rep.Since.UTC().Format(time.DateOnly),
 		Closed:    rep.Merged+rep.ClosedUnmerged > 0, HasFindings: rep.AddressedRate.N > 0,
 		Over: Weeks("chart-week", "Addressed rate by week", rep.ByWeek)}
+	// Each breakdown of the report (a []quality.Group) is one chart.
 	q.Bars = []BarChart{
 		Bars("chart-category", "By category", rep.ByCategory),
 		Bars("chart-source", "By source (model or analyzer)", rep.BySource),
