@@ -94,6 +94,7 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 		"Number":        number,
 		"PRURL":         u.githubPull(repo, number),
 		"LearningsPage": learningsPage(repo),
+		"QualityPage":   qualityPage(repo),
 		"Runs":          views,
 		"Answers":       answers,
 		"Findings":      findings,
