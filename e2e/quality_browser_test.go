@@ -49,10 +49,10 @@ func seedQualityPRs(t *testing.T, dbURL string) {
 	}
 	now := time.Now().UTC()
 	for i := range 18 {
-		pr := storetest.PR{Repository: "acme/shop", Number: i + 1, Model: "gpt-4o", Cost: 0.04, Merged: true,
+		pr := storetest.PR{Repository: "acme/shop", Number: i + 1, Model: "gpt-4o", Cost: 0.04, Merged: true, Took: 25 * time.Second,
 			At: now.Add(-time.Duration(5-i/3)*7*24*time.Hour - time.Minute)}
-		if i%2 == 1 {
-			pr.Repository, pr.Model, pr.Cost = "acme/api", "qwen2.5-coder", 0.01
+		if i%2 == 1 { // an experiment arm: another model reviews acme/api
+			pr.Repository, pr.Model, pr.Cost, pr.Arm, pr.Took = "acme/api", "qwen2.5-coder", 0.01, "qwen", 40*time.Second
 		}
 		pr.Ledger = []review.LedgerEntry{
 			dismissed(entry("bug", review.CategoryBug, review.SeverityWarning, "bugs", i%3 != 0)),
@@ -113,6 +113,7 @@ func TestQualityInBrowser(t *testing.T) {
 			"chart-source":     {"analyzer:shellcheck n=18 w=160", "gpt-4o n=18 w=195.6", "qwen2.5-coder n=18 w=106.7"},
 			"chart-severity":   {"critical n=18 w=88.9", "info n=18 w=160", "warning n=18 w=213.3"},
 			"chart-repository": {"acme/api n=27 w=177.8", "acme/shop n=27 w=130.4"},
+			"chart-arm":        {"default n=27 w=130.4", "qwen n=27 w=177.8"},
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

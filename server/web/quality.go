@@ -36,6 +36,10 @@ type QualityView struct {
 	// (maxQualityRepos).
 	Repositories                        []RepoLink
 	HiddenRepositories, RepositoryBound int
+	// Arms are the arms of a model comparison (llm.experiments) when
+	// the window has two or more; the "By experiment arm" chart draws
+	// their addressed rates.
+	Arms []quality.Arm
 	// SinceDate is the window's start; Closed says a pull request closed
 	// in it, HasFindings that a finding of a merged one counts.
 	SinceDate           string
@@ -104,6 +108,14 @@ func qualityView(rep api.QualityResponse, hidden int) QualityView {
 		Bars("chart-category", "By category", rep.ByCategory),
 		Bars("chart-source", "By source (model or analyzer)", rep.BySource),
 		Bars("chart-severity", "By severity", rep.BySeverity),
+	}
+	if len(rep.ByArm) > 1 {
+		arms := make([]quality.Group, len(rep.ByArm))
+		for i, a := range rep.ByArm {
+			arms[i] = quality.Group{Key: a.Name, Rate: a.AddressedRate}
+		}
+		q.Bars = append(q.Bars, Bars("chart-arm", "By experiment arm", arms))
+		q.Arms = rep.ByArm
 	}
 	if rep.Repository == "" {
 		q.Bars = append(q.Bars, Bars("chart-repository", "By repository", rep.ByRepository))

@@ -137,6 +137,42 @@ func TestQualityPageEmpty(t *testing.T) {
 	}
 }
 
+// TestQualityPageArms: with two experiment arms in the window, the page
+// draws their addressed rates and lists each arm's pull requests, rate,
+// interval, findings and cost per pull request and median run; with one
+// arm it shows neither.
+func TestQualityPageArms(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
+	srv, st := newServer(t, "")
+	at := time.Now().Add(-time.Hour)
+	for i := range 4 {
+		pr := storetest.PR{Repository: "o/r", Number: i + 1, Model: "gpt-4o", Cost: 0.02, Merged: true, At: at, Took: 20 * time.Second,
+			Ledger: []review.LedgerEntry{outcomeEntry("a", review.CategoryBug, review.FindingOpen, "bugs")}}
+		if i%2 == 1 {
+			pr.Arm, pr.Model, pr.Cost, pr.Took = "qwen", "qwen2.5-coder", 0.01, 40*time.Second
+			pr.Ledger = []review.LedgerEntry{outcomeEntry("a", review.CategoryBug, review.FindingFixed, "bugs")}
+		}
+		storetest.Closed(t, st, pr)
+		if i == 0 {
+			if _, body := get(t, srv.URL+"/quality", nil, ""); strings.Contains(body, "chart-arm") || strings.Contains(body, "quality-arms") {
+				t.Errorf("with one arm, the page compares arms")
+			}
+		}
+	}
+	_, body := get(t, srv.URL+"/quality", nil, "")
+	if n := svgMarks(body)["chart-arm"]; n != 2 {
+		t.Errorf("the arm chart has %d rows, want 2", n)
+	}
+	for _, want := range []string{
+		`<tr data-arm="default"><td>default</td><td>2</td><td>0% <span class="muted">(0 of 2)</span></td><td>0%–65.8%</td><td>1.00</td><td>$0.0200</td><td>20.00 s</td></tr>`,
+		`<tr data-arm="qwen"><td>qwen</td><td>2</td><td>100% <span class="muted">(2 of 2)</span></td><td>34.2%–100%</td><td>1.00</td><td>$0.0100</td><td>40.00 s</td></tr>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET /quality lacks the arm row %s", want)
+		}
+	}
+}
+
 // TestQualityPageBoundsSources: 13 sources, one of them a hostile model
 // name, draw 10 rows (the last "other (4)") and the name escaped.
 func TestQualityPageBoundsSources(t *testing.T) {
