@@ -309,16 +309,6 @@ func counts(m map[string]int) map[string]quality.Rate {
 	return out
 }
 
-// reviewed delivers a pull_request event for pr's head and waits for its
-// review to succeed.
-func reviewed(t *testing.T, app *fakeApp, url string, db *pgxpool.Pool, pr githubtest.PR, id, action string) {
-	t.Helper()
-	app.mustDeliver(t, url, githubtest.Delivery{Event: "pull_request", ID: id, Payload: payload(t, pr, action)})
-	if run := waitRun(t, db, pr, pr.HeadSHA, 60*time.Second, "succeeded", "failed", "skipped"); run.Status != "succeeded" {
-		t.Fatalf("%s: run %s (%s), want succeeded", id, run.Status, run.Error)
-	}
-}
-
 // callAPI sends an API request with the token and decodes the answer into
 // out (when not nil); it returns the status.
 func callAPI(t *testing.T, method, url string, out any) int {

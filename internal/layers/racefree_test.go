@@ -89,8 +89,11 @@ type site struct {
 // goroutine: go statements, calls of a method named Go, and t.Parallel.
 func concurrency(dir string) ([]site, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no Go files in %s (%v)", dir, err)
+	if err != nil {
+		return nil, fmt.Errorf("list the Go files of %s: %w", dir, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no Go files in %s", dir)
 	}
 	fset := token.NewFileSet()
 	var found []site

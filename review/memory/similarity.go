@@ -150,9 +150,7 @@ func shingles(words []string) []uint64 {
 // hash is the 64-bit FNV-1a hash of a shingle of one kind.
 func hash(kind, s string) uint64 {
 	h := fnv.New64a()
-	h.Write([]byte(kind))
-	h.Write([]byte{0})
-	h.Write([]byte(s))
+	_, _ = h.Write([]byte(kind + "\x00" + s)) // a hash.Hash's Write never returns an error
 	return h.Sum64()
 }
 
