@@ -96,6 +96,12 @@ type GitHub struct {
 	// Timeout bounds each attempt of a GitHub API request, reading the
 	// answer included.
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
+	// MinWriteInterval is the least time between two content-creating
+	// requests (a review, a comment, a check run) of one installation from
+	// one replica. GitHub's REST best practices ask for at least a second;
+	// a GitHub Enterprise Server without secondary rate limits may allow
+	// less.
+	MinWriteInterval time.Duration `yaml:"min_write_interval" json:"min_write_interval"`
 	// MaxInlineComments caps the inline comments of one review; further
 	// findings are listed in the review body. GitHub documents no maximum,
 	// but each review is one content-creating request under the secondary

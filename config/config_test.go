@@ -377,6 +377,15 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
+			name: "write interval out of range",
+			file: "github:\n  min_write_interval: 2m\n",
+			want: []string{"github.min_write_interval: must be from 0s to 1m, got 2m0s"},
+		},
+		{
+			name: "no write interval (a fake GitHub)",
+			file: "github:\n  min_write_interval: 0s\n",
+		},
+		{
 			name: "database required",
 			reqs: []config.Requirement{config.RequireDatabase},
 			want: []string{"database.url: required by this command (set DATABASE_URL)"},

@@ -28,6 +28,7 @@ func Default() Config {
 			V3APIURL:             "https://api.github.com/",
 			V4APIURL:             "https://api.github.com/graphql",
 			Timeout:              30 * time.Second,
+			MinWriteInterval:     time.Second,
 			MaxInlineComments:    30,
 			WebhookBytesInFlight: 48 << 20,
 			// GitHub gives up on a delivery after 10 s and sends at most

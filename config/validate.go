@@ -98,6 +98,9 @@ func (g GitHub) check(v *validation) {
 	v.url("github.v3_api_url", g.V3APIURL)
 	v.url("github.v4_api_url", g.V4APIURL)
 	positive(v, "github.timeout", g.Timeout)
+	if g.MinWriteInterval < 0 || g.MinWriteInterval > time.Minute {
+		v.add("github.min_write_interval", fmt.Sprintf("must be from 0s to 1m, got %s", g.MinWriteInterval))
+	}
 	atLeastOne(v, "github.max_inline_comments", g.MaxInlineComments)
 	if g.WebhookBytesInFlight < 1<<20 {
 		v.add("github.webhook_bytes_in_flight", fmt.Sprintf("must be at least 1048576 (1 MiB), got %d", g.WebhookBytesInFlight))

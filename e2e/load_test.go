@@ -338,7 +338,7 @@ func loadReviews(t *testing.T, bin string, app *fakeApp) []reviewsLevel {
 		llm := llmtest.New(t, reviewModel(0), llmtest.WithLatency(loadLLMLatency))
 		dbURL := storetest.URL(t)
 		r := startReplica(t, bin, fmt.Sprintf("reviews-%d", workers), dbURL,
-			serveOptions{env: app.serveEnv(llm.URL(), workers), config: workerConfig(loadLease)})
+			serveOptions{env: app.serveEnv(llm.URL(), workers), config: workerConfig(loadLease), writeInterval: time.Second})
 		r.waitReady(t)
 		db := openDB(t, dbURL)
 		repo := fmt.Sprintf("reviews-%d-%d", workers, level.installations)
@@ -395,7 +395,7 @@ func loadReviews(t *testing.T, bin string, app *fakeApp) []reviewsLevel {
 func loadPerReview(t *testing.T, bin string, app *fakeApp) []reviewCost {
 	llm := llmtest.New(t, reviewModel(0))
 	dbURL := storetest.URL(t)
-	r := startReplica(t, bin, "per-review", dbURL, serveOptions{env: app.serveEnv(llm.URL(), 1), config: workerConfig(loadLease)})
+	r := startReplica(t, bin, "per-review", dbURL, serveOptions{env: app.serveEnv(llm.URL(), 1), config: workerConfig(loadLease), writeInterval: time.Second})
 	r.waitReady(t)
 	defer r.stop(t)
 	db := openDB(t, dbURL)
@@ -441,7 +441,7 @@ func toolCalls(t *testing.T, db *pgxpool.Pool, runID string) int {
 func loadMemory(t *testing.T, bin string, app *fakeApp) memoryResult {
 	llm := llmtest.New(t, reviewModel(0), llmtest.WithLatency(loadLLMLatency))
 	dbURL := storetest.URL(t)
-	r := startReplica(t, bin, "memory", dbURL, serveOptions{env: app.serveEnv(llm.URL(), 1), config: workerConfig(loadLease)})
+	r := startReplica(t, bin, "memory", dbURL, serveOptions{env: app.serveEnv(llm.URL(), 1), config: workerConfig(loadLease), writeInterval: time.Second})
 	r.waitReady(t)
 	defer r.stop(t)
 	db := openDB(t, dbURL)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -115,7 +116,18 @@ type serveOptions struct {
 	// noToken leaves MERGEGUARD_API_TOKEN unset (serve generates one);
 	// otherwise it is e2eToken unless env sets it.
 	noToken bool
+	// writeInterval is the replica's github.min_write_interval; zero is
+	// fakeWriteInterval.
+	writeInterval time.Duration
 }
+
+// fakeWriteInterval is the least time between two writes of an
+// installation of replicas that talk to the fake GitHub, which has no
+// secondary rate limits: with GitHub's second (the default), each review
+// (a check run created, the review, the check run completed, ...) waited
+// about four seconds for its writes. The load and soak tests keep the
+// second, to measure what a replica does against GitHub.
+const fakeWriteInterval = 20 * time.Millisecond
 
 // e2eToken is the API token of the replicas a test starts (serveOptions).
 const e2eToken = "e2e-api-token-0123456789"
@@ -136,14 +148,12 @@ func startReplica(t testing.TB, bin, name, dbURL string, opts serveOptions) *rep
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"serve"}
-	if opts.config != "" {
-		path := filepath.Join(dir, "mergeguard.yml")
-		if err := os.WriteFile(path, []byte(opts.config), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, "--config", path)
+	path := filepath.Join(dir, "mergeguard.yml")
+	config := opts.config + fmt.Sprintf("github:\n  min_write_interval: %s\n", cmp.Or(opts.writeInterval, fakeWriteInterval))
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
 	}
+	args := []string{"serve", "--config", path}
 	// context.WithoutCancel: the process is stopped by the cleanup below,
 	// which runs after t.Context is cancelled.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))

@@ -58,7 +58,7 @@ func TestSoak(t *testing.T) {
 	app := newFakeApp(t)
 	llm := llmtest.New(t, reviewModel(0), llmtest.WithLatency(soakLLMLatency))
 	dbURL := storetest.Empty(t)
-	opts := serveOptions{env: app.serveEnv(llm.URL(), soakWorkers), config: workerConfig(soakLease)}
+	opts := serveOptions{env: app.serveEnv(llm.URL(), soakWorkers), config: workerConfig(soakLease), writeInterval: time.Second}
 	replicas := startReplicas(t, bin, dbURL, opts)
 	db := openDB(t, dbURL)
 

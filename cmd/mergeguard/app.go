@@ -66,8 +66,10 @@ func newInstallations(ctx context.Context, cfg config.Config, id appIdentity, ve
 	ghc.V3APIURL, ghc.V4APIURL = cfg.GitHub.V3APIURL, cfg.GitHub.V4APIURL
 	ghc.App.IntegrationID = id.id
 	ghc.App.PrivateKey = id.privateKey.Value()
+	policy := github.DefaultRetryPolicy()
+	policy.MinWriteInterval = cfg.GitHub.MinWriteInterval
 	cc, err := github.NewClientCreator(ghc, github.ClientOptions{
-		Version: version, Timeout: cfg.GitHub.Timeout,
+		Version: version, Timeout: cfg.GitHub.Timeout, Retry: &policy,
 		Middleware: []githubapp.ClientMiddleware{mx.GitHubMiddleware()},
 	})
 	if err != nil {
