@@ -140,6 +140,11 @@ type Finding struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Reason says why the verifier judged the finding as it did.
 	Reason string `json:"reason,omitempty"`
+	// SuggestionNote, when set, says why the suggestion is not posted as a
+	// suggestion to apply (docs/quality.md, Suggestions that apply): it is
+	// shown as a plain code block with this note. The verifier sets it; it
+	// is not stored.
+	SuggestionNote string `json:"suggestion_note,omitempty"`
 }
 
 // IsSecretDetector reports whether agent names one of the secret
