@@ -200,6 +200,13 @@ type Stats struct {
 	OutputTokens  int `json:"output_tokens"`
 	// TotalCost is in US dollars, from the configured price table.
 	TotalCost float64 `json:"total_cost"`
+	// SuggestionsApplied and SuggestionsRejected count the reported
+	// findings' suggestions that apply to the file at the head (posted as
+	// suggestion blocks where the comment is inline) and those that do not
+	// (posted as plain code with the reason): docs/quality.md,
+	// Suggestions that apply.
+	SuggestionsApplied  int `json:"suggestions_applied,omitempty"`
+	SuggestionsRejected int `json:"suggestions_rejected,omitempty"`
 }
 
 // SkippedFile is a changed file the planner did not send to review.
