@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mergeguard/mergeguard/review/analyzer"
+	"github.com/mergeguard/mergeguard/review/codectx"
 	"github.com/mergeguard/mergeguard/review/diff"
 )
 
@@ -89,10 +90,11 @@ func describe(lead string) string {
 }
 
 // syntax checks that the result has no more syntax errors than the file
-// had: go/parser for Go, tree-sitter where this build has it for the
-// language, else the balance of brackets for languages that use them.
+// had: go/parser for Go, tree-sitter (codectx.SyntaxErrors) where this
+// build has it for the language, else the balance of brackets for
+// languages that use them.
 func syntax(ctx context.Context, language string, before, after []string, start, end int, code []string) string {
-	count := treeErrors
+	count := codectx.SyntaxErrors
 	if language == "go" {
 		count = goErrors
 	}
