@@ -17,10 +17,14 @@ import (
 
 // indentation checks that the suggestion keeps the file's indentation: no
 // line of it is indented with spaces in a file indented with tabs (or with
-// tabs in one indented with spaces), and its first line is indented as the
-// first line it replaces.
+// tabs in one indented with spaces) unless a line it replaces is too (text
+// in a multi-line string), and its first line is indented as the first
+// line it replaces.
 func indentation(lines []string, start, end int, code []string) string {
 	style := indentStyle(lines)
+	if style != 0 && indentStyle(lines[start-1:end]) != style {
+		style = 0
+	}
 	for i, l := range code {
 		lead := leading(l)
 		switch {
@@ -163,7 +167,7 @@ func brackets(lines []string) [3]int {
 // gofmt checks that a Go result is gofmt-clean where the file was: the
 // whole result when the file was gofmt-clean, else the suggestion alone
 // when go/format reads it as a partial source file (statements or
-// declarations).
+// declarations), its alignment aside.
 func gofmt(language string, before []byte, after []string, code string) string {
 	if language != "go" {
 		return ""
@@ -175,10 +179,21 @@ func gofmt(language string, before []byte, after []string, code string) string {
 		}
 		return ""
 	}
-	if out, err := format.Source([]byte(code)); err == nil && strings.TrimRight(string(out), "\n") != strings.TrimRight(code, "\n") {
+	if out, err := format.Source([]byte(code)); err == nil && unaligned(string(out)) != unaligned(code) {
 		return "the suggestion is not gofmt-clean"
 	}
 	return ""
+}
+
+// unaligned is Go code with the spaces inside each line collapsed: gofmt
+// aligns columns (of fields, comments, values) by the lines around them,
+// which a suggestion formatted alone does not have.
+func unaligned(code string) string {
+	var b strings.Builder
+	for l := range strings.Lines(strings.TrimRight(code, "\n")) {
+		b.WriteString(leading(l) + strings.Join(strings.Fields(l), " ") + "\n")
+	}
+	return b.String()
 }
 
 // analyzers checks that no analyzer finds more on the replacement than on
