@@ -24,7 +24,9 @@ run: run-notice build
 run-notice:
 	@[ -x bin/mergeguard ] || echo "Building bin/mergeguard: the first build downloads and compiles the dependencies and takes a few minutes." >&2
 
-## test: go vet, then every test with the race detector against a throwaway PostgreSQL, then
+## test: go vet, then every test with the race detector against a throwaway PostgreSQL (but
+## the packages of $(RACE_FREE), which start no goroutine: without it, but their tests of
+## concurrent use), then
 ## the huge-diff memory bound alone without it (the race detector's collector falls behind)
 ## and the unknown-model overflow test (400 prompts counted one review after the other:
 ## ten times slower under the race detector, with nothing to race);
@@ -32,12 +34,15 @@ run-notice:
 ## a time on two cores halve the package's time;
 ## Chromium is installed for the browser tests (e2e/) unless MERGEGUARD_SKIP_BROWSER=1, and
 ## shellcheck for the linters' tests (review/lint)
+RACE_FREE := scripts/race-free-packages.txt
 test:
 	go vet ./...
 	bash scripts/ensure-shellcheck.sh >/dev/null
 	@if [ "$${MERGEGUARD_SKIP_BROWSER:-}" != 1 ]; then bash scripts/ensure-chromium.sh >/dev/null; fi
 	CGO_ENABLED=0 GOFLAGS= go list -e -export std >/dev/null # go vet's standard library, built once into the cache
-	bash scripts/with-postgres.sh go test -race -parallel 4 ./...
+	bash scripts/with-postgres.sh go test -race -parallel 4 $$(go list ./... | grep -vxF "$$(awk '!/^#/ && NF { print $$1 }' $(RACE_FREE))")
+	go test $$(awk '!/^#/ && NF { print $$1 }' $(RACE_FREE))
+	awk '!/^#/ && NF > 1 { print $$1, $$2 }' $(RACE_FREE) | while read -r pkg tests; do go test -race -run "^($$tests)\$$" "$$pkg" || exit 1; done
 	go test -count=1 -run '^TestReviewHugeDiffMemory$$' ./cmd/mergeguard/
 	go test -count=1 -run '^TestUnknownModelNeverOverflows$$' ./review/pipeline/
 	go -C deploy/validate vet ./...

@@ -30,6 +30,8 @@ type Config struct {
 	Review Repo `yaml:"review" json:"review"`
 	// Budgets cap what reviews may spend.
 	Budgets Budgets `yaml:"budgets" json:"budgets"`
+	// Memory bounds the memory of dismissals (docs/quality.md).
+	Memory Memory `yaml:"memory" json:"memory"`
 	// Log is the process log.
 	Log Log `yaml:"log" json:"log"`
 
@@ -212,6 +214,27 @@ type LLM struct {
 	// Prices are USD prices per model name, used to compute review cost. A
 	// file's entries are added to the built-in table, replacing same names.
 	Prices map[string]Price `yaml:"prices" json:"prices"`
+	// Experiments are the arms of a model comparison on live traffic
+	// besides the default arm (Model with the default prompt): each
+	// reviews its share of pull requests, chosen by a stable hash of the
+	// pull request (docs/quality.md, Choosing a model).
+	Experiments []Experiment `yaml:"experiments" json:"experiments"`
+}
+
+// Experiment is one arm of a model comparison: the share of pull requests
+// it reviews with its model and prompt variant.
+type Experiment struct {
+	// Name names the arm in runs and quality reports: 1 to 32 lowercase
+	// letters, digits, '-', '_' or '.'; never "default" (the default arm).
+	Name string `yaml:"name" json:"name"`
+	// Model is the model the arm's runs use, on the same server (base_url).
+	Model string `yaml:"model" json:"model"`
+	// Prompt is the reviewer prompt variant (PromptVariantNames); "" is
+	// the default prompt.
+	Prompt string `yaml:"prompt" json:"prompt"`
+	// Share is the share of pull requests the arm reviews, 0 to 1; the
+	// shares of all arms sum to at most 1, the rest is the default arm's.
+	Share float64 `yaml:"share" json:"share"`
 }
 
 // Configured reports whether an LLM is configured: an API key is set, or
@@ -292,6 +315,19 @@ type Budgets struct {
 	// InstallationDailyMaxTokens caps one installation's tokens per UTC day.
 	InstallationDailyMaxTokens int `yaml:"installation_daily_max_tokens" json:"installation_daily_max_tokens"`
 }
+
+// Memory bounds the memory of dismissals: what a review reads to decide
+// which of its findings are similar to enough findings writers dismissed
+// (the repository's memory.suppress_after) not to be posted.
+type Memory struct {
+	// Dismissals is how many of a repository's most recent dismissals a
+	// review compares its findings with (and as many revivals).
+	Dismissals int `yaml:"dismissals" json:"dismissals"`
+}
+
+// MaxMemoryDismissals caps memory.dismissals: every finding of a review is
+// compared with each.
+const MaxMemoryDismissals = 10000
 
 // Log configures the process log.
 type Log struct {

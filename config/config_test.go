@@ -468,6 +468,31 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
+			name: "experiments valid",
+			file: "llm:\n  experiments:\n    - {name: gpt-4o, model: gpt-4o, share: 0.25}\n" +
+				"    - {name: focused.v1, model: gpt-4o-mini, prompt: focused, share: 0.75}\n",
+		},
+		{
+			name: "experiments invalid",
+			file: "llm:\n  experiments:\n" +
+				"    - {name: a, model: gpt-4o, share: 0.6}\n" +
+				"    - {name: a, model: gpt-4.1, share: 0.5}\n" +
+				"    - {name: default, model: x, share: 0}\n" +
+				"    - {name: \"B/../x\", model: \" \", prompt: louder, share: 1.5}\n" +
+				"    - {name: \"\", model: " + strings.Repeat("m", 81) + "}\n",
+			want: []string{
+				`llm.experiments[1].name: "a" is the name of another experiment`,
+				`llm.experiments[2].name: "default" names the default arm (llm.model)`,
+				`llm.experiments[3].name: must be 1 to 32 lowercase letters, digits, '-', '_' or '.', got "B/../x"`,
+				"llm.experiments[3].model: must not be empty",
+				`llm.experiments[3].prompt: "louder" is not one of focused`,
+				"llm.experiments[3].share: must be between 0 and 1, got 1.5",
+				`llm.experiments[4].name: must be 1 to 32 lowercase letters, digits, '-', '_' or '.', got ""`,
+				"llm.experiments[4].model: must be at most 80 bytes, got 81",
+				"llm.experiments: the shares must sum to at most 1, got 1.1",
+			},
+		},
+		{
 			name: "bad URLs and log settings",
 			env: map[string]string{
 				"OPENAI_BASE_URL": "localhost:11434", "GITHUB_V3_API_URL": "ftp://x/", "MERGEGUARD_PUBLIC_URL": "/relative",
@@ -524,6 +549,8 @@ review:
 budgets:
   review_max_tokens: -1
   installation_daily_max_cost: -0.5
+memory:
+  dismissals: 0
 `
 	cfg, err := config.Load(writeFile(t, "mergeguard.yml", file), env(map[string]string{
 		"GITHUB_APP_INTEGRATION_ID": "x",
@@ -552,6 +579,7 @@ budgets:
 		"workers.max_attempts: must be at least 1, got 0",
 		"budgets.review_max_tokens: must not be negative (0 means unlimited), got -1",
 		"budgets.installation_daily_max_cost: must not be negative (0 means unlimited), got -0.5",
+		"memory.dismissals: must be between 1 and 10000, got 0",
 		`review.severity_threshold: "urgent" is not one of critical, warning, info, style`,
 		"review.max_files: must not be negative (0 means no limit), got -3",
 	}

@@ -80,6 +80,7 @@ func Default() Config {
 		Budgets: Budgets{
 			ReviewMaxTokens: 2_000_000,
 		},
+		Memory: Memory{Dismissals: 500},
 		Review: DefaultRepo(),
 		Log: Log{
 			Level:  "info",
@@ -118,5 +119,6 @@ func DefaultRepo() Repo {
 		Check:             Check{BlockingConclusion: "failure"},
 		Chat:              Chat{MaxAnswersPerThread: 5},
 		Secrets:           Secrets{Removed: SecretsRemovedBlock, BlockInTests: false},
+		Memory:            RepoMemory{SuppressAfter: 3},
 	}
 }

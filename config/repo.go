@@ -61,7 +61,21 @@ type Repo struct {
 	Learnings Learnings `yaml:"learnings" json:"learnings"`
 	// Secrets configures what a pushed secret does to the gate.
 	Secrets Secrets `yaml:"secrets" json:"secrets"`
+	// Memory configures the memory of dismissals (docs/quality.md).
+	Memory RepoMemory `yaml:"memory" json:"memory"`
 }
+
+// RepoMemory configures the memory of dismissals of a repository.
+type RepoMemory struct {
+	// SuppressAfter is how many dismissals by writers a new finding must
+	// be similar to for it not to be posted (recorded as suppressed); 0
+	// turns the memory off. Secrets and critical security findings are
+	// never suppressed.
+	SuppressAfter int `yaml:"suppress_after" json:"suppress_after"`
+}
+
+// MaxSuppressAfter caps memory.suppress_after.
+const MaxSuppressAfter = 100
 
 // Secrets configures the gate for secrets.
 type Secrets struct {
@@ -201,6 +215,9 @@ func (r Repo) check(report func(path, msg string)) {
 		if !insideRepo(f) {
 			report(fmt.Sprintf("convention_files[%d]", i), fmt.Sprintf("%q is not a relative path inside the repository", f))
 		}
+	}
+	if n := r.Memory.SuppressAfter; n < 0 || n > MaxSuppressAfter {
+		report("memory.suppress_after", fmt.Sprintf("must be between 0 and %d (0: never suppress), got %d", MaxSuppressAfter, n))
 	}
 	if r.MaxFiles < 0 {
 		report("max_files", fmt.Sprintf("must not be negative (0 means no limit), got %d", r.MaxFiles))

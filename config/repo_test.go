@@ -62,6 +62,8 @@ learnings:
   auto_activate: true
 secrets:
   removed: warn
+memory:
+  suppress_after: 5
 `,
 			want: func(r *config.Repo) {
 				*r = config.Repo{
@@ -88,6 +90,7 @@ secrets:
 					Chat:              config.Chat{MaxAnswersPerThread: 2},
 					Learnings:         config.Learnings{AutoActivate: true},
 					Secrets:           config.Secrets{Removed: "warn"},
+					Memory:            config.RepoMemory{SuppressAfter: 5},
 				}
 			},
 		},
@@ -185,6 +188,11 @@ max_files: -1
 			name: "secrets.removed",
 			data: "enabled: true\nsecrets:\n  removed: ignore\n",
 			want: []string{`.mergeguard.yml:3: secrets.removed: "ignore" is not one of block, warn`},
+		},
+		{
+			name: "memory.suppress_after",
+			data: "memory:\n  suppress_after: -1\n",
+			want: []string{`.mergeguard.yml:2: memory.suppress_after: must be between 0 and 100 (0: never suppress), got -1`},
 		},
 		{
 			name: "integer overflow",

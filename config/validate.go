@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -79,6 +81,10 @@ func (c Config) Validate(reqs ...Requirement) error {
 	unlimited(&v, "budgets.review_max_tokens", b.ReviewMaxTokens)
 	unlimited(&v, "budgets.installation_daily_max_cost", b.InstallationDailyMaxCost)
 	unlimited(&v, "budgets.installation_daily_max_tokens", b.InstallationDailyMaxTokens)
+
+	if d := c.Memory.Dismissals; d < 1 || d > MaxMemoryDismissals {
+		v.add("memory.dismissals", fmt.Sprintf("must be between 1 and %d, got %d", MaxMemoryDismissals, d))
+	}
 
 	oneOf(v.add, "log.level", c.Log.Level, []string{"trace", "debug", "info", "warn", "error"})
 	oneOf(v.add, "log.format", c.Log.Format, []string{"auto", "json", "console"})
@@ -203,6 +209,65 @@ func (l LLM) check(v *validation) {
 			v.add("llm.prices."+model+".output_per_million", fmt.Sprintf("must not be negative, got %g", p.OutputPerMillion))
 		}
 	}
+	checkExperiments(v, l.Experiments)
+}
+
+// maxArmName bounds an experiment's name (a store column, a label);
+// maxArmModel its model's (a finding's source keeps 100 bytes).
+const (
+	maxArmName  = 32
+	maxArmModel = 80
+)
+
+// checkExperiments checks llm.experiments: names unique, safe and not the
+// default arm's, models set, known prompt variants, shares in [0, 1]
+// summing to at most 1.
+func checkExperiments(v *validation, arms []Experiment) {
+	seen := map[string]bool{}
+	sum := 0.0
+	for i, a := range arms {
+		key := fmt.Sprintf("llm.experiments[%d]", i)
+		switch {
+		case !safeArmName(a.Name):
+			v.add(key+".name", fmt.Sprintf("must be 1 to %d lowercase letters, digits, '-', '_' or '.', got %q", maxArmName, a.Name))
+		case a.Name == DefaultArm:
+			v.add(key+".name", fmt.Sprintf("%q names the default arm (llm.model)", DefaultArm))
+		case seen[a.Name]:
+			v.add(key+".name", fmt.Sprintf("%q is the name of another experiment", a.Name))
+		}
+		seen[a.Name] = true
+		switch {
+		case strings.TrimSpace(a.Model) == "":
+			v.add(key+".model", "must not be empty")
+		case len(a.Model) > maxArmModel:
+			v.add(key+".model", fmt.Sprintf("must be at most %d bytes, got %d", maxArmModel, len(a.Model)))
+		}
+		if a.Prompt != "" {
+			oneOf(v.add, key+".prompt", a.Prompt, PromptVariantNames())
+		}
+		if a.Share < 0 || a.Share > 1 || math.IsNaN(a.Share) {
+			v.add(key+".share", fmt.Sprintf("must be between 0 and 1, got %g", a.Share))
+			continue
+		}
+		sum += a.Share
+	}
+	if sum > 1+1e-9 {
+		v.add("llm.experiments", fmt.Sprintf("the shares must sum to at most 1, got %g", sum))
+	}
+}
+
+// safeArmName reports whether name is 1 to maxArmName lowercase letters,
+// digits, '-', '_' or '.', starting with a letter or digit.
+func safeArmName(name string) bool {
+	if name == "" || len(name) > maxArmName || name[0] == '-' || name[0] == '.' || name[0] == '_' {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // validation collects problems as "key: message" errors.

@@ -10,3 +10,12 @@ func SeverityNames() []string { return []string{"critical", "warning", "info", "
 
 // CategoryNames lists the finding categories (focus areas).
 func CategoryNames() []string { return []string{"security", "bug", "performance", "quality"} }
+
+// DefaultArm names the default arm of a model comparison: llm.model with
+// the default prompt, reviewing the pull requests no experiment takes.
+const DefaultArm = "default"
+
+// PromptVariantNames lists the reviewer prompt variants an experiment may
+// name (llm.experiments[].prompt) besides the default prompt (""); package
+// pipeline holds their texts, and its tests hold them equal to this list.
+func PromptVariantNames() []string { return []string{"focused"} }

@@ -226,7 +226,7 @@ func eval[T any](t *testing.T, b *browser, js string) T {
 // docShot reports whether a screenshot is kept in docs/.
 func docShot(name string) bool {
 	return slices.Contains([]string{"new-review.png", "review-page-live.png", "review-page.png",
-		"review-page-mobile.png", "review-list.png", "setup-form.png"}, name)
+		"review-page-mobile.png", "review-list.png", "setup-form.png", "quality.png"}, name)
 }
 
 // screenshot saves a full-page PNG as name in the test's artifacts (go test
@@ -454,7 +454,7 @@ const formOrder = `Array.prototype.map.call(document.querySelectorAll("#new-revi
 func checkNav(t *testing.T, b *browser) {
 	t.Helper()
 	got := eval[[]string](t, b, `Array.prototype.map.call(document.querySelectorAll("header.top nav a"), function (a) { return a.textContent + " " + a.getAttribute("href"); })`)
-	want := []string{"Reviews /", "New review /new", "Setup /setup", "Operator /operator"}
+	want := []string{"Reviews /", "Quality /quality", "New review /new", "Setup /setup", "Operator /operator"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("navigation (-want +got):\n%s", diff)
 	}

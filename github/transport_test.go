@@ -203,9 +203,12 @@ func postComment(ctx context.Context, c *gh.Client) error {
 func TestTransportTimeouts(t *testing.T) {
 	fake := githubtest.New(t)
 	fake.AddPR(testPR(3))
-	c, _ := limitedClient(t, fake, testPolicy(), 50*time.Millisecond)
+	// An attempt may take 500 ms: the retry must succeed in that time on a
+	// loaded machine with the race detector (50 ms did not, once). The
+	// fake's delay ends when the attempt is cancelled.
+	c, _ := limitedClient(t, fake, testPolicy(), 500*time.Millisecond)
 
-	fake.Inject(githubtest.RoutePull, githubtest.Failure{Delay: time.Second})
+	fake.Inject(githubtest.RoutePull, githubtest.Failure{Delay: time.Minute})
 	if err := getPull(t.Context(), c); err != nil {
 		t.Errorf("read after a timed-out attempt: %v, want a successful retry", err)
 	}
@@ -213,7 +216,7 @@ func TestTransportTimeouts(t *testing.T) {
 		t.Errorf("%d reads, want 2", n)
 	}
 
-	fake.Inject(githubtest.RouteCreateIssueComment, githubtest.Failure{Delay: time.Second})
+	fake.Inject(githubtest.RouteCreateIssueComment, githubtest.Failure{Delay: time.Minute})
 	if err := postComment(t.Context(), c); err == nil {
 		t.Error("write after a timed-out attempt succeeded, want the timeout")
 	}

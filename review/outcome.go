@@ -80,13 +80,18 @@ const SourceUnknownModel = "model"
 const maxSourceBytes = 100
 
 // FindingSource names what reported f, for quality reports: the analyzer
-// ("analyzer:secrets", ...) for an analyzer's finding, else model, the
-// model of the run that first reported it (SourceUnknownModel when
-// unknown).
-func FindingSource(f Finding, model string) string {
+// ("analyzer:secrets", ...) for an analyzer's finding, else the model of
+// the run that first reported it and that run's reviewer prompt version,
+// "model@prompt" ("gpt-4o@prompt-v1"; the model alone for a run that
+// recorded no prompt version, before versions were recorded;
+// SourceUnknownModel when the model is unknown).
+func FindingSource(f Finding, model, prompt string) string {
 	src := model
-	if strings.HasPrefix(f.Agent, "analyzer:") {
+	switch {
+	case strings.HasPrefix(f.Agent, "analyzer:"):
 		src = f.Agent
+	case model != "" && prompt != "":
+		src = model + "@" + prompt
 	}
 	src = strings.ToValidUTF8(src, "")
 	if len(src) > maxSourceBytes {

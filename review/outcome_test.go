@@ -1,6 +1,7 @@
 package review_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,17 +46,21 @@ func TestOutcomeOf(t *testing.T) {
 func TestFindingSource(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		agent, model, want string
+		agent, model, prompt, want string
 	}{
-		{"analyzer:secrets", "gpt-4o", "analyzer:secrets"},
-		{"analyzer:shellcheck", "", "analyzer:shellcheck"},
-		{"security", "qwen2.5-coder:32b", "qwen2.5-coder:32b"},
-		{"", "gpt-4o", "gpt-4o"},
-		{"bugs", "", review.SourceUnknownModel},
+		{"analyzer:secrets", "gpt-4o", "prompt-v1", "analyzer:secrets"},
+		{"analyzer:shellcheck", "", "", "analyzer:shellcheck"},
+		{"security", "qwen2.5-coder:32b", "", "qwen2.5-coder:32b"},
+		{"security", "qwen2.5-coder:32b", "focused-v1", "qwen2.5-coder:32b@focused-v1"},
+		{"", "gpt-4o", "", "gpt-4o"}, // a run from before prompt versions were recorded
+		{"", "gpt-4o", "prompt-v1", "gpt-4o@prompt-v1"},
+		{"bugs", "", "", review.SourceUnknownModel},
+		{"bugs", "", "prompt-v1", review.SourceUnknownModel},
+		{"bugs", strings.Repeat("m", 95), "prompt-v1", strings.Repeat("m", 95) + "@prom"},
 	}
 	for _, tt := range tests {
-		if got := review.FindingSource(review.Finding{Agent: tt.agent}, tt.model); got != tt.want {
-			t.Errorf("FindingSource(agent %q, model %q) = %q, want %q", tt.agent, tt.model, got, tt.want)
+		if got := review.FindingSource(review.Finding{Agent: tt.agent}, tt.model, tt.prompt); got != tt.want {
+			t.Errorf("FindingSource(agent %q, model %q, prompt %q) = %q, want %q", tt.agent, tt.model, tt.prompt, got, tt.want)
 		}
 	}
 }

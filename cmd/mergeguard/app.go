@@ -95,7 +95,7 @@ func newWorkers(ctx context.Context, p *process, cfg config.Config, st *store.St
 	})
 	if !hasLLM {
 		log.Warn().Msg("no LLM configured (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server): built-in analyzers only")
-		deps.Config.Model = ""
+		deps.Config.Model, deps.Config.Experiments = "", nil
 	}
 	host, err := os.Hostname()
 	if err != nil {
@@ -117,6 +117,8 @@ func newWorkers(ctx context.Context, p *process, cfg config.Config, st *store.St
 		DefaultRepo:   cfg.Review,
 		Retry:         retry.Backoff{Base: cfg.Workers.RetryBase, Max: cfg.Workers.RetryMax},
 		Budgets:       cfg.Budgets,
+		Experiments:   deps.Config.Experiments,
+		Memory:        cfg.Memory,
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 // fake GitHub and a fake LLM: a signed pull_request opened delivery to
 // POST /api/github/hook ends in one review on the pull request.
 func TestServeGitHubApp(t *testing.T) {
+	t.Parallel()
 	const (
 		head  = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 		query = "\tq := \"SELECT id FROM users WHERE name = '\" + name + \"'\""

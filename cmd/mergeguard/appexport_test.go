@@ -43,6 +43,7 @@ func storeApp(t *testing.T, dbURL string, app store.AppCredentials) {
 }
 
 func TestAppExport(t *testing.T) {
+	t.Parallel()
 	dbURL := storetest.URL(t)
 	empty := storetest.URL(t)
 	storeApp(t, dbURL, store.AppCredentials{AppID: 77, Slug: "mg", HTMLURL: "https://github.com/apps/mg", ClientID: "Iv1.x",
@@ -93,6 +94,7 @@ func TestAppExport(t *testing.T) {
 // once an App is stored (by /setup on any replica) it serves the App's
 // webhooks without a restart.
 func TestServeSwapsInTheStoredApp(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	s, gh, dbURL := serveWithoutApp(ctx, t)
@@ -132,6 +134,7 @@ func TestServeSwapsInTheStoredApp(t *testing.T) {
 // until the next poll (GitHub does not redeliver by itself). A delivery
 // signed with no stored secret is still 401.
 func TestServeRereadsTheStoredAppBeforeRefusing(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	s, gh, dbURL := serveWithoutApp(ctx, t)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestSuggest(t *testing.T) {
+	t.Parallel()
 	names := commandNames()
 	tests := []struct{ word, want string }{
 		{"reveiw", "review"},
@@ -31,6 +32,7 @@ func TestSuggest(t *testing.T) {
 // TestMistakesAreOneLine: an unknown command or flag is one line that says
 // what was meant and where help is, not the whole help.
 func TestMistakesAreOneLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -58,6 +60,7 @@ func TestMistakesAreOneLine(t *testing.T) {
 // TestCommandHelp: every command's -h says what it does, its synopsis,
 // its flags and examples, and exits 0.
 func TestCommandHelp(t *testing.T) {
+	t.Parallel()
 	for _, c := range commands() {
 		if c.name == "help" {
 			continue
@@ -81,6 +84,7 @@ func TestCommandHelp(t *testing.T) {
 
 // TestCompletionBash sources the bash script and completes as bash would.
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not installed")
@@ -122,6 +126,7 @@ func TestCompletionBash(t *testing.T) {
 // TestCompletionScripts: each shell's script names every command and the
 // review command's flags; zsh's and fish's parse when the shell is here.
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		t.Run(shell, func(t *testing.T) {
 			script, _, err := runCmd(t, env(nil), "completion", shell)

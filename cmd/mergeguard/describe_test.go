@@ -20,6 +20,7 @@ import (
 // signs the section's markers is derived from the secret of the App in
 // use, not from the configuration.
 func TestDescribeWithEitherApp(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		stored bool // the App was created through /setup; none is configured

@@ -69,6 +69,7 @@ func modelFinding(file string, start, end int, sev, cat, title string) map[strin
 // end to end, the verifier against planted hallucinations, and the
 // throughput (the whole corpus in under 60 s).
 func TestEvalCorpus(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("slow: the whole corpus twice, about 15 s; skipped by -short, make test runs it")
 	}
@@ -156,6 +157,7 @@ func checkOracleReport(t *testing.T, rep eval.Report, answered map[string]bool) 
 }
 
 func TestEvalFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -184,6 +186,7 @@ func TestEvalFlags(t *testing.T) {
 // is in another file seen; without it (the hunks alone) that case missed.
 // No prompt may exceed the model's context.
 func TestEvalContextOnly(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("slow: the whole corpus, about 10 s; skipped by -short, make test runs it")
 	}

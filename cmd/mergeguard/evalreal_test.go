@@ -27,6 +27,7 @@ var sliceDir = filepath.Join("..", "..", "testdata", "eval-real", "slice")
 // recall against shellcheck's CLI, context recall of callers and
 // definitions against go/types, snippet precision.
 func TestEvalRealSlice(t *testing.T) {
+	t.Parallel()
 	cases, err := eval.LoadReal(sliceDir)
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +164,7 @@ func copyDir(t *testing.T, src, dst string) {
 // truth of two shellcheck findings of which the review reports one; and
 // refuses a set whose repository has no mirror, saying how to make it.
 func TestEvalRealCommand(t *testing.T) {
+	t.Parallel()
 	if shellcheckVersion() == "" {
 		t.Skip("shellcheck is not installed")
 	}

@@ -76,6 +76,7 @@ func TestExportLearnings(t *testing.T) {
 // TestLearningsExportCommand: the command reads the repository's active
 // learnings from DATABASE_URL.
 func TestLearningsExportCommand(t *testing.T) {
+	t.Parallel()
 	dbURL := storetest.URL(t)
 	st, err := store.Open(t.Context(), dbURL)
 	if err != nil {

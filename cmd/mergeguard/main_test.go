@@ -70,6 +70,7 @@ func runCmd(t *testing.T, getenv func(string) string, args ...string) (string, s
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	stdout, _, err := runCmd(t, env(nil), "version")
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +82,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string
@@ -111,6 +113,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	stdout, _, err := runCmd(t, env(nil), "help")
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +133,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	bad := filepath.Join(t.TempDir(), "mergeguard.yml")
 	if err := os.WriteFile(bad, []byte("server:\n  adr: x\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -180,6 +184,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	dbURL := storetest.Empty(t)
 	getenv := env(map[string]string{"DATABASE_URL": dbURL})
 	latest, err := store.LatestVersion()
@@ -282,6 +287,7 @@ func (s serving) stop(t *testing.T, cancel context.CancelFunc) {
 }
 
 func TestServe(t *testing.T) {
+	t.Parallel()
 	dbURL := storetest.Empty(t) // serve migrates it
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -353,6 +359,7 @@ func dropDatabase(t *testing.T, dbURL string) {
 // the schema alone, refusing a database that is behind or dirty with what
 // to do, and serves one that is current.
 func TestServeWithoutMigrations(t *testing.T) {
+	t.Parallel()
 	latest, err := store.LatestVersion()
 	if err != nil {
 		t.Fatal(err)
@@ -454,6 +461,7 @@ func (l *logLines) field(key string) string {
 // `mergeguard token` get the same) and logs a sign-in link with it; the
 // health, readiness and metrics endpoints stay open.
 func TestServeWithoutTokenGeneratesOne(t *testing.T) {
+	t.Parallel()
 	dbURL := storetest.Empty(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -526,6 +534,7 @@ func previousVersion(t *testing.T) uint {
 // open the web UI's home on the port it listens on, or on the public URL,
 // and logs no sign-in link.
 func TestServeSaysWhereToOpen(t *testing.T) {
+	t.Parallel()
 	dbURL := storetest.URL(t)
 	for _, tt := range []struct {
 		name, public, want string

@@ -45,8 +45,11 @@ func pipelineDeps(p *process, cfg config.LLM, transport http.RoundTripper, corr 
 		counter = budget.Corrected(base, cfg.Model, corr)
 	}
 	std := p.std
+	// An experiment arm's model is counted with its tokenizer, or with
+	// o200k_base corrected by what its server teaches.
+	counterFor := func(model string) pipeline.Counter { return tk.ForModelCorrected(model, corr) }
 	deps = pipeline.Deps{
-		Config: cfg, Counter: counter, Linters: linters(std), GoStd: std,
+		Config: cfg, Counter: counter, CounterFor: counterFor, Linters: linters(std), GoStd: std,
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
 			return tools.New(src, d, cfg)
 		},

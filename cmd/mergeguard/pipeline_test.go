@@ -19,6 +19,7 @@ import (
 // or more, would not fit the call's 400 ms); a server asking to wait
 // longer than retry_max is not retried at all.
 func TestLLMRetrySettings(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name     string
 		answer   llmtest.Response

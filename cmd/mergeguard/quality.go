@@ -97,12 +97,19 @@ func writeQualityCSV(w io.Writer, rep api.QualityResponse) error {
 		return []string{dim, key, strconv.Itoa(r.Addressed), strconv.Itoa(r.Dismissed), strconv.Itoa(r.Unaddressed),
 			strconv.Itoa(r.N), f(r.Rate), f(r.Low), f(r.High)}
 	}
-	rows := [][]string{{"dimension", "key", "addressed", "dismissed", "unaddressed", "n", "rate", "low", "high"},
-		row("all", "", rep.AddressedRate)}
+	// The arms' own columns follow, empty on the other rows.
+	none := []string{"", "", "", "", ""}
+	rows := [][]string{{"dimension", "key", "addressed", "dismissed", "unaddressed", "n", "rate", "low", "high",
+		"merged_pull_requests", "findings_per_pr", "cost_per_pr", "runs", "median_run_seconds"},
+		append(row("all", "", rep.AddressedRate), none...)}
 	for _, d := range dimensions(rep) {
 		for _, g := range d.groups {
-			rows = append(rows, row(d.name, g.Key, g.Rate))
+			rows = append(rows, append(row(d.name, g.Key, g.Rate), none...))
 		}
+	}
+	for _, a := range rep.ByArm {
+		rows = append(rows, append(row("arm", a.Name, a.AddressedRate), strconv.Itoa(a.MergedPullRequests),
+			f(a.FindingsPerPR), f(a.CostPerPR), strconv.Itoa(a.Runs), strconv.FormatFloat(a.MedianRunSeconds, 'f', 1, 64)))
 	}
 	if err := cw.WriteAll(rows); err != nil {
 		return fmt.Errorf("quality: %w", err)
@@ -137,6 +144,29 @@ func writeQualityTable(w io.Writer, rep api.QualityResponse) error {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s-%s\n", d.name, g.Key, g.Addressed, g.Dismissed, g.Unaddressed, g.N,
 				pct(g.Rate.Rate), pct(g.Low), pct(g.High))
 		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeArmsTable(w, rep.ByArm, pct)
+}
+
+// writeArmsTable writes the arms compared, when a report has two or more
+// (docs/quality.md, Choosing a model).
+func writeArmsTable(w io.Writer, arms []quality.Arm, pct func(float64) string) error {
+	if len(arms) < 2 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nArms compared (llm.experiments; docs/quality.md, Choosing a model):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ARM\tMERGED PRS\tADDRESSED\tDISMISSED\tUNADDRESSED\tN\tRATE\t95% INTERVAL\tFINDINGS/PR\tCOST/PR\tRUNS\tMEDIAN RUN")
+	for _, a := range arms {
+		r, median := a.AddressedRate, "-"
+		if a.Runs > 0 {
+			median = time.Duration(a.MedianRunSeconds * float64(time.Second)).Round(time.Second).String()
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s-%s\t%.2f\t$%.4f\t%d\t%s\n", a.Name, a.MergedPullRequests,
+			r.Addressed, r.Dismissed, r.Unaddressed, r.N, pct(r.Rate), pct(r.Low), pct(r.High), a.FindingsPerPR, a.CostPerPR, a.Runs, median)
 	}
 	return tw.Flush()
 }

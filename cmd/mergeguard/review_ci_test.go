@@ -21,6 +21,7 @@ const awsKeyLine = "const key = \"AKIAZ7VRSQ5TJN2XMY4W\"\n"
 // machine formats' exit codes. The secret is a critical security finding;
 // a failing model makes the review degraded.
 func TestReviewCIExitCodes(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -75,6 +76,7 @@ func TestReviewCIExitCodes(t *testing.T) {
 // TestReviewUncommitted: --work-tree, --staged, and the working tree by
 // default when it has uncommitted changes, each in the line format.
 func TestReviewUncommitted(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -126,6 +128,7 @@ func TestReviewUncommitted(t *testing.T) {
 // TestReviewEmptyAndVersion: an empty diff is an error with a hint; a git
 // failure is exit 1 with a plain message; --version prints the version.
 func TestReviewEmptyAndVersion(t *testing.T) {
+	t.Parallel()
 	empty := filepath.Join(t.TempDir(), "empty.diff")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -149,6 +152,7 @@ func TestReviewEmptyAndVersion(t *testing.T) {
 // TestReviewSARIFOutput: the CLI's SARIF names the tool, the rule and the
 // finding's repository-relative path and lines.
 func TestReviewSARIFOutput(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

@@ -20,6 +20,7 @@ import (
 // base, where a file the pull request adds does not exist; without one the
 // output names the file it used.
 func TestReviewDiffConfigFromBase(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

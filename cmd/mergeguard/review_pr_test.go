@@ -44,6 +44,7 @@ func prFake(t *testing.T) *githubtest.Server {
 // reading the base's .mergeguard.yml, and prints it; --post posts one
 // review as the token's user, and a second run posts nothing new.
 func TestReviewPR(t *testing.T) {
+	t.Parallel()
 	fake := prFake(t)
 	getenv := env(map[string]string{"GITHUB_TOKEN": "ghp-test", "GITHUB_API_URL": fake.URL(), "GITHUB_GRAPHQL_URL": fake.GraphQLURL()})
 	pr := "https://github.com/acme/widgets/pull/7"
@@ -114,6 +115,7 @@ func TestReviewPR(t *testing.T) {
 // TestReviewPRActionsToken: GitHub Actions' token may not read GET /user;
 // the review is then posted as github-actions[bot], and reruns find it.
 func TestReviewPRActionsToken(t *testing.T) {
+	t.Parallel()
 	fake := prFake(t)
 	fake.SetBot(githubtest.User{Login: "github-actions[bot]", ID: 41898282, Type: "Bot"})
 	getenv := env(map[string]string{"GITHUB_TOKEN": "ghp-test"})
@@ -136,6 +138,7 @@ func TestReviewPRActionsToken(t *testing.T) {
 // TestReviewPRUsage: --pr's mistakes exit 2 with a message that says what
 // to do.
 func TestReviewPRUsage(t *testing.T) {
+	t.Parallel()
 	tok := env(map[string]string{"GITHUB_TOKEN": "ghp-test"})
 	tests := map[string]struct {
 		getenv func(string) string

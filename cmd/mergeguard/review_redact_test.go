@@ -12,6 +12,7 @@ import (
 // review` — nor its log at trace level — repeats any of them, while the
 // secrets are found.
 func TestReviewRedactsSecrets(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

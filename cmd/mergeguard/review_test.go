@@ -49,6 +49,7 @@ func gitCommit(t *testing.T, dir string, files map[string]string) string {
 }
 
 func TestReviewCommand(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -144,6 +145,7 @@ func TestReviewCommand(t *testing.T) {
 // --fail-on-changes, 2 bad usage — never a child process's own status
 // (git exits 128 outside a repository).
 func TestReviewExitCodes(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -188,6 +190,7 @@ func TestReviewExitCodes(t *testing.T) {
 // --fail-on-changes` exits 1 with request_changes, the findings verified
 // on the file's exact path.
 func TestReviewHiddenSecrets(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -241,6 +244,7 @@ func TestReviewHiddenSecrets(t *testing.T) {
 // findings (a leaked AWS key) in every format, marked degraded, and exits
 // 0 unless --fail-on-degraded asks for 1.
 func TestReviewModelDown(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -284,6 +288,7 @@ func TestReviewModelDown(t *testing.T) {
 // time (a long linter shows which one runs); a pipe sees only the final
 // line with the review's time, findings and verdict.
 func TestReviewProgress(t *testing.T) {
+	t.Parallel()
 	events := []review.Event{
 		{Type: review.EventAgentStarted, Stage: review.StageReviewer, Agent: "analyzer:govet"},
 		{Type: review.EventAgentHandoff, Stage: review.StageReviewer, Agent: "analyzer:govet",
@@ -313,6 +318,7 @@ func TestReviewProgress(t *testing.T) {
 // so shellcheck checks it; from outside any repository the file is not
 // read, and the summary says a file was not checked.
 func TestReviewDiffReadsTheCheckout(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("shellcheck"); err != nil {
 		t.Skip("shellcheck not installed")
 	}

@@ -166,6 +166,24 @@ func (o *Flow) CanReadID(ctx context.Context, token string, id int64) (bool, err
 	return answered(resp, err, "GET /repositories/"+strconv.FormatInt(id, 10))
 }
 
+// CanWriteID reports whether the person of token may push to the
+// repository of GitHub id id (GET /repositories/{id}: its
+// permissions.push for the person); a repository they cannot read is no.
+func (o *Flow) CanWriteID(ctx context.Context, token string, id int64) (bool, error) {
+	if id <= 0 {
+		return false, nil
+	}
+	c, err := o.client(token)
+	if err != nil {
+		return false, err
+	}
+	r, resp, err := c.Repositories.GetByID(ctx, id)
+	if ok, err := answered(resp, err, "GET /repositories/"+strconv.FormatInt(id, 10)); !ok || err != nil {
+		return false, err
+	}
+	return r.GetPermissions()["push"], nil
+}
+
 // OrgAdmin reports whether the person of token is an owner of organisation
 // org (GET /user/memberships/orgs/{org}: an active membership with role
 // admin). Not a member (404) or not allowed to ask (403: the App lacks the

@@ -100,6 +100,21 @@ func TestOAuthFlow(t *testing.T) {
 	if diff := cmp.Diff(want, gotID); diff != "" {
 		t.Errorf("CanReadID (-want +got):\n%s", diff)
 	}
+	// Write access by id: an organisation owner's, not a reader's, nor
+	// anyone's on a public repository they have no role on, nor on one
+	// they cannot read.
+	gotWrite := map[string]bool{}
+	for _, r := range [][2]string{{"acme", "widgets"}, {"acme", "secret"}, {"other", "open"}, {"owned", "repo"}} {
+		ok, err := o.CanWriteID(ctx, token, gh.RepoID(r[0], r[1]))
+		if err != nil {
+			t.Fatalf("CanWriteID %v: %v", r, err)
+		}
+		gotWrite[r[0]+"/"+r[1]] = ok
+	}
+	wantWrite := map[string]bool{"acme/widgets": false, "acme/secret": false, "other/open": false, "owned/repo": true}
+	if diff := cmp.Diff(wantWrite, gotWrite); diff != "" {
+		t.Errorf("CanWriteID (-want +got):\n%s", diff)
+	}
 	for org, want := range map[string]bool{"owned": true, "acme": false, "nobody": false} {
 		if got, err := o.OrgAdmin(ctx, token, org); err != nil || got != want {
 			t.Errorf("OrgAdmin(%s) = %v, %v; want %v", org, got, err, want)

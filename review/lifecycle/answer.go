@@ -7,6 +7,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/experiment"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 )
 
@@ -104,6 +105,9 @@ type Answered struct {
 	Classification review.Classification
 	Agent          review.AgentResult
 	Cost           review.CostInfo
+	// Arm names the experiment arm that answered and Model its model
+	// (pipeline.AnswerResult); "" when the model was not asked.
+	Arm, Model string
 	// Problems are the best-effort steps that failed; the answer went on
 	// without them.
 	Problems []error
@@ -113,6 +117,9 @@ type Answered struct {
 // needs.
 type Answering struct {
 	Model Answerer
+	// Experiments are the arms of a model comparison (llm.experiments):
+	// the pull request's arm (experiment.Choose) answers, as it reviews.
+	Experiments []config.Experiment
 	// Admitting admits the run before any GitHub call.
 	Admitting    Admitting
 	Conversation Conversation
@@ -137,7 +144,7 @@ func (a Answering) Answer(ctx context.Context, q Asked) (Answered, error) {
 	if err != nil {
 		return Answered{}, err
 	}
-	out := Answered{Classification: res.Classification, Agent: res.Agent, Cost: res.Cost}
+	out := Answered{Classification: res.Classification, Agent: res.Agent, Cost: res.Cost, Arm: res.Arm, Model: res.Model}
 	text := res.Text
 	if res.Skipped {
 		out.Skipped = "the thread's answer limit is reached"
@@ -156,7 +163,8 @@ func (a Answering) Answer(ctx context.Context, q Asked) (Answered, error) {
 // the thread.
 func (a Answering) request(ctx context.Context, q Asked) (pipeline.AnswerRequest, error) {
 	qq := q.Question
-	req := pipeline.AnswerRequest{Source: q.Source, Question: qq, Repo: q.Repo, Sink: q.Sink}
+	req := pipeline.AnswerRequest{Source: q.Source, Question: qq, Repo: q.Repo, Sink: q.Sink,
+		Arm: experiment.Choose(a.Experiments, q.Repository, q.Number)}
 	if qq.ThreadCommentID == 0 {
 		return req, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/memory"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 )
 
@@ -229,6 +230,11 @@ type fakeStore struct {
 	LastReviewError      error
 	LearningsValue       []review.Learning
 	LearningsError       error
+	DismissalsValue      []memory.Dismissal
+	DismissalsError      error
+	RevivalsValue        []memory.Revival
+	RevivalsError        error
+	RecordSuppressError  error
 
 	// What was written.
 	Dismissed   []string // fingerprint by how
@@ -236,6 +242,28 @@ type fakeStore struct {
 	Applied     []review.ThreadChange
 	Agreements  []string // fingerprint by login
 	LedgerReads int
+	// Limits are the limits the memory was read with; Suppressed what
+	// was recorded as suppressed.
+	Limits     []int
+	Suppressed []memory.Suppressed
+}
+
+func (s *fakeStore) Dismissals(_ context.Context, _, _ string, limit int) ([]memory.Dismissal, error) {
+	s.Limits = append(s.Limits, limit)
+	return s.DismissalsValue, s.DismissalsError
+}
+
+func (s *fakeStore) Revivals(_ context.Context, _, _ string, limit int) ([]memory.Revival, error) {
+	s.Limits = append(s.Limits, limit)
+	return s.RevivalsValue, s.RevivalsError
+}
+
+func (s *fakeStore) RecordSuppressed(_ context.Context, _ string, _ int, _, _ string, sup []memory.Suppressed) error {
+	if s.RecordSuppressError != nil {
+		return s.RecordSuppressError
+	}
+	s.Suppressed = append(s.Suppressed, sup...)
+	return nil
 }
 
 func (s *fakeStore) Ledger(context.Context, string, int) ([]review.LedgerEntry, error) {

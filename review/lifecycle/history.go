@@ -56,6 +56,11 @@ type Preparing struct {
 	// is tried again: then it fails the attempt instead of making the
 	// review full.
 	Retry func(error) bool
+	// Memory is the repository's memory of dismissals, MemoryLimit how
+	// many of its most recent dismissals a review reads (memory.dismissals);
+	// nil or 0 suppresses nothing.
+	Memory      Memory
+	MemoryLimit int
 }
 
 // Prepared is what a review of a pull request starts from.
@@ -85,7 +90,7 @@ func (p Preparing) Prepare(ctx context.Context, pr PullRequest, runID string, he
 	if err != nil {
 		return Prepared{}, err
 	}
-	out.History = &pipeline.History{Ledger: ledger}
+	out.History = &pipeline.History{Ledger: ledger, Memory: p.remember(ctx, pr, runID, &out)}
 	last, err := p.Ledger.LastReview(ctx, pr.Repository, pr.Number, runID)
 	switch {
 	case errors.Is(err, review.ErrNotFound): // never reviewed

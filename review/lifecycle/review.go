@@ -8,6 +8,8 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/experiment"
+	"github.com/mergeguard/mergeguard/review/memory"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/text"
 )
@@ -50,6 +52,10 @@ type Reviewing struct {
 	Checking  Checking
 	Learnings Learnings
 	Run       RunLog
+	// Experiments are the arms of a model comparison (llm.experiments):
+	// the pull request's arm (experiment.Choose) reviews each of its
+	// heads, so no pull request is reviewed by two arms.
+	Experiments []config.Experiment
 	// Describing, set when the run was asked to describe, writes the
 	// walkthrough: from the review of the head when there is one
 	// (nothing is reviewed), else after the review.
@@ -120,8 +126,11 @@ type Outcome struct {
 	Unresolved int
 	// Healed is set when what people did since the last review changed
 	// the ledger before the review.
-	Healed   bool
-	Problems []error
+	Healed bool
+	// Suppressed are the findings the posted review left out, similar to
+	// findings writers dismissed (docs/quality.md).
+	Suppressed []memory.Suppressed
+	Problems   []error
 }
 
 // Review reviews the pull request's head and publishes the review once:
@@ -176,6 +185,7 @@ func (r Reviewing) review(ctx context.Context, q ReviewAsked) (Outcome, error) {
 	}
 	req.Source = headSource{Source: req.Source, queued: q.Queued, log: r.Run}
 	req.ReadRepoFile, req.Automatic, req.History = true, q.Automatic, prep.History
+	req.Arm = experiment.Choose(r.Experiments, q.Repository, q.Number)
 	res, err := r.Pipeline.Run(ctx, req)
 	var moved HeadMovedError
 	switch {
@@ -283,6 +293,7 @@ func (r Reviewing) publish(ctx context.Context, q ReviewAsked, res *pipeline.Res
 	posted.Placements = placements(post.Findings, posted.Placements, &out.Problems)
 	out.Posted = &posted
 	out.Ledger = WithPlacements(res.Ledger.Changed, posted.Placements)
+	r.recordSuppressed(pctx, q, res, &out)
 	f := FollowUp(pctx, r.Preparing.Conversation, q.PullRequest, res.Ledger.Fixed, res.Ledger.Exposed, prep.Resolved)
 	out.Problems = append(out.Problems, f.Problems...)
 	out.Unresolved = f.Unresolved

@@ -35,6 +35,9 @@ type AnswerRequest struct {
 	// base revision, as for reviews).
 	Repo config.Repo
 	Sink review.Sink
+	// Arm names the experiment arm of the pull request
+	// (experiment.Choose), whose model answers; "" is the default arm.
+	Arm string
 }
 
 // AnswerResult is an answer, or why there is none.
@@ -53,6 +56,9 @@ type AnswerResult struct {
 	Agent   review.AgentResult
 	Cost    review.CostInfo
 	Config  config.Repo
+	// Arm names the experiment arm that answered and Model its model
+	// (Result.Arm, Result.Model).
+	Arm, Model string
 }
 
 // answerSchema is the final answer of the answer agent.
@@ -77,6 +83,10 @@ const answerExcerpt = 20
 // returns ErrLLMUnavailable without a model, *RepoConfigError for a broken
 // .mergeguard.yml.
 func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult, error) {
+	p, err := p.armed(req.Arm)
+	if err != nil {
+		return nil, err
+	}
 	if p.d.LLM == nil {
 		return nil, fmt.Errorf("answer: no model is configured: %w", ErrLLMUnavailable)
 	}
@@ -85,7 +95,7 @@ func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult
 		return nil, err
 	}
 	if limit := repo.Chat.MaxAnswersPerThread; req.Question.Kind == review.QuestionReply && req.Answered >= limit {
-		res := &AnswerResult{Skipped: true, Config: repo}
+		res := &AnswerResult{Skipped: true, Config: repo, Arm: p.arm, Model: p.d.Config.Model}
 		if req.Answered == limit && limit > 0 {
 			res.Notice = fmt.Sprintf("MergeGuard answers at most %d times in one thread (chat.max_answers_per_thread) and stays silent here from now on.", limit)
 		}
@@ -119,7 +129,9 @@ func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult
 	if res.Status != review.AgentSuccess && res.Status != review.AgentTruncated || out.Answer == "" {
 		return nil, answerFailed(res)
 	}
-	return out.result(req, res, repo), nil
+	a := out.result(req, res, repo)
+	a.Arm, a.Model = p.arm, p.d.Config.Model
+	return a, nil
 }
 
 // answerFailed is the error of an answer agent that gave no answer.

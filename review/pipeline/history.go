@@ -8,6 +8,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/memory"
 )
 
 // This file decides what a review of a pull request reviewed before covers
@@ -25,6 +26,11 @@ type History struct {
 	// full review for FullReason.
 	Since      *Since
 	FullReason string
+	// Memory is the repository's memory of dismissals: a new finding
+	// similar to at least the repository's memory.suppress_after findings
+	// writers dismissed is not reported (Result.Suppressed); nil
+	// suppresses nothing.
+	Memory *memory.Memory
 }
 
 // Since is what changed from the last reviewed head to the new one.

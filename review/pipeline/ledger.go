@@ -10,6 +10,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/memory"
 )
 
 // This file carries a pull request's finding ledger over to the new head:
@@ -52,6 +53,8 @@ type carried struct {
 	// earlier ones still open).
 	reported, counted []review.Finding
 	notes             []string
+	// suppressed are the new findings the memory of dismissals kept out.
+	suppressed []memory.Suppressed
 }
 
 // carry moves the ledger of h to head. touched says which files the review
@@ -71,6 +74,10 @@ func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff
 		blockedBefore = blockedBefore || e.Blocking(blocking)
 	}
 	out.reported, out.notes = withoutDismissed(reported, byFP)
+	out.reported, out.suppressed = suppress(h.Memory, out.reported, byFP, r.req.Repo.Memory.SuppressAfter)
+	if note := memory.Note(len(out.suppressed)); note != "" {
+		out.notes = append(out.notes, note)
+	}
 	out.counted = append([]review.Finding{}, out.reported...)
 	seen := make(map[string]bool, len(out.reported))
 	for _, f := range out.reported {
@@ -233,6 +240,34 @@ func withoutDismissed(fs []review.Finding, byFP map[string]review.LedgerEntry) (
 		return kept, []string{fmt.Sprintf("%d finding(s) people dismissed earlier on this pull request were not reported again.", n)}
 	}
 	return kept, nil
+}
+
+// suppress leaves out of fs the new findings similar to at least n of the
+// dismissals m holds (memory.Suppress), keeping the order of the rest. A
+// finding open (or exposed) on the pull request before stays: it was
+// posted, and its thread is where people answer it.
+func suppress(m *memory.Memory, fs []review.Finding, byFP map[string]review.LedgerEntry, n int) ([]review.Finding, []memory.Suppressed) {
+	var fresh []review.Finding
+	for _, f := range fs {
+		if e, ok := byFP[f.Fingerprint]; !ok || (e.State != review.FindingOpen && e.State != review.FindingExposed) {
+			fresh = append(fresh, f)
+		}
+	}
+	_, suppressed := m.Suppress(fresh, n)
+	if len(suppressed) == 0 {
+		return fs, nil
+	}
+	left := make(map[string]bool, len(suppressed))
+	for _, s := range suppressed {
+		left[s.Finding.Fingerprint] = true
+	}
+	kept := make([]review.Finding, 0, len(fs)-len(suppressed))
+	for _, f := range fs {
+		if !left[f.Fingerprint] {
+			kept = append(kept, f)
+		}
+	}
+	return kept, suppressed
 }
 
 // gone reports whether a finding's cited code is no longer at (or near)

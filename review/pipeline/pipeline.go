@@ -35,6 +35,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/gomod"
 	"github.com/mergeguard/mergeguard/review/lint"
+	"github.com/mergeguard/mergeguard/review/memory"
 )
 
 // ChatClient sends one chat completion; *llm.Client implements it.
@@ -66,6 +67,9 @@ type Deps struct {
 	// plus budget.UnknownModelPercent for others; cmd/mergeguard passes
 	// budget.Corrected, the corrections learned from the server).
 	Counter Counter
+	// CounterFor counts tokens for the model of an experiment arm
+	// (Config.Experiments); nil counts every arm with Counter.
+	CounterFor func(model string) Counter
 	// Tools builds the toolbox of one review; nil offers no tools.
 	Tools func(src review.Source, d *diff.Diff) Toolbox
 	// Analyzers are the deterministic agents; nil means analyzer.Builtin().
@@ -88,6 +92,12 @@ type Deps struct {
 // Pipeline runs reviews. It is safe for concurrent use.
 type Pipeline struct {
 	d Deps
+	// arm names the experiment arm this pipeline reviews as
+	// (config.DefaultArm for Deps.Config as it is), prompt its reviewer
+	// prompt, and arms every arm's pipeline by name, this one's included.
+	arm    string
+	prompt promptVariant
+	arms   map[string]*Pipeline
 }
 
 // New returns a pipeline with deps.
@@ -101,7 +111,48 @@ func New(deps Deps) *Pipeline {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	return &Pipeline{d: deps}
+	def, _ := promptVariantOf("")
+	p := &Pipeline{d: deps, arm: config.DefaultArm, prompt: def, arms: map[string]*Pipeline{}}
+	p.arms[p.arm] = p
+	for _, e := range deps.Config.Experiments {
+		variant, ok := promptVariantOf(e.Prompt)
+		if !ok { // config.Validate refuses it: the arm is left out, and its runs fail
+			continue
+		}
+		d := deps
+		d.Config.Model, d.Config.Experiments = e.Model, nil
+		if deps.CounterFor != nil {
+			d.Counter = deps.CounterFor(e.Model)
+		}
+		p.arms[e.Name] = &Pipeline{d: d, arm: e.Name, prompt: variant, arms: p.arms}
+	}
+	return p
+}
+
+// armed returns the pipeline of the experiment arm named name
+// (llm.experiments; "" and config.DefaultArm are the default arm's), an
+// error when no such arm is configured.
+func (p *Pipeline) armed(name string) (*Pipeline, error) {
+	if name == "" {
+		name = config.DefaultArm
+	}
+	a, ok := p.arms[name]
+	if !ok {
+		return nil, fmt.Errorf("experiment arm %q is not configured (llm.experiments)", name)
+	}
+	return a, nil
+}
+
+// stamp records on res the arm that made it, its model ("" without an
+// LLM) and its reviewer prompt's version.
+func (p *Pipeline) stamp(res *Result) {
+	if res == nil {
+		return
+	}
+	res.Arm, res.PromptVersion = p.arm, p.prompt.version
+	if p.d.LLM != nil {
+		res.Model = p.d.Config.Model
+	}
 }
 
 // Request is one review to run.
@@ -132,6 +183,9 @@ type Request struct {
 	// by status): those that apply to a chunk's files go into its prompt,
 	// and the verifier drops the findings they cover.
 	Learnings []review.Learning
+	// Arm names the experiment arm that reviews (experiment.Choose): its
+	// model and prompt variant are the run's; "" is the default arm.
+	Arm string
 }
 
 // Result is a finished (or skipped) review.
@@ -163,6 +217,15 @@ type Result struct {
 	// (zero without Request.History). The verdict counts its open
 	// findings, earlier ones included.
 	Ledger Ledger
+	// Arm names the experiment arm that reviewed (config.DefaultArm for
+	// the default), Model its model ("" without an LLM) and PromptVersion
+	// its reviewer prompt's version (PromptVersion or a variant's): what a
+	// run records, and its findings' source (review.FindingSource).
+	Arm, Model, PromptVersion string
+	// Suppressed are the new findings the memory of dismissals
+	// (History.Memory) kept from the review, with the dismissals each
+	// matched: not reported, not counted, not in the ledger.
+	Suppressed []memory.Suppressed
 }
 
 // Run reviews the change of req.Source. It returns an error when the
@@ -173,8 +236,21 @@ type Result struct {
 // ErrLLMUnavailable it also returns the review without the model: the
 // built-in analyzers' and linters' findings and the verdict they imply,
 // degraded and saying so (ModelUnavailableNote), for the caller to deliver
-// while the model part waits for a retry.
+// while the model part waits for a retry. It reviews as the experiment arm
+// req.Arm names (Config.Experiments: the arm's model and prompt variant),
+// and fails at once for an arm that is not configured.
 func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
+	p, err := p.armed(req.Arm)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.run(ctx, req)
+	p.stamp(res)
+	return res, err
+}
+
+// run reviews as the arm of p.
+func (p *Pipeline) run(ctx context.Context, req Request) (*Result, error) {
 	sink := req.Sink
 	if sink == nil {
 		sink = review.Discard{}
@@ -357,7 +433,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	c := r.carry(ctx, r.req.History, change.HeadSHA, d, since, touchedFiles(focus, since), vf.reported)
 	vf.reported, vf.notes = c.reported, append(vf.notes, c.notes...)
 	res := r.report(ctx, change, focus, idx, pl, rv, vf, append(notes, rv.notes...), c.counted)
-	res.Scope, res.Ledger, res.Config, res.ModelSkipped = sc, c.ledger, repo, modelSkipped
+	res.Scope, res.Ledger, res.Config, res.ModelSkipped, res.Suppressed = sc, c.ledger, repo, modelSkipped, c.suppressed
 	r.addWalkthrough(ctx, res, change, d, since == nil)
 	return res, nil
 }

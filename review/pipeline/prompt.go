@@ -32,11 +32,50 @@ const (
 	retryReserve = 800
 )
 
+// PromptVersion is the version of the reviewer's default prompt
+// (systemPrompt and how a chunk's prompt is built from it): a finding's
+// source records it beside the model (review.FindingSource), so that the
+// quality reports tell prompts apart. Bump it whenever the prompt changes.
+const PromptVersion = "prompt-v1"
+
+// focusedVersion is the version of the "focused" prompt variant; bump it
+// whenever focusedFocus or the default prompt changes.
+const focusedVersion = "focused-v1"
+
+// defaultFocus is what the default prompt asks to report; a prompt variant
+// replaces it.
+const defaultFocus = "Report real problems that the change introduces or exposes: security vulnerabilities, bugs, performance problems, and maintainability problems that matter. Do not report matters of taste. Report each problem once."
+
+// focusedFocus is the "focused" variant's: fewer, surer findings.
+const focusedFocus = "Report only problems that a careful reviewer would ask to fix before merging: security vulnerabilities, bugs and performance problems that the change introduces or exposes. Do not report maintainability, style or matters of taste, and leave out a problem you are not sure is real. Report each problem once."
+
+// promptVariant is a reviewer prompt: the default or a variant an
+// experiment names (llm.experiments[].prompt).
+type promptVariant struct {
+	// version is recorded in its findings' source (PromptVersion, ...).
+	version string
+	// system is the reviewer's fixed instructions.
+	system string
+}
+
+// promptVariantOf returns the reviewer prompt named name ("" for the
+// default) and whether there is one (config.PromptVariantNames lists the
+// names besides "").
+func promptVariantOf(name string) (promptVariant, bool) {
+	switch name {
+	case "":
+		return promptVariant{version: PromptVersion, system: systemPrompt}, true
+	case "focused":
+		return promptVariant{version: focusedVersion, system: strings.Replace(systemPrompt, defaultFocus, focusedFocus, 1)}, true
+	}
+	return promptVariant{}, false
+}
+
 // systemPrompt is the reviewer's fixed instructions; conventions and path
 // instructions are appended per chunk.
 const systemPrompt = `You are MergeGuard, a senior software engineer reviewing one part of a pull request.
 
-Report real problems that the change introduces or exposes: security vulnerabilities, bugs, performance problems, and maintainability problems that matter. Do not report matters of taste. Report each problem once.
+` + defaultFocus + `
 
 How to cite:
 - file_path is exactly the path after "File:" in the diff.
@@ -129,11 +168,12 @@ func pathInstructions(repo config.Repo, paths []string, counter Counter) string 
 	return truncateTokens(counter, b.String(), maxPathInstrTokens)
 }
 
-// systemMessage assembles the system prompt of a chunk's agent; learnings
-// says whether the repository has learnings, whose rule it then states.
-func systemMessage(conv, pathInstr, lang string, learnings bool) string {
+// systemMessage assembles the system prompt of a chunk's agent from the
+// reviewer's instructions system; learnings says whether the repository
+// has learnings, whose rule it then states.
+func systemMessage(system, conv, pathInstr, lang string, learnings bool) string {
 	var b strings.Builder
-	b.WriteString(systemPrompt)
+	b.WriteString(system)
 	b.WriteString(agent.OutputSchema)
 	b.WriteString("\n")
 	if learnings {

@@ -121,7 +121,7 @@ func (r *run) overhead(change review.Change, pr prompts) int {
 	deps := r.p.d
 	c := r.counter
 	input := deps.Config.ContextTokens - deps.Config.MaxOutputTokens
-	n := c.Count(systemMessage(pr.conventions, "", r.req.Repo.Language, len(r.req.Learnings) > 0)) + maxPathInstrTokens
+	n := c.Count(systemMessage(r.p.prompt.system, pr.conventions, "", r.req.Repo.Language, len(r.req.Learnings) > 0)) + maxPathInstrTokens
 	n += c.Count(userMessage(change, chunk{n: 999}, 999, c, chunkContext{}))
 	if len(r.known) > 0 {
 		n += maxKnownTokens + 40 // the list and its framing
@@ -258,7 +258,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 	task := agent.Task{
 		Name:   name,
 		Stage:  review.StageReviewer,
-		System: systemMessage(pr.conventions, pathInstructions(r.req.Repo, c.paths(), r.counter), r.req.Repo.Language, len(r.req.Learnings) > 0),
+		System: systemMessage(r.p.prompt.system, pr.conventions, pathInstructions(r.req.Repo, c.paths(), r.counter), r.req.Repo.Language, len(r.req.Learnings) > 0),
 		User:   userMessage(change, c, total, r.counter, chunkContext{known: r.known, evidence: evidence, learnings: pr.learnings[c.n], code: pr.code[c.n]}),
 		Tools:  pr.tools,
 		Emit: func(t review.EventType, data map[string]any) {

@@ -1,8 +1,9 @@
 // Package quality computes how MergeGuard's findings fared on a team's own
 // pull requests (docs/quality.md): the addressed rate of merged pull
 // requests with its Wilson interval, broken down by repository, severity,
-// category, source and week, and findings, cost and addressed findings per
-// pull request. It is pure: the store reads the outcomes, this package
+// category, source and week, findings, cost and addressed findings per
+// pull request, and the arms of a model comparison side by side (ByArm).
+// It is pure: the store reads the outcomes, this package
 // counts them.
 package quality
 
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 )
 
@@ -28,6 +30,10 @@ type Finding struct {
 	// Source is the model or analyzer that reported it
 	// (review.FindingSource).
 	Source string
+	// Arm is the experiment arm of the run that first reported it
+	// (llm.experiments); "" from before arms were recorded, counted as
+	// config.DefaultArm's.
+	Arm string
 	review.FindingOutcome
 	// Merged says whether the closing that set the outcome merged the pull
 	// request; At is when it closed.
@@ -44,6 +50,12 @@ type PullRequest struct {
 	ClosedAt   time.Time
 	// Cost is the total cost of its runs, in dollars.
 	Cost float64
+	// Arm is the experiment arm of its first review run that recorded
+	// one; "" for a pull request reviewed before arms were recorded,
+	// counted as config.DefaultArm's.
+	Arm string
+	// RunDurations are the durations of its succeeded review runs.
+	RunDurations []time.Duration
 }
 
 // Rate is an addressed rate: Addressed / (Addressed + Dismissed +
@@ -94,6 +106,30 @@ type Report struct {
 	FindingsPerPR float64 `json:"findings_per_pr"`
 	CostPerPR     float64 `json:"cost_per_pr"`
 	WithAddressed float64 `json:"share_with_addressed"`
+	// ByArm compares the arms of a model comparison (llm.experiments),
+	// by name; one arm, config.DefaultArm, without experiments.
+	ByArm []Arm `json:"by_arm"`
+}
+
+// Arm is the quality of one experiment arm (docs/quality.md, Choosing a
+// model): the findings first reported by its runs, and the pull requests
+// closed since the report's start whose first review run was its.
+type Arm struct {
+	Name string `json:"arm"`
+	// MergedPullRequests and ClosedUnmerged count its pull requests.
+	MergedPullRequests int `json:"merged_pull_requests"`
+	ClosedUnmerged     int `json:"closed_unmerged_pull_requests"`
+	// AddressedRate is over its findings on merged pull requests.
+	AddressedRate Rate `json:"addressed_rate"`
+	// FindingsPerPR and CostPerPR are its findings and the cost of all
+	// the runs of its merged pull requests, per merged pull request.
+	FindingsPerPR float64 `json:"findings_per_pr"`
+	CostPerPR     float64 `json:"cost_per_pr"`
+	// Runs counts the succeeded review runs of its merged pull requests,
+	// and MedianRunSeconds is the median of their durations (from the
+	// claim of the run to its record); 0 without a run.
+	Runs             int     `json:"runs"`
+	MedianRunSeconds float64 `json:"median_run_seconds"`
 }
 
 // Wilson returns the Wilson score interval of successes out of n at the
@@ -183,6 +219,7 @@ func Compute(since time.Time, findings []Finding, prs []PullRequest) Report {
 	rep.BySource, rep.ByWeek = sorted(groups[3]), sorted(groups[4])
 
 	perPR(&rep, since, prs, counted, func(repo string, number int) bool { return addressed[prKey{repo, number}] })
+	rep.ByArm = arms(since, findings, prs)
 	return rep
 }
 
@@ -219,4 +256,73 @@ func sorted(m map[string]*Rate) []Group {
 	}
 	slices.SortFunc(out, func(a, b Group) int { return cmp.Compare(a.Key, b.Key) })
 	return out
+}
+
+// armOf is the arm an arm recorded as name counts in: config.DefaultArm
+// for "" (from before arms were recorded, when every run was the default
+// arm's).
+func armOf(name string) string { return cmp.Or(name, config.DefaultArm) }
+
+// arms compares the arms: the findings (by the arm of the run that first
+// reported them) and the pull requests (by the arm of their first run)
+// closed since since.
+func arms(since time.Time, findings []Finding, prs []PullRequest) []Arm {
+	type tally struct {
+		Arm
+		counted   int
+		cost      float64
+		durations []time.Duration
+	}
+	m := map[string]*tally{}
+	get := func(name string) *tally {
+		name = armOf(name)
+		if m[name] == nil {
+			m[name] = &tally{Arm: Arm{Name: name}}
+		}
+		return m[name]
+	}
+	for _, f := range findings {
+		if f.At.Before(since) || !f.Merged || f.Outcome == review.OutcomeAbandoned {
+			continue
+		}
+		t := get(f.Arm)
+		t.AddressedRate.add(f.Outcome)
+		t.counted++
+	}
+	for _, pr := range prs {
+		switch {
+		case pr.ClosedAt.Before(since):
+		case !pr.Merged:
+			get(pr.Arm).ClosedUnmerged++
+		default:
+			t := get(pr.Arm)
+			t.MergedPullRequests++
+			t.cost += pr.Cost
+			t.durations = append(t.durations, pr.RunDurations...)
+		}
+	}
+	out := make([]Arm, 0, len(m))
+	for _, t := range m {
+		t.AddressedRate.finish()
+		if n := float64(t.MergedPullRequests); n > 0 {
+			t.FindingsPerPR, t.CostPerPR = float64(t.counted)/n, t.cost/n
+		}
+		t.Runs, t.MedianRunSeconds = len(t.durations), median(t.durations).Seconds()
+		out = append(out, t.Arm)
+	}
+	slices.SortFunc(out, func(a, b Arm) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// median is the median of ds (the mean of the middle two of an even
+// number); 0 for none.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(ds))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -118,6 +118,9 @@ func TestCompute(t *testing.T) {
 		DismissedHow:  map[string]int{review.DismissedCommand: 1, review.DismissedThreadResolved: 1},
 		Abandoned:     1,
 		FindingsPerPR: 5.0 / 4, CostPerPR: 0.6 / 4, WithAddressed: 2.0 / 4,
+		// Without experiments, one arm: every pull request's.
+		ByArm: []quality.Arm{{Name: "default", MergedPullRequests: 4, ClosedUnmerged: 1,
+			AddressedRate: rate(2, 2, 1, 0.1176, 0.7693), FindingsPerPR: 5.0 / 4, CostPerPR: 0.6 / 4}},
 	}
 	if diff := cmp.Diff(want, quality.Compute(since, findings, prs), approx); diff != "" {
 		t.Errorf("Compute (-want +got):\n%s", diff)
@@ -130,8 +133,58 @@ func TestComputeEmpty(t *testing.T) {
 	since := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	want := quality.Report{Since: since, AddressedRate: quality.Rate{Low: 0, High: 1},
 		ByRepository: []quality.Group{}, BySeverity: []quality.Group{}, ByCategory: []quality.Group{},
-		BySource: []quality.Group{}, ByWeek: []quality.Group{}, DismissedHow: map[string]int{}}
+		BySource: []quality.Group{}, ByWeek: []quality.Group{}, DismissedHow: map[string]int{}, ByArm: []quality.Arm{}}
 	if diff := cmp.Diff(want, quality.Compute(since, nil, nil)); diff != "" {
 		t.Errorf("Compute of nothing (-want +got):\n%s", diff)
+	}
+}
+
+// TestComputeArms: the arms compared (docs/quality.md, Choosing a model),
+// counted by hand: each arm's findings by the arm of the run that first
+// reported them, its merged pull requests by the arm of their first run
+// (a pull request from before arms were recorded is the default arm's),
+// cost and findings per merged pull request, and the median duration of
+// its succeeded review runs.
+func TestComputeArms(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC)
+	f := func(n int, arm string, o review.Outcome, merged bool) quality.Finding {
+		return quality.Finding{Repository: "a/x", PRNumber: n, Severity: review.SeverityWarning, Category: review.CategoryBug,
+			Source: "m", Arm: arm, FindingOutcome: review.FindingOutcome{Outcome: o}, Merged: merged, At: at}
+	}
+	const A, D, U, X = review.OutcomeAddressed, review.OutcomeDismissed, review.OutcomeUnaddressed, review.OutcomeAbandoned
+	findings := []quality.Finding{
+		f(1, "default", A, true), f(1, "default", D, true),
+		f(2, "", U, true), // before arms were recorded: the default arm's
+		f(3, "big", A, true), f(3, "big", A, true), f(3, "big", U, true),
+		f(4, "big", X, false),
+		f(5, "big", A, true),
+	}
+	s := func(secs ...int) []time.Duration {
+		var ds []time.Duration
+		for _, n := range secs {
+			ds = append(ds, time.Duration(n)*time.Second)
+		}
+		return ds
+	}
+	prs := []quality.PullRequest{
+		{Repository: "a/x", Number: 1, Merged: true, ClosedAt: at, Cost: 0.10, Arm: "default", RunDurations: s(30, 50)},
+		{Repository: "a/x", Number: 2, Merged: true, ClosedAt: at, Cost: 0.20, RunDurations: s(40)},
+		{Repository: "a/x", Number: 3, Merged: true, ClosedAt: at, Cost: 0.90, Arm: "big", RunDurations: s(90, 70, 200)},
+		{Repository: "a/x", Number: 4, Merged: false, ClosedAt: at, Cost: 5, Arm: "big", RunDurations: s(1)},
+		{Repository: "a/x", Number: 5, Merged: true, ClosedAt: at, Cost: 0.30, Arm: "big", RunDurations: s(60)},
+		{Repository: "a/x", Number: 6, Merged: true, ClosedAt: at, Cost: 0.20, Arm: "big"}, // no findings, no run timed
+	}
+	want := []quality.Arm{
+		{Name: "big", MergedPullRequests: 3, ClosedUnmerged: 1,
+			AddressedRate: quality.Rate{Addressed: 3, Unaddressed: 1, N: 4, Rate: 0.75, Low: 0.3006, High: 0.9544},
+			FindingsPerPR: 4.0 / 3, CostPerPR: 1.4 / 3, Runs: 4, MedianRunSeconds: 80},
+		{Name: "default", MergedPullRequests: 2,
+			AddressedRate: quality.Rate{Addressed: 1, Dismissed: 1, Unaddressed: 1, N: 3, Rate: 1.0 / 3, Low: 0.0615, High: 0.7923},
+			FindingsPerPR: 1.5, CostPerPR: 0.15, Runs: 3, MedianRunSeconds: 40},
+	}
+	got := quality.Compute(at.Add(-time.Hour), findings, prs).ByArm
+	if diff := cmp.Diff(want, got, approx); diff != "" {
+		t.Errorf("ByArm (-want +got):\n%s", diff)
 	}
 }

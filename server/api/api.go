@@ -40,6 +40,8 @@ type Store interface {
 	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
 	DismissFinding(ctx context.Context, repo string, number int, fingerprint, by, how string) (bool, error)
 	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
+	Suppressed(ctx context.Context, repo string, number int) ([]store.SuppressedFinding, error)
+	Revive(ctx context.Context, repo string, number int, fingerprint, by string) (bool, error)
 	LearningStore
 	QualityStore
 }
@@ -101,6 +103,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("GET /api/review/{id}/stream", a.guard(a.stream))
 	mux.Handle("GET /api/pulls/{owner}/{name}/{number}", a.guard(a.pull))
 	mux.Handle("POST /api/pulls/{owner}/{name}/{number}/findings/{fingerprint}/dismiss", a.guard(a.dismiss))
+	mux.Handle("POST /api/pulls/{owner}/{name}/{number}/suppressed/{fingerprint}/revive", a.guard(a.revive))
 	mux.Handle("GET /api/repos/{owner}/{name}/learnings", a.guard(a.listLearnings))
 	mux.Handle("POST /api/repos/{owner}/{name}/learnings", a.guard(a.createLearning))
 	mux.Handle("GET /api/repos/{owner}/{name}/learnings/{id}", a.guard(a.getLearning))

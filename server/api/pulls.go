@@ -22,6 +22,9 @@ type pullResponse struct {
 	Number     int              `json:"number"`
 	Runs       []statusResponse `json:"runs"`
 	Findings   []ledgerFinding  `json:"findings"`
+	// Suppressed are the findings its reviews did not post, similar to
+	// findings writers dismissed (docs/quality.md); absent when none.
+	Suppressed []store.SuppressedFinding `json:"suppressed,omitempty"`
 }
 
 // ledgerFinding is a ledger entry with the states it went through, oldest
@@ -57,7 +60,12 @@ func (a *API) pull(w http.ResponseWriter, r *http.Request) {
 		a.failPull(w, err, repo, number)
 		return
 	}
-	out := pullResponse{Repository: repo, Number: number,
+	suppressed, err := a.d.Store.Suppressed(ctx, repo, number)
+	if err != nil {
+		a.failPull(w, err, repo, number)
+		return
+	}
+	out := pullResponse{Repository: repo, Number: number, Suppressed: suppressed,
 		Runs: make([]statusResponse, len(runs)), Findings: make([]ledgerFinding, len(entries))}
 	for i, run := range runs {
 		out.Runs[i] = a.summary(run)
@@ -80,13 +88,8 @@ func (a *API) pull(w http.ResponseWriter, r *http.Request) {
 // the entry: 200 once dismissed, 409 when it is neither open nor exposed,
 // 404 when the ledger has no such finding.
 func (a *API) dismiss(w http.ResponseWriter, r *http.Request) {
-	repo, number, err := ParsePullPath(r.PathValue("owner"), r.PathValue("name"), r.PathValue("number"))
-	fp := r.PathValue("fingerprint")
-	if err == nil && (fp == "" || len(fp) > 64 || strings.TrimLeft(fp, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") != "") {
-		err = fmt.Errorf("%q is not a finding's fingerprint", fp)
-	}
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	repo, number, fp, ok := findingPath(w, r)
+	if !ok {
 		return
 	}
 	ctx := r.Context()
@@ -108,6 +111,53 @@ func (a *API) dismiss(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, fmt.Sprintf("finding %s of %s#%d is %s: only an open or exposed finding is dismissed", fp, repo, number, entries[i].State))
 	default:
 		writeJSON(w, http.StatusOK, entries[i])
+	}
+}
+
+// findingPath reads the pull request and the finding's fingerprint of a
+// route's path; it answers 400 itself when they are malformed.
+func findingPath(w http.ResponseWriter, r *http.Request) (repo string, number int, fp string, ok bool) {
+	repo, number, err := ParsePullPath(r.PathValue("owner"), r.PathValue("name"), r.PathValue("number"))
+	fp = r.PathValue("fingerprint")
+	if err == nil && (fp == "" || len(fp) > 64 || strings.TrimLeft(fp, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") != "") {
+		err = fmt.Errorf("%q is not a finding's fingerprint", fp)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return "", 0, "", false
+	}
+	return repo, number, fp, true
+}
+
+// revive revives a suppressed finding of a pull request for the token's
+// holder (docs/quality.md): from the next review on, findings similar to
+// it are posted again. It answers the suppressed finding: 200 once
+// revived, 409 when it was revived already, 404 when the pull request has
+// no such suppressed finding.
+func (a *API) revive(w http.ResponseWriter, r *http.Request) {
+	repo, number, fp, ok := findingPath(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	revived, err := a.d.Store.Revive(ctx, repo, number, fp, "api")
+	if err != nil {
+		a.failPull(w, err, repo, number)
+		return
+	}
+	found, err := a.d.Store.Suppressed(ctx, repo, number)
+	if err != nil {
+		a.failPull(w, err, repo, number)
+		return
+	}
+	i := slices.IndexFunc(found, func(s store.SuppressedFinding) bool { return s.Finding.Fingerprint == fp })
+	switch {
+	case i < 0:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("%s#%d has no suppressed finding %s", repo, number, fp))
+	case !revived:
+		writeError(w, http.StatusConflict, fmt.Sprintf("suppressed finding %s of %s#%d was revived already", fp, repo, number))
+	default:
+		writeJSON(w, http.StatusOK, found[i])
 	}
 }
 

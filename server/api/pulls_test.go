@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/memory"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -270,5 +271,40 @@ func TestDismissFinding(t *testing.T) {
 	want := map[string]string{"fp-open": "dismissed api api", "fp-exposed": "dismissed api api", "fp-fixed": "fixed  "}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ledger after the dismissals (-want +got):\n%s", diff)
+	}
+}
+
+// TestReviveSuppressed: the pull request's suppressed findings are in its
+// answer; the token's holder revives one (recorded as by api), a second
+// revival is 409, an unknown finding 404, a bad fingerprint 400.
+func TestReviveSuppressed(t *testing.T) {
+	t.Parallel() // each test has its own database and servers
+	f := newFixture(t, "")
+	run := finishPRRun(t, f.store, 7, "h1", store.Result{Status: store.StatusSucceeded})
+	nit := review.Finding{FilePath: "a.go", LineStart: 2, LineEnd: 2, Severity: review.SeverityStyle, Category: review.CategoryQuality,
+		Title: "Error string should not be capitalized", Fingerprint: "fp-nit"}
+	matches := []memory.Match{{PRNumber: 3, Fingerprint: "d3", CommentID: 30, By: "ann", How: review.DismissedCommand, Similarity: 0.5}}
+	if err := f.store.RecordSuppressed(t.Context(), "o/r", 7, run, "h1", []memory.Suppressed{{Finding: nit, Matches: matches}}); err != nil {
+		t.Fatal(err)
+	}
+	code, out := f.do(t, http.MethodGet, "/api/pulls/o/r/7", "", nil)
+	sup, _ := out["suppressed"].([]any)
+	if code != http.StatusOK || len(sup) != 1 {
+		t.Fatalf("GET = %d %v, want the suppressed finding", code, out)
+	}
+	tests := []struct {
+		path string
+		code int
+	}{
+		{"/api/pulls/o/r/7/suppressed/fp-nit/revive", http.StatusOK},
+		{"/api/pulls/o/r/7/suppressed/fp-nit/revive", http.StatusConflict},
+		{"/api/pulls/o/r/7/suppressed/fp-none/revive", http.StatusNotFound},
+		{"/api/pulls/o/r/7/suppressed/fp%20x/revive", http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		code, out := f.do(t, http.MethodPost, tt.path, "", nil)
+		if code != tt.code || (code == http.StatusOK && out["revived_by"] != "api") || (code != http.StatusOK && out["error"] == nil) {
+			t.Errorf("POST %s = %d %v; want %d", tt.path, code, out, tt.code)
+		}
 	}
 }

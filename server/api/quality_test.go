@@ -25,7 +25,8 @@ func TestQualityRoutes(t *testing.T) {
 	storetest.Closed(t, f.store, storetest.PR{Repository: "o/r", Number: 1, Model: "gpt-4o", Cost: 0.25, Merged: true,
 		At: now.Add(-24 * time.Hour), Ledger: []review.LedgerEntry{closedEntry("fp-a", review.FindingFixed), closedEntry("fp-b", review.FindingOpen)}})
 	storetest.Closed(t, f.store, storetest.PR{Repository: "o/other", Number: 2, Model: "gpt-4o", Cost: 0.25, Merged: true,
-		At: now.Add(-100 * 24 * time.Hour), Ledger: []review.LedgerEntry{closedEntry("fp-c", review.FindingFixed)}})
+		At: now.Add(-100 * 24 * time.Hour), Ledger: []review.LedgerEntry{closedEntry("fp-c", review.FindingFixed)},
+		Arm: "big", PromptVersion: "prompt-v1", Took: 90 * time.Second})
 
 	rate := func(a, u int, r, low, high float64) map[string]any {
 		return map[string]any{"addressed": float64(a), "dismissed": 0.0, "unaddressed": float64(u), "n": float64(a + u),
@@ -50,6 +51,12 @@ func TestQualityRoutes(t *testing.T) {
 		}
 	}
 
+	// The arms compared: only the default arm's pull request in the window.
+	arms := body["by_arm"].([]any)
+	if len(arms) != 1 || arms[0].(map[string]any)["arm"] != "default" || arms[0].(map[string]any)["merged_pull_requests"] != 1.0 {
+		t.Errorf("by_arm = %v, want the default arm's one merged pull request", arms)
+	}
+
 	// Installation-wide, over 120 days: both pull requests.
 	since := now.Add(-120 * 24 * time.Hour).Format(time.DateOnly)
 	code, got = f.call(t, "GET", "/api/quality?since="+since, "", nil)
@@ -60,6 +67,17 @@ func TestQualityRoutes(t *testing.T) {
 	if body["merged_pull_requests"] != 2.0 || len(body["by_repository"].([]any)) != 2 || body["repository"] != nil {
 		t.Errorf("installation-wide report: %v merged pull requests, %d repositories, repository %v; want 2, 2, none",
 			body["merged_pull_requests"], len(body["by_repository"].([]any)), body["repository"])
+	}
+	big := map[string]any{"arm": "big", "merged_pull_requests": 1.0, "closed_unmerged_pull_requests": 0.0,
+		"addressed_rate":  map[string]any{"addressed": 1.0, "dismissed": 0.0, "unaddressed": 0.0, "n": 1.0, "rate": 1.0, "low": 0.207, "high": 1.0},
+		"findings_per_pr": 1.0, "cost_per_pr": 0.25, "runs": 1.0, "median_run_seconds": 90.0}
+	if arms = body["by_arm"].([]any); len(arms) != 2 {
+		t.Fatalf("by_arm = %v, want the arms big and default", arms)
+	}
+	ar = arms[0].(map[string]any)["addressed_rate"].(map[string]any)
+	ar["low"] = round(ar["low"])
+	if diff := cmp.Diff(big, arms[0]); diff != "" {
+		t.Errorf("by_arm: the arm big (-want +got):\n%s", diff)
 	}
 
 	for _, path := range []string{"/api/quality?since=yesterday", "/api/quality?since=2999-01-01",

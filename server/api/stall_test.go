@@ -74,7 +74,7 @@ func TestStalledStreamClientsAreDropped(t *testing.T) {
 	if open > 0 || f.hub.Subscribers() > 0 {
 		t.Errorf("%d streams still open (%d subscribers) %s after the clients stalled, want every one dropped", open, f.hub.Subscribers(), dropped)
 	}
-	if getTook > 5*time.Second {
+	if getTook > 10*time.Second { // blocked behind the stalled clients, it would wait for their drop (20 s)
 		t.Errorf("GET took %s while clients stalled", getTook)
 	}
 	if perClient > 2<<20 {

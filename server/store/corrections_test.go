@@ -92,6 +92,9 @@ func TestObserveRatio(t *testing.T) {
 // non-ASCII ratio yet; going down keeps the corrections that have an ASCII
 // ratio and drops the others, which 000006 cannot hold.
 func TestTokenCorrectionsMigration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: migrates an empty database step by step, about 5 s; skipped by -short, make test runs it")
+	}
 	t.Parallel()
 	url := storetest.Empty(t)
 	conn, err := pgx.Connect(t.Context(), url)

@@ -28,7 +28,14 @@ func entry(fp, file string, line int, sev review.Severity, state review.FindingS
 // ledger entries.
 func finishWithLedger(t *testing.T, s *store.Store, head string, entries []review.LedgerEntry) string {
 	t.Helper()
-	run := enqueue(t, s, prRun("o/r", 1, head))
+	return finishRunWithLedger(t, s, prRun("o/r", 1, head), entries)
+}
+
+// finishRunWithLedger queues run nr and runs it to its end with the given
+// ledger entries.
+func finishRunWithLedger(t *testing.T, s *store.Store, nr store.NewRun, entries []review.LedgerEntry) string {
+	t.Helper()
+	run := enqueue(t, s, nr)
 	claim(t, s, "w")
 	err := s.FinishRun(t.Context(), run.ID, "w", store.Result{Status: store.StatusSucceeded, Ledger: entries,
 		Scope: review.Scope{Kind: review.ScopeFull, Reason: "first review", ConfigDigest: "cfg"}})

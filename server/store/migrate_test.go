@@ -48,11 +48,16 @@ func migrationVersion(t *testing.T, url string) version {
 }
 
 func TestMigrateUpDownUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every migration up, down and up again on an empty database, about 5 s; skipped by -short, make test runs it")
+	}
 	t.Parallel()
 	url := storetest.Empty(t)
 	all11 := []string{"access_secrets", "agent_results", "findings", "gate_refreshes", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
 		"pr_findings", "pull_requests", "repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "web_sessions", "webhook_deliveries"}
-	all := []string{"access_secrets", "agent_results", "findings", "gate_refreshes", "github_app", "installations", "learnings", "model_token_corrections", "pr_closings",
+	all := []string{"access_secrets", "agent_results", "finding_revivals", "findings", "gate_refreshes", "github_app", "installations", "learnings", "model_token_corrections", "pr_closings",
+		"pr_finding_history", "pr_findings", "pull_requests", "repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "suppressed_findings", "web_sessions", "webhook_deliveries"}
+	all12 := []string{"access_secrets", "agent_results", "findings", "gate_refreshes", "github_app", "installations", "learnings", "model_token_corrections", "pr_closings",
 		"pr_finding_history", "pr_findings", "pull_requests", "repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "web_sessions", "webhook_deliveries"}
 	all8 := []string{"agent_results", "findings", "gate_refreshes", "github_app", "installations", "learnings", "model_token_corrections", "pr_finding_history",
 		"pr_findings", "pull_requests", "repositories", "review_events", "review_runs", "schema_migrations", "setup_states", "webhook_deliveries"}
@@ -76,11 +81,13 @@ func TestMigrateUpDownUp(t *testing.T) {
 		wantVersion version
 		wantTables  []string
 	}{
-		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{12, false}, all},
-		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{12, false}, all},
+		{"up", func() error { return store.MigrateUp(t.Context(), url) }, version{14, false}, all},
+		{"up again is a no-op", func() error { return store.MigrateUp(t.Context(), url) }, version{14, false}, all},
 		{"down all", func() error { return store.MigrateDown(t.Context(), url, math.MaxInt32) }, version{0, false}, []string{"schema_migrations"}},
 		{"down with nothing applied", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{0, false}, []string{"schema_migrations"}},
-		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{12, false}, all},
+		{"up after down", func() error { return store.MigrateUp(t.Context(), url) }, version{14, false}, all},
+		{"down the fourteenth (memory of dismissals)", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{13, false}, all12},
+		{"down the thirteenth (experiment arms)", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{12, false}, all12},
 		{"down the twelfth (finding outcomes)", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{11, false}, all11},
 		{"down the eleventh", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{10, false}, all11},
 		{"down the tenth (repository ids)", func() error { return store.MigrateDown(t.Context(), url, 1) }, version{9, false}, all11},
@@ -122,7 +129,7 @@ func TestMigrateUpConcurrently(t *testing.T) {
 			t.Errorf("replica %d: %v", i, err)
 		}
 	}
-	if diff := cmp.Diff(version{12, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{14, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 }
@@ -157,7 +164,7 @@ func TestMigrateAcceptsPoolOptions(t *testing.T) {
 	if err := store.MigrateUp(t.Context(), url); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(version{12, false}, migrationVersion(t, url)); diff != "" {
+	if diff := cmp.Diff(version{14, false}, migrationVersion(t, url)); diff != "" {
 		t.Errorf("version (-want +got):\n%s", diff)
 	}
 	s, err := store.Open(t.Context(), url)

@@ -25,6 +25,9 @@ type SetOutcome struct {
 	// Source is the model of the run that first reported the finding, or
 	// its analyzer (review.FindingSource).
 	Source string
+	// Arm is the experiment arm of the run that first reported it ("" for
+	// a run from before arms were recorded).
+	Arm string
 	review.FindingOutcome
 }
 
@@ -40,18 +43,18 @@ const (
 		WHERE EXCLUDED.closed_at > c.closed_at`
 
 	// selectWithoutOutcome reads the entries of a pull request that have
-	// no outcome yet, locked, with the model of the run that first
-	// reported each.
+	// no outcome yet, locked, with the model, prompt version and arm of
+	// the run that first reported each.
 	selectWithoutOutcome = `SELECT p.fingerprint, p.state, p.state_how, p.finding,
-		    COALESCE((SELECT r.model FROM review_runs r WHERE r.id = p.first_run_id), '')
-		FROM pr_findings p WHERE p.repository = $1 AND p.pr_number = $2 AND p.outcome IS NULL
-		ORDER BY p.fingerprint FOR UPDATE`
+		    COALESCE(r.model, ''), COALESCE(r.prompt_version, ''), COALESCE(r.arm, '')
+		FROM pr_findings p LEFT JOIN review_runs r ON r.id = p.first_run_id WHERE p.repository = $1 AND p.pr_number = $2 AND p.outcome IS NULL
+		ORDER BY p.fingerprint FOR UPDATE OF p`
 
 	// updateOutcomes sets the outcomes of entries that have none, in one
 	// statement.
 	updateOutcomes = `UPDATE pr_findings p SET outcome = e.outcome, outcome_how = e.how,
-		    outcome_source = e.source, outcome_merged = $3, outcome_at = $4
-		FROM jsonb_to_recordset($5::jsonb) AS e(fingerprint text, outcome text, how text, source text)
+		    outcome_source = e.source, outcome_arm = e.arm, outcome_merged = $3, outcome_at = $4
+		FROM jsonb_to_recordset($5::jsonb) AS e(fingerprint text, outcome text, how text, source text, arm text)
 		WHERE p.repository = $1 AND p.pr_number = $2 AND p.fingerprint = e.fingerprint AND p.outcome IS NULL`
 )
 
@@ -61,6 +64,7 @@ type outcomeRow struct {
 	Outcome     review.Outcome `json:"outcome"`
 	How         string         `json:"how"`
 	Source      string         `json:"source"`
+	Arm         string         `json:"arm"`
 }
 
 // setOutcomes gives every ledger entry of the closed pull request that has
@@ -72,14 +76,14 @@ func setOutcomes(ctx context.Context, tx pgx.Tx, repo string, c Closing) ([]SetO
 	}
 	set, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (SetOutcome, error) {
 		var (
-			e         review.LedgerEntry
-			fp, model string
+			e                      review.LedgerEntry
+			fp, model, prompt, arm string
 		)
-		if err := row.Scan(&fp, &e.State, &e.StateHow, &e.Finding, &model); err != nil {
+		if err := row.Scan(&fp, &e.State, &e.StateHow, &e.Finding, &model, &prompt, &arm); err != nil {
 			return SetOutcome{}, err
 		}
 		return SetOutcome{Fingerprint: fp, Severity: e.Finding.Severity, Category: e.Finding.Category,
-			Source: review.FindingSource(e.Finding, model), FindingOutcome: review.OutcomeOf(e, c.Merged)}, nil
+			Source: review.FindingSource(e.Finding, model, prompt), Arm: arm, FindingOutcome: review.OutcomeOf(e, c.Merged)}, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read ledger entries without an outcome: %w", err)
@@ -89,7 +93,7 @@ func setOutcomes(ctx context.Context, tx pgx.Tx, repo string, c Closing) ([]SetO
 	}
 	doc := make([]outcomeRow, len(set))
 	for i, o := range set {
-		doc[i] = outcomeRow{Fingerprint: o.Fingerprint, Outcome: o.Outcome, How: o.How, Source: o.Source}
+		doc[i] = outcomeRow{Fingerprint: o.Fingerprint, Outcome: o.Outcome, How: o.How, Source: o.Source, Arm: o.Arm}
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {
@@ -115,14 +119,23 @@ type QualityData struct {
 }
 
 const (
-	selectOutcomes = `SELECT repository, pr_number, severity, category, outcome_source, outcome, outcome_how,
+	selectOutcomes = `SELECT repository, pr_number, severity, category, outcome_source, outcome_arm, outcome, outcome_how,
 	    outcome_merged, outcome_at
 	FROM pr_findings WHERE outcome IS NOT NULL AND outcome_at >= $1 AND ($2 = '' OR repository = $2)
 	ORDER BY outcome_at, repository, pr_number, fingerprint LIMIT $3`
 
+	// selectClosings reads each pull request's last closing with the cost
+	// of its runs, the arm of its first run that recorded one and the
+	// durations of its succeeded runs (milliseconds).
 	selectClosings = `SELECT c.repository, c.pr_number, c.merged, c.closed_at,
 	    COALESCE((SELECT sum(r.total_cost) FROM review_runs r
-	              WHERE r.repository = c.repository AND r.pr_number = c.pr_number AND r.mode = 'pr'), 0)
+	              WHERE r.repository = c.repository AND r.pr_number = c.pr_number AND r.mode = 'pr'), 0),
+	    COALESCE((SELECT r.arm FROM review_runs r
+	              WHERE r.repository = c.repository AND r.pr_number = c.pr_number AND r.mode = 'pr' AND r.arm <> ''
+	              ORDER BY r.created_at, r.id LIMIT 1), ''),
+	    COALESCE((SELECT array_agg(r.duration_ms ORDER BY r.created_at, r.id) FROM review_runs r
+	              WHERE r.repository = c.repository AND r.pr_number = c.pr_number AND r.mode = 'pr'
+	                AND r.status = 'succeeded' AND r.duration_ms IS NOT NULL), '{}')
 	FROM pr_closings c WHERE c.closed_at >= $1 AND ($2 = '' OR c.repository = $2)
 	ORDER BY c.closed_at, c.repository, c.pr_number`
 )
@@ -138,7 +151,7 @@ func (s *Store) Quality(ctx context.Context, repo string, since time.Time) (Qual
 	}
 	q.Findings, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (quality.Finding, error) {
 		var f quality.Finding
-		err := row.Scan(&f.Repository, &f.PRNumber, &f.Severity, &f.Category, &f.Source, &f.Outcome, &f.How, &f.Merged, &f.At)
+		err := row.Scan(&f.Repository, &f.PRNumber, &f.Severity, &f.Category, &f.Source, &f.Arm, &f.Outcome, &f.How, &f.Merged, &f.At)
 		return f, err
 	})
 	if err != nil {
@@ -152,8 +165,14 @@ func (s *Store) Quality(ctx context.Context, repo string, since time.Time) (Qual
 		return q, fmt.Errorf("read closed pull requests: %w", err)
 	}
 	q.PullRequests, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (quality.PullRequest, error) {
-		var p quality.PullRequest
-		err := row.Scan(&p.Repository, &p.Number, &p.Merged, &p.ClosedAt, &p.Cost)
+		var (
+			p  quality.PullRequest
+			ms []int64
+		)
+		err := row.Scan(&p.Repository, &p.Number, &p.Merged, &p.ClosedAt, &p.Cost, &p.Arm, &ms)
+		for _, d := range ms {
+			p.RunDurations = append(p.RunDurations, time.Duration(d)*time.Millisecond)
+		}
 		return p, err
 	})
 	if err != nil {

@@ -218,7 +218,12 @@ type Result struct {
 	// Agents are the agent results to store.
 	Agents []review.AgentResult
 	Model  string
-	Cost   review.CostInfo
+	// Arm names the experiment arm that reviewed (llm.experiments;
+	// "default" for llm.model) and PromptVersion its reviewer prompt's
+	// version, with which a finding's source is named at its close
+	// (review.FindingSource); "" when the run used no model.
+	Arm, PromptVersion string
+	Cost               review.CostInfo
 	// Duration is the run's duration; zero means since the run started.
 	Duration time.Duration
 	// Posted is the review the run posted (after ClaimPost), nil when it
@@ -250,6 +255,7 @@ const (
 		    duration_ms = COALESCE($15, (extract(epoch FROM now() - started_at) * 1000)::bigint),
 		    review_kind = $16, kind_reason = $17, since_sha = $18, config_digest = $19,
 		    answer = $20, answer_comment_id = $21, classification = $22,
+		    arm = $23, prompt_version = $24,
 		    lease_expires_at = NULL,
 		    finished_at = now()
 		WHERE id = $1 AND status = 'running' AND locked_by = $2
@@ -306,7 +312,7 @@ func (s *Store) FinishRun(ctx context.Context, runID, workerID string, res Resul
 			decision, summary, confidence, stats, res.Verdict,
 			res.Model, res.Cost.InputTokens, res.Cost.OutputTokens, res.Cost.TotalCost, duration,
 			sc.Kind, sc.Reason, sc.SinceSHA, sc.ConfigDigest,
-			ans.Text, nullIfZero(ans.CommentID), ans.Classification).Scan(&repo, &number)
+			ans.Text, nullIfZero(ans.CommentID), ans.Classification, res.Arm, res.PromptVersion).Scan(&repo, &number)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrLeaseLost
 		}

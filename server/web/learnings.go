@@ -28,15 +28,8 @@ func learningsPage(repo string) string { return "/repos/" + repo + "/learnings" 
 // provenance, and for admins forms to edit, (de)activate and delete it
 // through the API (the page's script sends the CSRF token).
 func (u *UI) learnings(w http.ResponseWriter, r *http.Request) {
-	repo, err := api.ParseRepoPath(r.PathValue("owner"), r.PathValue("name"))
-	if err != nil {
-		u.notFound(w, r, "That is not a repository: "+err.Error()+".")
-		return
-	}
-	if _, yes, ok := u.canSeeName(w, r, repo, 0); !ok {
-		return
-	} else if !yes {
-		u.notFound(w, r, "MergeGuard has no learnings of "+repo+".")
+	repo, ok := u.visibleRepo(w, r, "MergeGuard has no learnings of ")
+	if !ok {
 		return
 	}
 	ls, err := u.d.Runs.Learnings(r.Context(), repo, "")
@@ -60,6 +53,25 @@ func (u *UI) learnings(w http.ResponseWriter, r *http.Request) {
 		// change them (through the API).
 		"ReadOnly": !viewerOf(r).Admin,
 	})
+}
+
+// visibleRepo reads the repository the request's path names and checks
+// that the viewer may see what MergeGuard keeps under its name
+// (canSeeName); otherwise it answers itself (the 404 page saying missing
+// and the name) and returns false.
+func (u *UI) visibleRepo(w http.ResponseWriter, r *http.Request, missing string) (string, bool) {
+	repo, err := api.ParseRepoPath(r.PathValue("owner"), r.PathValue("name"))
+	if err != nil {
+		u.notFound(w, r, "That is not a repository: "+err.Error()+".")
+		return "", false
+	}
+	if _, yes, ok := u.canSeeName(w, r, repo, 0); !ok {
+		return "", false
+	} else if !yes {
+		u.notFound(w, r, missing+repo+".")
+		return "", false
+	}
+	return repo, true
 }
 
 func (u *UI) learningView(repo string, l review.Learning) LearningView {

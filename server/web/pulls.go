@@ -76,6 +76,11 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 			answers = append(answers, views[i])
 		}
 	}
+	suppressed, err := u.suppressedViews(ctx, repo, number)
+	if err != nil {
+		u.fail(w, err, "read a pull request's suppressed findings")
+		return
+	}
 	history := api.HistoryByFingerprint(changes)
 	findings := make([]FindingView, len(entries))
 	counts := make(map[review.FindingState]int)
@@ -89,10 +94,13 @@ func (u *UI) pull(w http.ResponseWriter, r *http.Request) {
 		"Number":        number,
 		"PRURL":         u.githubPull(repo, number),
 		"LearningsPage": learningsPage(repo),
+		"QualityPage":   qualityPage(repo),
 		"Runs":          views,
 		"Answers":       answers,
 		"Findings":      findings,
 		"Counts":        counts,
+		"Suppressed":    suppressed,
+		"RevivePath":    pullPage(repo, number) + "/revive",
 		"States":        []review.FindingState{review.FindingOpen, review.FindingExposed, review.FindingFixed, review.FindingDismissed, review.FindingOutdated},
 	})
 }

@@ -78,6 +78,7 @@ func TestPullPage(t *testing.T) {
 		`alice <span class="muted">(thread_resolved)</span>`,
 		`<summary>2 changes</summary>`,
 		`by alice <span class="muted">(thread_resolved)</span>`,
+		`<a href="/repos/o/r/quality" id="quality-page-link">Quality of o/r</a>`,
 	} {
 		if !strings.Contains(body, s) {
 			t.Errorf("page lacks %q", s)

@@ -46,6 +46,9 @@ type GitHub interface {
 	Exchange(ctx context.Context, clientID, clientSecret, code, redirectURI string) (string, error)
 	// User returns the login and id of the token's person.
 	User(ctx context.Context, token string) (string, int64, error)
+	// CanWriteID reports whether the token's person may push to the
+	// repository of GitHub id id.
+	CanWriteID(ctx context.Context, token string, id int64) (bool, error)
 }
 
 // Cookie and form limits of sign-in.

@@ -21,6 +21,7 @@ import (
 	"github.com/mergeguard/mergeguard/github/oauth"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/server/access"
+	"github.com/mergeguard/mergeguard/server/api"
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
@@ -28,14 +29,20 @@ import (
 var assets embed.FS
 
 // Runs is what the UI reads from the database: runs, the finding ledger
-// of pull requests, and repositories' learnings.
+// of pull requests, repositories' learnings and the quality reports'
+// outcomes.
 type Runs interface {
+	api.QualityStore
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	GetRun(ctx context.Context, id string) (store.Run, error)
 	Ledger(ctx context.Context, repo string, number int) ([]review.LedgerEntry, error)
 	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
 	Learnings(ctx context.Context, repo string, status review.LearningStatus) ([]review.Learning, error)
 	RepositoryIDs(ctx context.Context, repo string, number int) ([]int64, error)
+	// Suppressed and Revive are the memory of dismissals of a pull
+	// request: what its reviews did not post, and a writer's revival.
+	Suppressed(ctx context.Context, repo string, number int) ([]store.SuppressedFinding, error)
+	Revive(ctx context.Context, repo string, number int, fingerprint, by string) (bool, error)
 }
 
 // ReviewData serves a run's status or verdict and its live events, as
@@ -80,12 +87,13 @@ func New(d Deps) (*UI, error) {
 	if d.GitHubURL == "" {
 		d.GitHubURL = "https://github.com"
 	}
-	funcs := template.FuncMap{"short": short, "tokens": formatTokens, "mark": mark}
+	funcs := template.FuncMap{"short": short, "tokens": formatTokens, "mark": mark,
+		"percent": Percent, "interval": Interval, "dollars": dollars, "fixed2": fixed2}
 	ui := &UI{d: d, pages: make(map[string]*template.Template), throttle: access.NewThrottle()}
 	if d.GitHub != nil {
 		ui.vis = newVisibility(d.GitHub)
 	}
-	for _, name := range []string{"index", "review", "new", "pull", "learnings", "notfound", "unauthorized", "signin", "signedin", "operator"} {
+	for _, name := range []string{"index", "review", "new", "pull", "learnings", "quality", "notfound", "unauthorized", "signin", "signedin", "operator"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse template %s: %w", name, err)
@@ -104,7 +112,10 @@ func (u *UI) Register(mux *http.ServeMux) {
 	mux.Handle("GET /reviews/{id}", u.guard(u.review))
 	mux.Handle("GET /reviews/{id}/findings", u.guard(u.findings))
 	mux.Handle("GET /repos/{owner}/{name}/pulls/{number}", u.guard(u.pull))
+	mux.HandleFunc("POST /repos/{owner}/{name}/pulls/{number}/revive", u.revive)
 	mux.Handle("GET /repos/{owner}/{name}/learnings", u.guard(u.learnings))
+	mux.Handle("GET /quality", u.guard(u.allQuality))
+	mux.Handle("GET /repos/{owner}/{name}/quality", u.guard(u.repoQuality))
 	if u.d.Reviews != nil {
 		mux.Handle("GET /reviews/{id}/verdict", u.guard(u.reviewData(u.d.Reviews.Review)))
 		mux.Handle("GET /reviews/{id}/stream", u.guard(u.reviewData(u.d.Reviews.Stream)))

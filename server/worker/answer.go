@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -24,14 +25,15 @@ func (p *Pool) answer(ctx context.Context, j *job) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	uc := lifecycle.Answering{Model: p.deps.Answerer, Admitting: p.admitting(), Conversation: repo, Feedback: p.deps.Store, Run: p.runLog(j)}
+	uc := lifecycle.Answering{Model: p.deps.Answerer, Admitting: p.admitting(), Conversation: repo, Feedback: p.deps.Store, Run: p.runLog(j),
+		Experiments: p.cfg.Experiments}
 	a, err := uc.Answer(ctx, lifecycle.Asked{PullRequest: pullOf(run), RunID: run.ID, Question: q, InstallationID: run.InstallationID,
 		Automatic: run.Trigger == store.TriggerWebhook, Source: repo.Source(run.PRNumber), Repo: p.cfg.DefaultRepo, Sink: p.sink(j)})
 	if err != nil {
 		return outcome{}, err
 	}
 	p.logProblems(j, a.Problems)
-	out := outcome{result: store.Result{Status: store.StatusSucceeded, Model: p.deps.Model, Cost: a.Cost}}
+	out := outcome{result: store.Result{Status: store.StatusSucceeded, Model: cmp.Or(a.Model, p.deps.Model), Arm: a.Arm, Cost: a.Cost}}
 	if a.Agent.Agent != "" {
 		out.result.Agents = []review.AgentResult{a.Agent}
 	}

@@ -23,6 +23,7 @@ type Store interface {
 	lifecycle.Reviews
 	lifecycle.Usage
 	lifecycle.Learnings
+	lifecycle.Memory
 	ReapRuns(ctx context.Context) ([]store.Run, error)
 	ClaimRun(ctx context.Context, workerID string, lease time.Duration) (*store.Run, error)
 	RenewLease(ctx context.Context, runID, workerID string, lease time.Duration) (cancelRequested bool, err error)

@@ -176,6 +176,7 @@ func (e *env) options() worker.Config {
 		RunTimeout:    time.Minute,
 		DefaultRepo:   config.DefaultRepo(),
 		Retry:         retry.Backoff{Base: 20 * time.Millisecond, Max: 100 * time.Millisecond},
+		Memory:        config.Memory{Dismissals: 500},
 	}
 }
 
@@ -188,11 +189,18 @@ var testTokenizers = budget.NewTokenizers()
 // pipeline is the real review pipeline on the fake LLM, with the tools.
 // The LLM client retries once, after a short backoff or what the fake asks
 // (up to 2s).
-func (e *env) pipeline() *pipeline.Pipeline {
+func (e *env) pipeline() *pipeline.Pipeline { return e.pipelineWith(nil) }
+
+// pipelineWith is pipeline with its LLM configuration adjusted by set
+// (nil for none).
+func (e *env) pipelineWith(set func(*config.LLM)) *pipeline.Pipeline {
 	client := llm.New(llm.Config{BaseURL: e.llm.URL(), Model: "gpt-4o", MaxRetries: 1, Timeout: e.cfg.llmTimeout}, nil,
 		llm.WithBackoff(20*time.Millisecond, 2*time.Second))
 	cfg := config.Default().LLM
 	cfg.Model, cfg.Prices, cfg.Temperature, cfg.Walkthrough = "gpt-4o", nil, 0, false
+	if set != nil {
+		set(&cfg)
+	}
 	return pipeline.New(pipeline.Deps{
 		Config:  cfg,
 		LLM:     client,

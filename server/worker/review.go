@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,8 +97,9 @@ func (p *Pool) reviewPR(ctx context.Context, j *job) (outcome, error) {
 func (p *Pool) reviewing(j *job, repo Repo, describe bool) lifecycle.Reviewing {
 	st := p.deps.Store
 	uc := lifecycle.Reviewing{Pipeline: p.deps.Reviewer, Publisher: repo, Admitting: p.admitting(), Checking: p.checking(repo),
-		Preparing: lifecycle.Preparing{Ledger: st, Conversation: repo, People: repo, Commits: repo, Retry: retryable},
-		Learnings: st, Run: p.runLog(j), PublicURL: p.deps.PublicURL, PostTimeout: postTimeout}
+		Preparing: lifecycle.Preparing{Ledger: st, Conversation: repo, People: repo, Commits: repo, Retry: retryable,
+			Memory: st, MemoryLimit: p.cfg.Memory.Dismissals},
+		Learnings: st, Run: p.runLog(j), PublicURL: p.deps.PublicURL, PostTimeout: postTimeout, Experiments: p.cfg.Experiments}
 	if describe {
 		run := j.run
 		uc.Describing = &lifecycle.Describing{GitHub: repo, Reviews: st, PublicURL: p.deps.PublicURL,
@@ -137,7 +139,8 @@ func (p *Pool) reviewed(j *job, o lifecycle.Outcome, err error) (outcome, error)
 	if res == nil { // skipped before the review: not admitted, or described from an earlier one
 		return out, nil
 	}
-	out.result.Agents, out.result.Model, out.result.Cost = res.Verdict.Agents, p.deps.Model, res.Cost
+	out.result.Agents, out.result.Model, out.result.Cost = res.Verdict.Agents, cmp.Or(res.Model, p.deps.Model), res.Cost
+	out.result.Arm, out.result.PromptVersion = res.Arm, res.PromptVersion
 	if o.Ending == lifecycle.EndedSkipped {
 		return out, nil
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,10 +13,17 @@ import (
 type PR struct {
 	Repository string
 	Number     int
+	// RepositoryID is GitHub's id of the repository (0: unknown).
+	RepositoryID int64
 	// Model and Cost are the run's; Ledger the entries it leaves.
 	Model  string
 	Cost   float64
 	Ledger []review.LedgerEntry
+	// Arm and PromptVersion are the run's experiment arm and prompt
+	// version ("" records none, as a run from before they were recorded).
+	Arm, PromptVersion string
+	// Took is the run's duration; 0 is since it was claimed.
+	Took time.Duration
 	// Merged and At are its closing's (Closed).
 	Merged bool
 	At     time.Time
@@ -28,7 +36,7 @@ func Reviewed(t testing.TB, st *store.Store, pr PR) {
 	t.Helper()
 	ctx := t.Context()
 	run, err := st.EnqueueRun(ctx, store.NewRun{Mode: store.ModePR, Trigger: store.TriggerWebhook, InstallationID: 7,
-		Repository: pr.Repository, PRNumber: pr.Number, HeadSHA: "h1", BaseSHA: "b"})
+		Repository: pr.Repository, RepositoryID: pr.RepositoryID, PRNumber: pr.Number, HeadSHA: "h1", BaseSHA: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,17 +44,17 @@ func Reviewed(t testing.TB, st *store.Store, pr PR) {
 		t.Fatalf("claimed %v (%v), want run %s", got, err, run.ID)
 	}
 	if err := st.FinishRun(ctx, run.ID, "w", store.Result{Status: store.StatusSucceeded, Model: pr.Model,
-		Cost: review.CostInfo{TotalCost: pr.Cost}, Ledger: pr.Ledger, Scope: review.Scope{Kind: review.ScopeFull}}); err != nil {
+		Arm: pr.Arm, PromptVersion: pr.PromptVersion, Duration: pr.Took, Cost: review.CostInfo{TotalCost: pr.Cost}, Ledger: pr.Ledger, Scope: review.Scope{Kind: review.ScopeFull}}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // Closed records the pull request reviewed (Reviewed), then its closing,
-// as the webhook intake does.
+// as the webhook intake does, in a delivery of its own.
 func Closed(t testing.TB, st *store.Store, pr PR) {
 	t.Helper()
 	Reviewed(t, st, pr)
-	d := store.Delivery{ID: pr.Repository + "-close", Event: "pull_request", Action: "closed", InstallationID: 7, Repository: pr.Repository}
+	d := store.Delivery{ID: fmt.Sprintf("%s#%d-close", pr.Repository, pr.Number), Event: "pull_request", Action: "closed", InstallationID: 7, Repository: pr.Repository}
 	if _, err := st.ClosePullRequest(t.Context(), d, store.Closing{Number: pr.Number, Merged: pr.Merged, At: pr.At}); err != nil {
 		t.Fatal(err)
 	}

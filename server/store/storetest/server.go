@@ -34,9 +34,13 @@ type Server struct {
 // when the test ends. It finds the server binaries as
 // scripts/with-postgres.sh does (initdb in PATH, else the newest
 // /usr/lib/postgresql/*/bin) and runs them as the postgres user when the
-// test runs as root. The test is skipped when there are none.
+// test runs as root. The test is skipped when there are none, and by
+// -short (make test-short).
 func StartServer(t testing.TB) *Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("slow: starts a PostgreSQL server of its own, seconds of CPU; skipped by -short, make test runs it")
+	}
 	bin, err := serverBinaries()
 	if err != nil {
 		t.Skipf("storetest: a PostgreSQL server of the test's own needs the server binaries: %v", err)

@@ -1,0 +1,3 @@
+DROP INDEX pr_findings_dismissed_idx;
+DROP TABLE finding_revivals;
+DROP TABLE suppressed_findings;
