@@ -75,6 +75,9 @@ var suggestionKinds = []suggestionKind{
 	}},
 }
 
+// noteKind matches the figures of a note, to count notes by kind.
+var noteKind = regexp.MustCompile(`\d+`)
+
 // suggestionLine marks a suggestion block in a comment.
 var suggestionLine = regexp.MustCompile("(?m)^`{3,}suggestion$")
 
@@ -90,6 +93,10 @@ func TestSuggestionsOnCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reasons := make([]map[string]int, len(suggestionKinds)) // the notes of each kind, digits as N
+	for k := range reasons {
+		reasons[k] = map[string]int{}
+	}
 	deps := suggestDeps{analyzers: analyzer.Builtin(), counter: budget.NewTokenizers().ForModel("gpt-4o-mini")} // both slow to build
 	type count struct{ offered, blocks, inline int }
 	counts := make([]count, len(suggestionKinds))
@@ -100,14 +107,14 @@ func TestSuggestionsOnCorpus(t *testing.T) {
 		}
 		tgs := targets(t.Context(), t, src)
 		for k, kind := range suggestionKinds {
-			o, b, i := suggestOnCase(t, c.ID, src, tgs, kind, deps)
+			o, b, i := suggestOnCase(t, c.ID, src, tgs, kind, deps, reasons[k])
 			counts[k] = count{counts[k].offered + o, counts[k].blocks + b, counts[k].inline + i}
 		}
 		cleanup()
 	}
 	for k, kind := range suggestionKinds {
 		n := counts[k]
-		t.Logf("%-36s offered %3d, posted inline %3d, as a suggestion block %3d", kind.name, n.offered, n.inline, n.blocks)
+		t.Logf("%-36s offered %3d, posted inline %3d, as a suggestion block %3d; not applied: %v", kind.name, n.offered, n.inline, n.blocks, reasons[k])
 		switch {
 		case n.offered < kind.min:
 			t.Errorf("%s: offered on %d targets, want %d at least", kind.name, n.offered, kind.min)
@@ -127,8 +134,9 @@ type suggestDeps struct {
 
 // suggestOnCase reviews one case with the scripted model proposing one
 // kind of suggestion on every target, and returns how many it offered,
-// how many were posted as suggestion blocks and how many inline.
-func suggestOnCase(t *testing.T, id string, src review.Source, tgs []target, kind suggestionKind, deps suggestDeps) (offered, blocks, inline int) {
+// how many were posted as suggestion blocks and how many inline; it counts
+// the notes of those posted inline in reasons.
+func suggestOnCase(t *testing.T, id string, src review.Source, tgs []target, kind suggestionKind, deps suggestDeps, reasons map[string]int) (offered, blocks, inline int) {
 	t.Helper()
 	ctx := t.Context()
 	findings := map[string]map[string]any{} // by path
@@ -166,6 +174,9 @@ func suggestOnCase(t *testing.T, id string, src review.Source, tgs []target, kin
 			continue
 		}
 		inline++
+		if n := it.Finding.SuggestionNote; n != "" {
+			reasons[noteKind.ReplaceAllString(n, "N")]++
+		}
 		if suggestionLine.MatchString(it.Comment.Body) {
 			blocks++
 		} else if kind.valid {
