@@ -7,6 +7,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/analyzer"
+	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/suggest"
 )
 
@@ -78,4 +79,51 @@ func countSuggestions(vf *verifiedSet) {
 	if vf.suggestionsRejected > 0 {
 		vf.notes = append(vf.notes, fmt.Sprintf("%d suggestion(s) did not apply cleanly to the file at the head and are shown as plain code, each with the reason.", vf.suggestionsRejected))
 	}
+}
+
+// answerSuggestion checks the suggestion block of an answer (its first
+// "```suggestion" block, the one github/markdown posts to apply) against
+// the lines of the thread: the finding's, else the question's line. One
+// that does not apply is turned into a plain code block after a note
+// saying why (docs/quality.md, Suggestions that apply).
+func (r *run) answerSuggestion(ctx context.Context, req AnswerRequest, text string) string {
+	const open = "```suggestion\n"
+	i := strings.Index(text, open)
+	if i < 0 {
+		return text
+	}
+	rest := text[i+len(open):]
+	j := strings.Index(rest, "\n```")
+	if j < 0 {
+		return text
+	}
+	note := r.answerNote(ctx, req, review.SuggestionCode(rest[:j]))
+	if note == "" {
+		return text
+	}
+	return text[:i] + "Suggested change (not applied automatically: " + note + "):\n\n```\n" + rest
+}
+
+// answerNote is why an answer's suggestion does not apply to the thread's
+// lines, "" when it does.
+func (r *run) answerNote(ctx context.Context, req AnswerRequest, code string) string {
+	path, start, end := req.Question.Path, req.Question.Line, req.Question.Line
+	if f := req.Finding; f != nil {
+		path, start, end = f.Finding.FilePath, f.Finding.LineStart, max(f.Finding.LineEnd, f.Finding.LineStart)
+	}
+	if path == "" || start < 1 {
+		return "the answer is not on lines of the code"
+	}
+	b, err := req.Source.ReadFile(ctx, path, review.Head)
+	if err != nil {
+		return "the file at the head could not be read to check it"
+	}
+	in := suggest.Input{Path: path, Content: b, Start: start, End: end, Code: code, Analyzers: r.builtins()}
+	if text, err := req.Source.Diff(ctx); err == nil {
+		if d, err := diff.ParseString(text); err == nil {
+			idx := diff.NewIndex(d)
+			in.InDiff = func(s, e int) bool { return idx.CommentableRange(path, review.SideRight, s, e) }
+		}
+	}
+	return suggest.Check(ctx, in)
 }
