@@ -140,6 +140,11 @@ type Finding struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Reason says why the verifier judged the finding as it did.
 	Reason string `json:"reason,omitempty"`
+	// SuggestionNote, when set, says why the suggestion is not posted as a
+	// suggestion to apply (docs/quality.md, Suggestions that apply): it is
+	// shown as a plain code block with this note. The verifier sets it; it
+	// is not stored.
+	SuggestionNote string `json:"suggestion_note,omitempty"`
 }
 
 // IsSecretDetector reports whether agent names one of the secret
@@ -195,6 +200,13 @@ type Stats struct {
 	OutputTokens  int `json:"output_tokens"`
 	// TotalCost is in US dollars, from the configured price table.
 	TotalCost float64 `json:"total_cost"`
+	// SuggestionsApplied and SuggestionsRejected count the reported
+	// findings' suggestions that apply to the file at the head (posted as
+	// suggestion blocks where the comment is inline) and those that do not
+	// (posted as plain code with the reason): docs/quality.md,
+	// Suggestions that apply.
+	SuggestionsApplied  int `json:"suggestions_applied,omitempty"`
+	SuggestionsRejected int `json:"suggestions_rejected,omitempty"`
 }
 
 // SkippedFile is a changed file the planner did not send to review.

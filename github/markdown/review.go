@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mergeguard/mergeguard/internal/mdscan"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/text"
 )
@@ -123,13 +122,16 @@ func commentBody(tp Policy, f review.Finding, fp string, suggest bool) string {
 	if d := tp.Block(f.Description, maxDescription); d != "" {
 		b.WriteString("\n" + d + "\n")
 	}
-	if s := suggestionCode(f.Suggestion); s != "" {
+	if s := review.SuggestionCode(f.Suggestion); s != "" {
 		switch {
 		case len(s) > maxSuggestion:
 			b.WriteString("\n_The suggested fix is too long to show here._\n")
-		case suggest:
+		case suggest && f.SuggestionNote == "":
 			fence := fenceFor(s)
 			fmt.Fprintf(&b, "\n%ssuggestion\n%s\n%s\n", fence, s, fence)
+		case f.SuggestionNote != "":
+			fence := fenceFor(s)
+			fmt.Fprintf(&b, "\n**Suggested change** (%s, not applied automatically: %s):\n\n%s\n%s\n%s\n", lineRange(f), tp.Inline(f.SuggestionNote, maxNote), fence, s, fence)
 		default:
 			fence := fenceFor(s)
 			fmt.Fprintf(&b, "\n**Suggested fix** (%s):\n\n%s\n%s\n%s\n", lineRange(f), fence, s, fence)
@@ -146,21 +148,6 @@ func title(tp Policy, f review.Finding) string {
 		return t
 	}
 	return "Untitled finding"
-}
-
-// suggestionCode returns a suggestion as code: without the final newline,
-// and without a markdown fence wrapped around it.
-func suggestionCode(s string) string {
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-	s = strings.TrimRight(s, "\n")
-	if strings.TrimSpace(s) == "" {
-		return ""
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) >= 2 && mdscan.Fence(strings.TrimSpace(lines[0])) != "" && mdscan.Fence(strings.TrimSpace(lines[len(lines)-1])) == strings.TrimSpace(lines[len(lines)-1]) {
-		return strings.Join(lines[1:len(lines)-1], "\n")
-	}
-	return s
 }
 
 // fenceFor returns a backtick fence longer than any run of backticks in s.
@@ -323,7 +310,7 @@ func writeBodyFindings(b *strings.Builder, pl *Plan, budget int) {
 			e.WriteString("<br>" + d)
 		}
 		e.WriteString("\n")
-		if s := suggestionCode(f.Suggestion); s != "" && len(s) <= maxBodySuggestion {
+		if s := review.SuggestionCode(f.Suggestion); s != "" && len(s) <= maxBodySuggestion {
 			// The code lines are indented as the fence: the list item
 			// holds them, and none can end the block early.
 			fence := fenceFor(s)
@@ -605,7 +592,7 @@ func (tp Policy) Reply(body string, maxReply int) string {
 	if j < 0 {
 		return tp.Block(body, maxReply)
 	}
-	code := suggestionCode(rest[:j])
+	code := review.SuggestionCode(rest[:j])
 	after := strings.TrimPrefix(rest[j+len("\n```"):], "\n")
 	fence := fenceFor(code)
 	var b strings.Builder

@@ -50,7 +50,7 @@ func TestSuggestionCannotLeaveItsCodeBlock(t *testing.T) {
 	} {
 		f := review.Finding{Fingerprint: "fp-s", FilePath: "pkg/p00/file.go", LineStart: 10, LineEnd: 10, Side: review.SideRight, Severity: review.SeverityWarning, Category: review.CategoryBug, Title: "Problem fp-s"}
 		f.Suggestion = sugg
-		code := strings.Split(suggestionCode(sugg), "\n")
+		code := strings.Split(review.SuggestionCode(sugg), "\n")
 		for _, suggest := range []bool{true, false} {
 			checkCodeBlock(t, commentBody(Policy{}, f, "fp-s", suggest), "", code)
 		}
@@ -160,5 +160,11 @@ func TestCommentBodySuggestion(t *testing.T) {
 	}
 	if d := cmp.Diff(map[string]string{"fp": "fp1"}, ReadMarkers(got)); d != "" {
 		t.Errorf("readMarkers (-want +got):\n%s", d)
+	}
+	f.SuggestionNote = "the result has 1 syntax error(s) the file did not have"
+	noted := commentBody(Policy{}, f, "fp1", true)
+	want = "🟠 **Warning** · bug\n\n**T**\n\n**Suggested change** (lines 3–4, not applied automatically: the result has 1 syntax error(s) the file did not have):\n\n````\nx := \"```\"\n````\n\n<!-- mergeguard:fp=fp1 -->"
+	if noted != want {
+		t.Errorf("a suggestion the verifier did not apply:\n%s\nwant\n%s", noted, want)
 	}
 }

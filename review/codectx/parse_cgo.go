@@ -87,3 +87,42 @@ func convert(n *sitter.Node, field string, parent *Node) *Node {
 	return &Node{Kind: n.Type(), Field: field, Start: int(n.StartPoint().Row) + 1, End: end,
 		StartByte: int(n.StartByte()), EndByte: int(n.EndByte()), Parent: parent}
 }
+
+// SyntaxErrors counts the ERROR and MISSING nodes of src's tree-sitter
+// tree (each a syntax error the parser recovered from); false when the
+// language has no grammar here or parsing failed.
+func SyntaxErrors(ctx context.Context, lang string, src []byte) (int, bool) {
+	g := language(lang)
+	if g == nil {
+		return 0, false
+	}
+	p := sitter.NewParser()
+	defer p.Close()
+	p.SetLanguage(g)
+	tree, err := p.ParseCtx(ctx, nil, src)
+	if err != nil {
+		return 0, false
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if !root.HasError() {
+		return 0, true
+	}
+	cur := sitter.NewTreeCursor(root)
+	defer cur.Close()
+	n := 0
+	for {
+		node := cur.CurrentNode()
+		if node.IsError() || node.IsMissing() {
+			n++
+		}
+		if node.HasError() && !node.IsError() && cur.GoToFirstChild() {
+			continue
+		}
+		for !cur.GoToNextSibling() {
+			if !cur.GoToParent() {
+				return n, true
+			}
+		}
+	}
+}

@@ -15,3 +15,6 @@ const Available = false
 func parse(context.Context, string, []byte) (*Node, error) {
 	return nil, errors.New("code context needs a build with cgo (tree-sitter)")
 }
+
+// SyntaxErrors cannot parse: tree-sitter needs cgo.
+func SyntaxErrors(context.Context, string, []byte) (int, bool) { return 0, false }

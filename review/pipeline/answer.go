@@ -130,6 +130,7 @@ func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult
 		return nil, answerFailed(res)
 	}
 	a := out.result(req, res, repo)
+	a.Text = r.answerSuggestion(ctx, req, a.Text)
 	a.Arm, a.Model = p.arm, p.d.Config.Model
 	return a, nil
 }

@@ -38,6 +38,7 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 		Chunks: len(pl.chunks), FindingsTotal: len(vf.reported),
 		LLMCalls: rv.llmCalls + vf.llmCalls, ToolCalls: rv.toolCalls,
 		InputTokens: cost.InputTokens, OutputTokens: cost.OutputTokens, TotalCost: cost.TotalCost,
+		SuggestionsApplied: vf.suggestionsApplied, SuggestionsRejected: vf.suggestionsRejected,
 	}
 	for _, f := range d.Files {
 		v.Stats.Additions += f.Additions

@@ -365,6 +365,10 @@ type verifiedSet struct {
 	llmCost  review.CostInfo
 	llmCalls int
 	notes    []string
+	// suggestionsApplied and suggestionsRejected count the reported
+	// findings' suggestions that apply to the file at the head and those
+	// that do not (checkSuggestion).
+	suggestionsApplied, suggestionsRejected int
 }
 
 // verifyStage verifies every finding, merges duplicates, applies the
@@ -375,8 +379,8 @@ func (r *run) verifyStage(ctx context.Context, d *diff.Diff, idx *diff.Index, fi
 	v := newVerifier(r.req.Source, d, idx)
 	var out verifiedSet
 	var candidates []review.Finding
-	for _, f := range findings {
-		f = v.verify(ctx, f)
+	for _, claimed := range findings {
+		f := r.checkSuggestion(ctx, v, claimed, v.verify(ctx, claimed))
 		if f.VerificationStatus == review.FalsePositive {
 			out.falsePositives = append(out.falsePositives, f)
 			continue
@@ -398,6 +402,7 @@ func (r *run) verifyStage(ctx context.Context, d *diff.Diff, idx *diff.Index, fi
 	if r.p.d.Recheck && r.llm != nil {
 		r.recheckAll(ctx, v, &out)
 	}
+	countSuggestions(&out)
 	sortFindings(out.reported)
 	sortFindings(out.falsePositives)
 	for _, f := range out.reported {

@@ -85,8 +85,8 @@ func message(f review.Finding, noSuggestion bool) string {
 // fenced code block, on a finding with head lines. Prose suggestions
 // ("Remove the value and rotate the credential") are not replacements.
 func replacement(f review.Finding) (string, bool) {
-	if _, _, ok := headLines(f); !ok {
-		return "", false
+	if _, _, ok := headLines(f); !ok || f.SuggestionNote != "" {
+		return "", false // no lines to replace, or the verifier found it does not apply
 	}
 	s := strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(f.Suggestion, "\r\n", "\n"), "\r", "\n"))
 	ls := strings.Split(s, "\n")

@@ -185,6 +185,7 @@ func TestReplacement(t *testing.T) {
 		"removed lines":         {with(review.Finding{LineStart: 3, LineEnd: 3, Side: review.SideLeft}, "```\nx\n```"), "", false},
 		"whole file":            {with(review.Finding{}, "```\nx\n```"), "", false},
 		"closing fence shorter": {with(head, "````\nx\n```"), "", false},
+		"does not apply":        {review.Finding{LineStart: 3, LineEnd: 4, Side: review.SideRight, Suggestion: "```\nx(\n```", SuggestionNote: "a syntax error"}, "", false},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

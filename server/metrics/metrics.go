@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/suggest"
 )
 
 // Metrics holds every collector. The zero value is not usable; use New.
@@ -33,6 +34,7 @@ type Metrics struct {
 	rateRemaining  *prometheus.GaugeVec
 	postFailures   *prometheus.CounterVec
 	outcomes       *prometheus.CounterVec
+	suggestions    *prometheus.CounterVec
 	jobsRetried    prometheus.Counter
 	http           httpMetrics
 }
@@ -84,6 +86,10 @@ func New() *Metrics {
 		Name: "mergeguard_finding_outcomes_total",
 		Help: "Outcomes given to findings when their pull request closed (docs/quality.md), by outcome, severity, category and source (the model or analyzer).",
 	}, []string{"outcome", "severity", "category", "source"})
+	m.suggestions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mergeguard_suggestions_total",
+		Help: "Suggestions of reported findings by result: applied (they apply to the file at the head and are posted as suggestion blocks) or rejected (posted as plain code with the reason); docs/quality.md.",
+	}, []string{"result"})
 	m.postFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mergeguard_post_failures_total",
 		Help: "Failures to post a review or comment to GitHub, by reason.",
@@ -94,7 +100,7 @@ func New() *Metrics {
 	})
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.deliveries, m.reviews, m.reviewDuration, m.stageDuration, m.llmDuration,
-		m.tokens, m.cost, m.githubRequests, m.rateRemaining, m.postFailures, m.outcomes, m.jobsRetried)
+		m.tokens, m.cost, m.githubRequests, m.rateRemaining, m.postFailures, m.outcomes, m.suggestions, m.jobsRetried)
 	m.http = newHTTPMetrics(m.reg)
 	m.zero()
 	return m
@@ -117,6 +123,8 @@ func (m *Metrics) zero() {
 	for _, s := range stages {
 		m.stageDuration.WithLabelValues(s)
 	}
+	m.suggestions.WithLabelValues(suggest.Applied)
+	m.suggestions.WithLabelValues(suggest.Rejected)
 }
 
 // Handler serves the registry in the Prometheus exposition format.
@@ -141,6 +149,8 @@ func (m *Metrics) ReviewFinished(status string, model string, elapsed time.Durat
 		m.tokens.WithLabelValues(model, "input").Add(float64(v.Stats.InputTokens))
 		m.tokens.WithLabelValues(model, "output").Add(float64(v.Stats.OutputTokens))
 		m.cost.WithLabelValues(model).Add(v.Stats.TotalCost)
+		m.suggestions.WithLabelValues(suggest.Applied).Add(float64(v.Stats.SuggestionsApplied))
+		m.suggestions.WithLabelValues(suggest.Rejected).Add(float64(v.Stats.SuggestionsRejected))
 	}
 	m.reviews.WithLabelValues(status, verdict).Inc()
 	m.reviewDuration.WithLabelValues(status).Observe(elapsed.Seconds())

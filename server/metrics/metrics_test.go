@@ -31,7 +31,8 @@ func TestCountersAppearInScrape(t *testing.T) {
 	m.Delivery("pull_request", "enqueued")
 	m.Delivery("pull_request", "enqueued")
 	m.Delivery("ping", "ignored")
-	v := &review.Verdict{Verdict: review.DecisionRequestChanges, Stats: review.Stats{InputTokens: 1200, OutputTokens: 300, TotalCost: 0.5}}
+	v := &review.Verdict{Verdict: review.DecisionRequestChanges, Stats: review.Stats{InputTokens: 1200, OutputTokens: 300, TotalCost: 0.5,
+		SuggestionsApplied: 3, SuggestionsRejected: 2}}
 	m.ReviewFinished("succeeded", "gpt-4o", 3*time.Second, v)
 	m.PostFailure("422")
 	m.FindingOutcome("addressed", "warning", "bug", "gpt-4o")
@@ -48,6 +49,8 @@ func TestCountersAppearInScrape(t *testing.T) {
 		`mergeguard_llm_tokens_total{direction="output",model="gpt-4o"} 300`,
 		`mergeguard_llm_cost_dollars_total{model="gpt-4o"} 0.5`,
 		`mergeguard_post_failures_total{reason="422"} 1`,
+		`mergeguard_suggestions_total{result="applied"} 3`,
+		`mergeguard_suggestions_total{result="rejected"} 2`,
 		`mergeguard_finding_outcomes_total{category="bug",outcome="addressed",severity="warning",source="gpt-4o"} 2`,
 		`mergeguard_finding_outcomes_total{category="quality",outcome="dismissed",severity="info",source="analyzer:shellcheck"} 1`,
 		`mergeguard_queue_depth{state="queued"} 4`,
@@ -143,6 +146,8 @@ func TestSeriesExistBeforeTheFirstReview(t *testing.T) {
 		`mergeguard_reviews_total{status="failed",verdict=""} 0`,
 		`mergeguard_review_duration_seconds_count{status="superseded"} 0`,
 		`mergeguard_stage_duration_seconds_count{stage="verifier"} 0`,
+		`mergeguard_suggestions_total{result="applied"} 0`,
+		`mergeguard_suggestions_total{result="rejected"} 0`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("scrape lacks %s", want)
