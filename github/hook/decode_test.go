@@ -109,8 +109,12 @@ func TestDecoderIsJSONUnmarshalOnMutations(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []byte(" \t\n\r\"\\/u0aA{}[],:-.eE+\x00\x01\x1f\x7f\x80\xffbfnrt")
 	mutations := 5000
-	if race.Enabled {
-		mutations = 1000 // one goroutine: the detector checks nothing here and makes each 6x slower
+	if race.Enabled || testing.Short() {
+		// One goroutine: the race detector checks nothing here and makes
+		// each 6x slower. -short (make test-short) takes the same first
+		// 1000; make test runs all 5000 without the race detector
+		// (scripts/race-free-packages.txt).
+		mutations = 1000
 	}
 	for range mutations {
 		b := append([]byte(nil), docs[r.IntN(len(docs))]...)
