@@ -3,6 +3,7 @@ package suggest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"go/format"
 	"go/parser"
@@ -123,7 +124,7 @@ func join(lines []string) []byte { return []byte(strings.Join(lines, "\n") + "\n
 // goErrors counts go/parser's syntax errors in src.
 func goErrors(_ context.Context, _ string, src []byte) (int, bool) {
 	_, err := parser.ParseFile(token.NewFileSet(), "", src, parser.AllErrors|parser.SkipObjectResolution)
-	if list, ok := err.(scanner.ErrorList); ok {
+	if list, ok := errors.AsType[scanner.ErrorList](err); ok {
 		return len(list), true
 	}
 	if err != nil {
@@ -217,7 +218,7 @@ func analyzers(ctx context.Context, as []analyzer.Analyzer, path string, start i
 func added(path string, start int, lines []string) *diff.File {
 	h := diff.Hunk{NewStart: start, NewLines: len(lines)}
 	for i, l := range lines {
-		h.Lines = append(h.Lines, diff.Line{NewLine: int32(start + i), Text: l, Kind: diff.Add})
+		h.Lines = append(h.Lines, diff.Line{NewLine: int32(start + i), Text: l, Kind: diff.Add}) //nolint:gosec // a line of a file of at most maxFileBytes
 	}
 	return &diff.File{NewPath: path, Status: diff.Modified, Hunks: []diff.Hunk{h}, Additions: len(lines)}
 }
