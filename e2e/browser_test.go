@@ -395,13 +395,7 @@ func TestReviewInBrowser(t *testing.T) {
 	b.screenshot(t, "review-page.png")
 
 	// A phone shows the same page.
-	b.do(t, "reload at phone width",
-		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
-		chromedp.Reload(),
-		chromedp.WaitVisible(chromedp.ID("verdict")))
-	if overflow := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
-		t.Errorf("at 390px the review page scrolls sideways by %dpx", overflow)
-	}
+	b.atPhoneWidth(t, "verdict", "review page")
 	checkRenderedFinished(t, eval[[]string](t, b, `window.__status`), eval[[]string](t, b, `window.__stages`))
 	b.screenshot(t, "review-page-mobile.png")
 	b.do(t, "back to desktop width", chromedp.EmulateViewport(1280, 900))
@@ -514,5 +508,18 @@ func checkStages(t *testing.T, snaps []string) {
 	}
 	if t.Failed() {
 		t.Logf("stage snapshots:\n%s", strings.Join(snaps, "\n"))
+	}
+}
+
+// atPhoneWidth reloads the page at a phone's width (390 px), waits for
+// the element with id, and fails the test when the page scrolls sideways.
+func (b *browser) atPhoneWidth(t *testing.T, id, page string) {
+	t.Helper()
+	b.do(t, "reload at phone width",
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+		chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.ID(id)))
+	if overflow := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
+		t.Errorf("at 390px the %s scrolls sideways by %dpx", page, overflow)
 	}
 }

@@ -122,13 +122,7 @@ func TestQualityInBrowser(t *testing.T) {
 	b.screenshot(t, "quality.png")
 
 	// A phone shows the same page without scrolling sideways.
-	b.do(t, "reload at phone width",
-		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
-		chromedp.Reload(),
-		chromedp.WaitVisible(chromedp.ID("quality-rate")))
-	if overflow := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); overflow > 0 {
-		t.Errorf("at 390px the Quality page scrolls sideways by %dpx", overflow)
-	}
+	b.atPhoneWidth(t, "quality-rate", "Quality page")
 	b.screenshot(t, "quality-mobile.png")
 	if errs := b.pageErrors(); len(errs) > 0 {
 		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
