@@ -443,6 +443,33 @@ func (s *Store) RepositoryIDs(ctx context.Context, repo string, number int) ([]i
 	return ids, nil
 }
 
+// repositoryIDsOf: repositoryIDs of every name of $1 at once.
+const repositoryIDsOf = `SELECT repository, (array_agg(repo_id ORDER BY last DESC))[1:2] FROM (
+	    SELECT repository, repo_id, max(created_at) AS last FROM review_runs
+	    WHERE repository = ANY($1) AND repo_id IS NOT NULL GROUP BY repository, repo_id) r
+	GROUP BY repository`
+
+// RepositoryIDsOf is RepositoryIDs (of all pull requests) of each of
+// names, in one query; a name without ids is left out.
+func (s *Store) RepositoryIDsOf(ctx context.Context, names []string) (map[string][]int64, error) {
+	rows, err := s.pool.Query(ctx, repositoryIDsOf, names)
+	if err != nil {
+		return nil, fmt.Errorf("repository ids of %d names: %w", len(names), err)
+	}
+	ids := map[string][]int64{}
+	var (
+		name string
+		got  []int64
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&name, &got}, func() error {
+		ids[name] = got
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("repository ids of %d names: %w", len(names), err)
+	}
+	return ids, nil
+}
+
 // renameRepository moves the learnings kept under the old names of
 // repository id $1 (the names its runs were stored under) to its name $2,
 // when no other repository's runs, nor runs without an id, were kept under

@@ -510,6 +510,7 @@ func TestRepositoryIDs(t *testing.T) {
 		{"acme/other", 0, []int64{33}},
 		{"nobody/none", 0, nil},
 	}
+	all := map[string][]int64{}
 	for _, tt := range tests {
 		got, err := s.RepositoryIDs(t.Context(), tt.repo, tt.number)
 		if err != nil {
@@ -518,6 +519,16 @@ func TestRepositoryIDs(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("RepositoryIDs(%s, %d) (-want +got):\n%s", tt.repo, tt.number, diff)
 		}
+		if tt.number == 0 && len(tt.want) > 0 {
+			all[tt.repo] = tt.want
+		}
+	}
+	got, err := s.RepositoryIDsOf(t.Context(), []string{"acme/app", "acme/other", "nobody/none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(all, got); diff != "" {
+		t.Errorf("RepositoryIDsOf: (-want +got):\n%s", diff)
 	}
 }
 

@@ -165,13 +165,13 @@ func (u *UI) visibleQuality(r *http.Request, since time.Time) (api.QualityRespon
 // GitHub lets them read. A repository GitHub could not be asked about is
 // left out (and logged).
 func (u *UI) visibleNames(ctx context.Context, r *http.Request, names []string) (map[string]bool, error) {
-	idOf := make(map[string]int64, len(names))
+	all, err := u.d.Runs.RepositoryIDsOf(ctx, names)
+	if err != nil {
+		return nil, fmt.Errorf("read the repositories' ids: %w", err)
+	}
+	idOf := make(map[string]int64, len(all))
 	var ids []int64
-	for _, n := range names {
-		got, err := u.d.Runs.RepositoryIDs(ctx, n, 0)
-		if err != nil {
-			return nil, fmt.Errorf("read the id of %s: %w", n, err)
-		}
+	for n, got := range all {
 		if len(got) == 1 {
 			idOf[n] = got[0]
 			ids = append(ids, got[0])

@@ -39,6 +39,7 @@ type Runs interface {
 	LedgerHistory(ctx context.Context, repo string, number int) ([]store.LedgerChange, error)
 	Learnings(ctx context.Context, repo string, status review.LearningStatus) ([]review.Learning, error)
 	RepositoryIDs(ctx context.Context, repo string, number int) ([]int64, error)
+	RepositoryIDsOf(ctx context.Context, names []string) (map[string][]int64, error)
 	// Suppressed and Revive are the memory of dismissals of a pull
 	// request: what its reviews did not post, and a writer's revival.
 	Suppressed(ctx context.Context, repo string, number int) ([]store.SuppressedFinding, error)
