@@ -35,14 +35,17 @@ run-notice:
 ## Chromium is installed for the browser tests (e2e/) unless MERGEGUARD_SKIP_BROWSER=1, and
 ## shellcheck for the linters' tests (review/lint)
 RACE_FREE := scripts/race-free-packages.txt
+# race_free_pkgs are its packages; race_free_tests its lines naming tests, as pkg=tests
+race_free_pkgs = $(shell awk '!/^\#/ && NF { print $$1 }' $(RACE_FREE))
+race_free_tests = $(shell awk '!/^\#/ && NF > 1 { print $$1 "=" $$2 }' $(RACE_FREE))
 test:
 	go vet ./...
 	bash scripts/ensure-shellcheck.sh >/dev/null
 	@if [ "$${MERGEGUARD_SKIP_BROWSER:-}" != 1 ]; then bash scripts/ensure-chromium.sh >/dev/null; fi
 	CGO_ENABLED=0 GOFLAGS= go list -e -export std >/dev/null # go vet's standard library, built once into the cache
-	bash scripts/with-postgres.sh go test -race -parallel 4 $$(go list ./... | grep -vxF "$$(awk '!/^#/ && NF { print $$1 }' $(RACE_FREE))")
-	go test $$(awk '!/^#/ && NF { print $$1 }' $(RACE_FREE))
-	awk '!/^#/ && NF > 1 { print $$1, $$2 }' $(RACE_FREE) | while read -r pkg tests; do go test -race -run "^($$tests)\$$" "$$pkg" || exit 1; done
+	bash scripts/with-postgres.sh go test -race -parallel 4 $(filter-out $(race_free_pkgs),$(shell go list ./...))
+	go test $(race_free_pkgs)
+	$(foreach t,$(race_free_tests),go test -race -run '^($(lastword $(subst =, ,$(t))))$$' $(firstword $(subst =, ,$(t))) &&) true
 	go test -count=1 -run '^TestReviewHugeDiffMemory$$' ./cmd/mergeguard/
 	go test -count=1 -run '^TestUnknownModelNeverOverflows$$' ./review/pipeline/
 	go -C deploy/validate vet ./...

@@ -196,21 +196,18 @@ func findingThread(t *testing.T, app *fakeApp, pr githubtest.PR, title string) g
 // dismissed but whose ledger entry does not say so yet.
 func undecided(t *testing.T, db *pgxpool.Pool, stream []*qualityPR) int {
 	t.Helper()
-	n := 0
+	var keys []string
 	for _, q := range stream {
-		if qualityRoutes[q.route].outcome != "dismissed" {
-			continue
-		}
-		var state string
-		if err := db.QueryRow(t.Context(), `SELECT state FROM pr_findings WHERE repository = $1 AND pr_number = $2`,
-			q.pr.Owner+"/"+q.pr.Repo, q.pr.Number).Scan(&state); err != nil {
-			t.Fatal(err)
-		}
-		if state != "dismissed" {
-			n++
+		if qualityRoutes[q.route].outcome == "dismissed" {
+			keys = append(keys, fmt.Sprintf("%s/%s#%d", q.pr.Owner, q.pr.Repo, q.pr.Number))
 		}
 	}
-	return n
+	var dismissed int
+	if err := db.QueryRow(t.Context(), `SELECT count(*) FROM pr_findings
+		WHERE repository || '#' || pr_number = ANY($1) AND state = 'dismissed'`, keys).Scan(&dismissed); err != nil {
+		t.Fatal(err)
+	}
+	return len(keys) - dismissed
 }
 
 // closeStream closes every pull request of the stream in a shuffled order
