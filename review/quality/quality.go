@@ -168,6 +168,19 @@ func (r *Rate) finish() {
 	r.Low, r.High = Wilson(r.Addressed, r.N, Z95)
 }
 
+// Sum is the rate of the findings of rs together: their counts added, the
+// rate and its interval of the sum.
+func Sum(rs ...Rate) Rate {
+	var s Rate
+	for _, r := range rs {
+		s.Addressed += r.Addressed
+		s.Dismissed += r.Dismissed
+		s.Unaddressed += r.Unaddressed
+	}
+	s.finish()
+	return s
+}
+
 // Week is the ISO week of t, "2026-W48".
 func Week(t time.Time) string {
 	y, w := t.UTC().ISOWeek()

@@ -188,3 +188,24 @@ func TestComputeArms(t *testing.T) {
 		t.Errorf("ByArm (-want +got):\n%s", diff)
 	}
 }
+
+// TestSum: the rate of several groups together is that of their counts
+// added; of none, nothing is known.
+func TestSum(t *testing.T) {
+	t.Parallel()
+	low, high := quality.Wilson(3, 6, quality.Z95)
+	tests := []struct {
+		name string
+		rs   []quality.Rate
+		want quality.Rate
+	}{
+		{"two", []quality.Rate{{Addressed: 2, Dismissed: 1, N: 3}, {Addressed: 1, Unaddressed: 2, N: 3}},
+			quality.Rate{Addressed: 3, Dismissed: 1, Unaddressed: 2, N: 6, Rate: 0.5, Low: low, High: high}},
+		{"none", nil, quality.Rate{High: 1}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, quality.Sum(tt.rs...)); diff != "" {
+			t.Errorf("%s: Sum (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}

@@ -148,20 +148,13 @@ func otherGroup(groups, shown []quality.Group) quality.Group {
 	for _, g := range shown {
 		drawn[g.Key] = true
 	}
-	var o quality.Group
+	var rest []quality.Rate
 	for _, g := range groups {
 		if !drawn[g.Key] {
-			o.Addressed += g.Addressed
-			o.Dismissed += g.Dismissed
-			o.Unaddressed += g.Unaddressed
+			rest = append(rest, g.Rate)
 		}
 	}
-	o.N = o.Addressed + o.Dismissed + o.Unaddressed
-	if o.N > 0 {
-		o.Rate.Rate = float64(o.Addressed) / float64(o.N)
-	}
-	o.Low, o.High = quality.Wilson(o.Addressed, o.N, quality.Z95)
-	return o
+	return quality.Group{Rate: quality.Sum(rest...)}
 }
 
 // barX is the x of rate p on a bar chart's scale.
