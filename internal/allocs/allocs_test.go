@@ -1,7 +1,9 @@
 package allocs_test
 
 import (
+	"math"
 	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -39,5 +41,29 @@ func TestHeapPeakSeesATransientAllocation(t *testing.T) {
 	runtime.KeepAlive(b)
 	if grew := int64(stop()) - int64(idle); grew < 60<<20 {
 		t.Errorf("peak grew by %d MB over a live 64 MB allocation, want at least 60", grew>>20)
+	}
+}
+
+func TestDefaultCollectorOverridesAndRestores(t *testing.T) {
+	prevPercent := debug.SetGCPercent(300)
+	prevLimit := debug.SetMemoryLimit(1 << 30)
+	defer func() {
+		debug.SetGCPercent(prevPercent)
+		debug.SetMemoryLimit(prevLimit)
+	}()
+	t.Run("inside", func(t *testing.T) {
+		allocs.DefaultCollector(t)
+		if got := debug.SetGCPercent(100); got != 100 {
+			t.Errorf("GC percent inside = %d, want 100", got)
+		}
+		if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+			t.Errorf("memory limit inside = %d, want none", got)
+		}
+	})
+	if got := debug.SetGCPercent(300); got != 300 {
+		t.Errorf("GC percent after = %d, want 300 restored", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 1<<30 {
+		t.Errorf("memory limit after = %d, want 1 GiB restored", got)
 	}
 }

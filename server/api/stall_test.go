@@ -47,6 +47,7 @@ func TestStalledStreamClientsAreDropped(t *testing.T) {
 	run := manyEventsRun(t, f.store)
 	addr := strings.TrimPrefix(f.srv.URL, "http://")
 
+	allocs.DefaultCollector(t)
 	idleHeap, idleRSS := allocs.HeapNow(), rss(t)
 	stop := allocs.HeapPeak()
 	start := time.Now()

@@ -22,6 +22,7 @@ import (
 func TestOversizedUnsignedBodiesKeepHeapBounded(t *testing.T) {
 	in := newIntake(t)
 	const clients, size = 30, 24 << 20
+	allocs.DefaultCollector(t)
 	idle := allocs.HeapNow()
 	stop := allocs.HeapPeak()
 	var wg sync.WaitGroup
