@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dlclark/regexp2"
@@ -19,22 +20,45 @@ import (
 )
 
 // reference is tiktoken-go's encoder of an encoding, built as this package
-// built it before it did the splitting and merging itself.
+// built it before it did the splitting and merging itself; built once per
+// encoding and shared by the tests (building one takes a second).
 func reference(t testing.TB, name string) *tiktoken.Tiktoken {
 	t.Helper()
-	pattern := o200kPattern
-	if name == CL100kBase {
-		pattern = cl100kPattern
-	}
-	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(name + ".tiktoken")
+	ref, err := references[name]()
 	if err != nil {
 		t.Fatal(err)
+	}
+	return ref
+}
+
+// references builds each encoding's reference once.
+var references = map[string]func() (*tiktoken.Tiktoken, error){
+	O200kBase:  sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return buildReference(O200kBase, o200kPattern) }),
+	CL100kBase: sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return buildReference(CL100kBase, cl100kPattern) }),
+}
+
+func buildReference(name, pattern string) (*tiktoken.Tiktoken, error) {
+	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(name + ".tiktoken")
+	if err != nil {
+		return nil, err
 	}
 	bpe, err := tiktoken.NewCoreBPE(ranks, map[string]int{}, pattern)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return tiktoken.NewTiktoken(bpe, &tiktoken.Encoding{Name: name, PatStr: pattern, MergeableRanks: ranks}, map[string]any{})
+	return tiktoken.NewTiktoken(bpe, &tiktoken.Encoding{Name: name, PatStr: pattern, MergeableRanks: ranks}, map[string]any{}), nil
+}
+
+// shared is the encodings the tests share: each loads its vocabulary on
+// first use (a quarter of a second) and is safe for concurrent use.
+var shared = sync.OnceValue(NewTokenizers)
+
+// sharedEncoding is the shared encoding of name.
+func sharedEncoding(name string) *encoding {
+	if name == CL100kBase {
+		return shared().cl100k
+	}
+	return shared().o200k
 }
 
 // longestPiece returns the byte length of the longest piece of text.
@@ -110,7 +134,7 @@ func TestSplitMatchesPattern(t *testing.T) {
 		if name == CL100kBase {
 			pattern = cl100kPattern
 		}
-		e, re := &encoding{name: name}, regexp2.MustCompile(pattern, regexp2.None)
+		e, re := sharedEncoding(name), regexp2.MustCompile(pattern, regexp2.None)
 		for range 3000 {
 			rs := make([]rune, rng.IntN(24))
 			for i := range rs {
@@ -200,7 +224,7 @@ func TestCountMatchesTiktoken(t *testing.T) {
 		t.Fatalf("only %d files: is the repository there?", len(files))
 	}
 	for _, name := range []string{O200kBase, CL100kBase} {
-		ref, e := reference(t, name), &encoding{name: name}
+		ref, e := reference(t, name), sharedEncoding(name)
 		for label, text := range texts {
 			got, want := e.Count(text), len(ref.EncodeOrdinary(text))
 			if got == want {
@@ -249,7 +273,7 @@ func TestCountLongPieces(t *testing.T) {
 		sizes = map[string][]int{O200kBase: {4 << 10}, CL100kBase: {2 << 10}}
 	}
 	for name, ns := range sizes {
-		ref, e := reference(t, name), &encoding{name: name}
+		ref, e := reference(t, name), sharedEncoding(name)
 		for kind, gen := range kinds {
 			for _, n := range ns {
 				text := gen(n)
@@ -282,7 +306,7 @@ func (c *cancelAt) Err() error {
 
 // TestCountContextStops cancels the count of a long text midway.
 func TestCountContextStops(t *testing.T) {
-	e := &encoding{name: O200kBase}
+	e := sharedEncoding(O200kBase)
 	e.Count("load the vocabulary")
 	text := strings.Repeat("func f(ctx context.Context) error { return nil } // x\n", 20_000) // 300,000 pieces
 	// Cancelled at the third look: the count must look while it counts,

@@ -48,7 +48,7 @@ func TestEncodingForModel(t *testing.T) {
 }
 
 func TestCounters(t *testing.T) {
-	tk := budget.NewTokenizers()
+	tk := tokenizers()
 	tests := []struct {
 		model, text string
 		want        int
@@ -90,7 +90,7 @@ func TestUnknownModelErrsHigh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk := budget.NewTokenizers()
+	tk := tokenizers()
 	o200k := tk.ForModel("gpt-4o")
 	tests := map[string]string{
 		"Go code":          string(src),
@@ -115,7 +115,7 @@ func TestCountLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := []string{"", "x", "\n", "a\nb\n", "}\n\n\n  \tfoo\n", "日本\n語\r\nx", string(src)[:20000]}
-	tk := budget.NewTokenizers()
+	tk := tokenizers()
 	for _, model := range []string{"gpt-4o", "gpt-4", "llama3"} {
 		c := tk.ForModel(model)
 		for _, text := range texts {
@@ -139,7 +139,7 @@ func TestCountLines(t *testing.T) {
 }
 
 func TestCounterConcurrentFirstUse(t *testing.T) {
-	c := budget.NewTokenizers().ForModel("gpt-4")
+	c := budget.NewTokenizers().ForModel("gpt-4") // a fresh one: its first use is the test
 	var wg sync.WaitGroup
 	counts := make([]int, 8)
 	for i := range counts {
@@ -152,6 +152,11 @@ func TestCounterConcurrentFirstUse(t *testing.T) {
 		}
 	}
 }
+
+// tokenizers is the counters the tests share: a Tokenizers loads each
+// vocabulary on first use (a quarter of a second) and is safe for
+// concurrent use. TestCounterConcurrentFirstUse makes its own.
+var tokenizers = sync.OnceValue(budget.NewTokenizers)
 
 // largeDiff is a real diff of 2,248 lines.
 const largeDiff = "../diff/testdata/go-reviewdog_large-multi-hunk-2248-lines_2741682.diff"
@@ -245,8 +250,8 @@ func TestFitNeverExceedsBudget(t *testing.T) {
 	corpus := strings.Split(string(src), "\n")
 	corpus = append(corpus, "日本語のコメント — ünïcödé ✓ 🚀🚀🚀", strings.Repeat("minified();", 400))
 	counters := map[string]budget.Counter{
-		"o200k":    budget.NewTokenizers().ForModel("gpt-4o"),
-		"unknown":  budget.NewTokenizers().ForModel("llama3"),
+		"o200k":    tokenizers().ForModel("gpt-4o"),
+		"unknown":  tokenizers().ForModel("llama3"),
 		"estimate": budget.Estimate{},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -286,7 +291,7 @@ func TestFitNeverExceedsBudget(t *testing.T) {
 }
 
 func TestFitTinyBudgets(t *testing.T) {
-	c := budget.NewTokenizers().ForModel("gpt-4o")
+	c := tokenizers().ForModel("gpt-4o")
 	long := strings.Repeat("averyveryverylongidentifier", 50)
 	for _, limit := range []int{-5, 0, 1, 2, 3, 10} {
 		got, tr := fit(t, []budget.Section{{Name: "x", Text: long}}, limit, c)
@@ -343,7 +348,7 @@ func TestFitCountsLinearly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o200k := budget.NewTokenizers().ForModel("gpt-4o")
+	o200k := tokenizers().ForModel("gpt-4o")
 	tests := []struct {
 		name   string
 		sec    budget.Section
@@ -383,7 +388,7 @@ func TestFitStopsWhenCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	secs := []budget.Section{{Name: "a", Text: "one\ntwo"}}
-	for _, c := range []budget.Counter{budget.NewTokenizers().ForModel("gpt-4o"), budget.Estimate{}} {
+	for _, c := range []budget.Counter{tokenizers().ForModel("gpt-4o"), budget.Estimate{}} {
 		if _, _, err := budget.Fit(ctx, secs, 1, c); !errors.Is(err, context.Canceled) {
 			t.Errorf("Fit(%T) = %v, want context.Canceled", c, err)
 		}
@@ -403,7 +408,7 @@ func oneMBLine() string {
 
 func BenchmarkCount1MBLine(b *testing.B) {
 	line := oneMBLine()
-	c := budget.NewTokenizers().ForModel("gpt-4o")
+	c := tokenizers().ForModel("gpt-4o")
 	c.Count("warm up")
 	b.SetBytes(int64(len(line)))
 	defer budget.ReportCPU(b, len(line))()
@@ -414,7 +419,7 @@ func BenchmarkCount1MBLine(b *testing.B) {
 
 func BenchmarkFit1MBLine(b *testing.B) {
 	line := oneMBLine()
-	c := budget.NewTokenizers().ForModel("gpt-4o")
+	c := tokenizers().ForModel("gpt-4o")
 	c.Count("warm up")
 	secs := []budget.Section{{Name: "min.js", Text: "// minified\n" + line + "\n", Interest: []int{2}}}
 	b.SetBytes(int64(len(line)))
@@ -441,7 +446,7 @@ func BenchmarkCount5000LineFile(b *testing.B) {
 		sb.WriteByte('\n')
 	}
 	text := sb.String()
-	c := budget.NewTokenizers().ForModel("gpt-4o")
+	c := tokenizers().ForModel("gpt-4o")
 	c.Count("warm up")
 	b.SetBytes(int64(len(text)))
 	defer budget.ReportCPU(b, len(text))()
@@ -462,7 +467,7 @@ func BenchmarkCount5000Lines(b *testing.B) {
 		sb.WriteByte('\n')
 	}
 	text := sb.String()
-	tk := budget.NewTokenizers()
+	tk := tokenizers()
 	for _, model := range []string{"gpt-4o", "gpt-4", "llama3"} {
 		c := tk.ForModel(model)
 		c.Count("warm up") // load the vocabulary outside the timing
@@ -486,7 +491,7 @@ func BenchmarkFit5000Lines(b *testing.B) {
 		sb.WriteString(lines[i%len(lines)])
 		sb.WriteByte('\n')
 	}
-	c := budget.NewTokenizers().ForModel("gpt-4o")
+	c := tokenizers().ForModel("gpt-4o")
 	secs := []budget.Section{{Name: "big.go", Text: sb.String(), Interest: []int{100, 2500, 4900}}}
 	c.Count("warm up")
 	for b.Loop() {
@@ -495,7 +500,7 @@ func BenchmarkFit5000Lines(b *testing.B) {
 }
 
 func TestCountMessages(t *testing.T) {
-	c := budget.NewTokenizers().ForModel("gpt-4o")
+	c := tokenizers().ForModel("gpt-4o")
 	msgs := []openai.ChatCompletionMessage{
 		{Role: "system", Content: "You review code."},
 		{Role: "user", Content: "Review main.go"},

@@ -117,7 +117,7 @@ func TestObserve(t *testing.T) {
 // counted with o200k_base's split, each part corrected, which what is
 // learned changes at once, and that known models are not corrected.
 func TestCorrectedCounter(t *testing.T) {
-	tk := budget.NewTokenizers()
+	tk := tokenizers()
 	corr := budget.NewCorrections([]budget.Correction{{Model: "qwen", Ratio: 2, Samples: 1000, OtherRatio: 3, OtherSamples: 1000}})
 	text := strings.Repeat("func main() { fmt.Println(\"héllo\") }\n", 50)
 	base := tk.ForModel("gpt-4o").Count(text)
@@ -159,7 +159,7 @@ func TestCorrectedCounter(t *testing.T) {
 
 func TestCorrectionsConcurrent(t *testing.T) {
 	corr := budget.NewCorrections(nil)
-	c := budget.NewTokenizers().ForModelCorrected("m", corr)
+	c := tokenizers().ForModelCorrected("m", corr)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -178,7 +178,7 @@ func TestCorrectionsConcurrent(t *testing.T) {
 // checks that prompts in other scripts, never seen, are not undercounted:
 // the ratio learned on code does not apply to them.
 func TestCorrectionScriptSwitch(t *testing.T) {
-	tk := budget.NewTokenizers()
+	tk := tokenizers()
 	o200k, cl100k := tk.Base("llama3"), tk.ForModel("gpt-4")
 	corr := budget.NewCorrections(nil)
 	code := "\tif err := s.parseConfig(ctx, user); err != nil { return fmt.Errorf(\"request deadline: %w\", err) } // 123\n"

@@ -25,7 +25,7 @@ func TestCountSplit(t *testing.T) {
 		{"a symbol's piece takes the space before and the line break after", "a → b 🚀\n", budget.Split{ASCII: 2, Other: 4, OtherBytes: 10}},
 		{"an invalid byte is U+FFFD", "ok \xff", budget.Split{ASCII: 1, Other: 1, OtherBytes: 4}},
 	}
-	tk := budget.NewTokenizers()
+	tk := tokenizers()
 	o200k := tk.Base("gpt-4o")
 	for _, tt := range tests {
 		got, err := o200k.CountSplit(t.Context(), tt.text)
@@ -56,7 +56,7 @@ func TestMemoSplit(t *testing.T) {
 	for len(text) < 1024 {
 		text += text
 	}
-	o200k := budget.NewTokenizers().Base("llama3")
+	o200k := tokenizers().Base("llama3")
 	want, err := o200k.CountSplit(t.Context(), text)
 	if err != nil {
 		t.Fatal(err)

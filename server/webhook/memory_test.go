@@ -77,6 +77,7 @@ func TestOversizedUnsignedBodiesKeepHeapBounded(t *testing.T) {
 // with 503 and Retry-After, before a byte of it is read; a small one still
 // fits, and so does a large one once the others are done.
 func TestBusyIntakeAnswers503(t *testing.T) {
+	t.Parallel() // its own intake, budget and limits; it mostly waits
 	in := newIntake(t)
 	const size = 24 << 20
 	big := func(id string, body io.Reader, size int64) *http.Request {

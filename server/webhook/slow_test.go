@@ -71,6 +71,7 @@ func slowSender(t *testing.T, target string, id string, size int64, interval tim
 // it declared (before: 0 of 100 accepted, every one 503 while two slow
 // senders held the whole 48 MiB budget).
 func TestSlowSendersDoNotStallTheIntake(t *testing.T) {
+	t.Parallel() // its own intake, budget and limits; it mostly waits
 	in := newIntake(t)
 	const slow, signed = 8, 100
 	stop := make(chan struct{})
@@ -127,6 +128,7 @@ func TestSlowSendersDoNotStallTheIntake(t *testing.T) {
 // sends nothing after its headers is cut off too. The test sets the
 // grace period to 200 ms and the rate to 1 KiB/s.
 func TestSlowBodiesAreCutOff(t *testing.T) {
+	t.Parallel() // its own intake, budget and limits; it mostly waits
 	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) {
 		d.Config.WebhookBodyGrace, d.Config.WebhookMinBodyRate = 200*time.Millisecond, 1<<10
 	})
@@ -159,6 +161,7 @@ func TestSlowBodiesAreCutOff(t *testing.T) {
 // a further one is answered 408, even when each keeps the minimum rate,
 // and a delivery that arrives at once is still accepted.
 func TestSlowBodiesPerAddressAreCapped(t *testing.T) {
+	t.Parallel() // its own intake, budget and limits; it mostly waits
 	const senders, perAddr = 5, 2
 	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) {
 		d.Config.WebhookBodyGrace, d.Config.WebhookMinBodyRate, d.Config.WebhookSlowBodiesPerAddress = 200*time.Millisecond, 1, perAddr
@@ -196,6 +199,7 @@ func TestSlowBodiesPerAddressAreCapped(t *testing.T) {
 // bodies past their first chunk never take the last eighth of the budget,
 // which is kept for first chunks, so the small delivery is accepted.
 func TestSmallDeliveriesKeepTheirShare(t *testing.T) {
+	t.Parallel() // its own intake, budget and limits; it mostly waits
 	const budget, size = 8 << 20, 4 << 20
 	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) { d.Config.WebhookBytesInFlight = budget })
 	var writers []*io.PipeWriter
