@@ -102,7 +102,7 @@ func TestCollectGoTypes(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { checkSnippetsWith(t, goOptions(), tt.base, tt.head, tt.file, tt.want) })
+		t.Run(tt.name, func(t *testing.T) { checkSnippetsWith(t, goOptions(t), tt.base, tt.head, tt.file, tt.want) })
 	}
 }
 
@@ -118,7 +118,7 @@ func TestCollectGoStdPositions(t *testing.T) {
 		base[fmt.Sprintf("big/b%d.go", i)] = "package big\n\n" + strings.Repeat("// padding so that the file set's offsets reach the standard library's.\n", 10000)
 	}
 	head := repo{"app/app.go": "package app\n\nimport (\n\t\"errors\"\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n\n\t_ \"example.com/m/big\"\n)\n\nfunc F() error {\n\treturn fmt.Errorf(\"%w %s\", errors.New(os.Getenv(\"A\")), strings.Join(os.Args, \" \"))\n}\n"}
-	checkSnippetsWith(t, goOptions(), base, head, "app/app.go", nil)
+	checkSnippetsWith(t, goOptions(t), base, head, "app/app.go", nil)
 }
 
 // TestCollectGoUntypedFallsBack: a changed Go file the loader does not
@@ -133,7 +133,7 @@ func TestCollectGoUntypedFallsBack(t *testing.T) {
 		"gen/help.go": "package gen\n\n// Help prints help.\nfunc Help() {}\n",
 	}
 	head := repo{"gen/tool.go": "//go:build ignore\n\npackage main\n\nfunc main() {\n\tHelp()\n}\n"}
-	checkSnippetsWith(t, goOptions(), base, head, "gen/tool.go", []string{"definition gen/help.go:3-4 Help"})
+	checkSnippetsWith(t, goOptions(t), base, head, "gen/tool.go", []string{"definition gen/help.go:3-4 Help"})
 }
 
 // TestCollectGoSameOnSlowMachine: the typed Go context of a change with
@@ -148,14 +148,14 @@ func TestCollectGoSameOnSlowMachine(t *testing.T) {
 	}
 	head := repo{"core/price.go": "package core\n\nfunc Price(c int) int {\n\treturn c * 3 / 100\n}\n"}
 	d := gitDiff(t, base, head)
-	idle, err := Collect(t.Context(), merged(base, head), d.Files, goOptions())
+	idle, err := Collect(t.Context(), merged(base, head), d.Files, goOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(idle.ByFile["core/price.go"]); n != maxTypedCallers {
 		t.Errorf("%d snippets, want the %d callers the cap allows", n, maxTypedCallers)
 	}
-	slow, err := Collect(t.Context(), slowRepo{merged(base, head), 5e6}, d.Files, goOptions())
+	slow, err := Collect(t.Context(), slowRepo{merged(base, head), 5e6}, d.Files, goOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestCollectGoWithoutModule(t *testing.T) {
 		"cli/run.go": "package cli\n\nimport \"example.com/m/job\"\n\nfunc Run() int {\n\treturn job.Do(2)\n}\n",
 	}
 	head := repo{"job/job.go": "package job\n\n// Do runs n jobs.\nfunc Do(n int) int {\n\treturn n * 2\n}\n"}
-	checkSnippetsWith(t, goOptions(), base, head, "job/job.go", []string{"call site cli/run.go:5-7 Do"})
+	checkSnippetsWith(t, goOptions(t), base, head, "job/job.go", []string{"call site cli/run.go:5-7 Do"})
 }
 
 // countingRepo counts the reads of a repo.
@@ -214,7 +214,7 @@ func TestCollectGoReadsOnce(t *testing.T) {
 	head := repo{"core/price.go": "package core\n\nfunc Price(c int) int {\n\treturn c * 3 / 100\n}\n"}
 	d := gitDiff(t, base, head)
 	r := &countingRepo{repo: merged(base, head), reads: map[string]int{}}
-	res, err := Collect(t.Context(), r, d.Files, goOptions())
+	res, err := Collect(t.Context(), r, d.Files, goOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,11 @@
 package codectx
 
 import (
-	"go/build"
 	"os"
-	"path/filepath"
 	"slices"
+	"testing"
 
-	"github.com/mergeguard/mergeguard/review/gomod"
+	"github.com/mergeguard/mergeguard/review/gomod/gomodtest"
 )
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o600) }
@@ -17,7 +16,7 @@ func sortStrings(s []string) []string { slices.Sort(s); return s }
 func testLimits() Limits { return Limits{} }
 
 // goOptions resolve Go with go/types, the standard library's types from
-// this Go installation.
-func goOptions() Options {
-	return Options{Std: gomod.NewStd(filepath.Join(build.Default.GOROOT, "bin", "go"), true)}
+// this Go installation's export data (shared by the tests).
+func goOptions(t testing.TB) Options {
+	return Options{Std: gomodtest.Std(t)}
 }

@@ -55,7 +55,7 @@ func TestRealCommits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Collect(t.Context(), gitRepo{dir, commit}, d.Files, goOptions())
+		res, err := Collect(t.Context(), gitRepo{dir, commit}, d.Files, goOptions(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func collectLoaded(t *testing.T, r gitRepo, d *diff.Diff) Result {
 			}
 		}()
 	}
-	res, err := Collect(t.Context(), slowGit{r, 2 * time.Millisecond}, d.Files, goOptions())
+	res, err := Collect(t.Context(), slowGit{r, 2 * time.Millisecond}, d.Files, goOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}

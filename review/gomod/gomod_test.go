@@ -5,7 +5,6 @@ import (
 	"go/build"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review/gomod"
+	"github.com/mergeguard/mergeguard/review/gomod/gomodtest"
 )
 
 // dirTree is a Tree of a directory of testdata.
@@ -64,21 +64,11 @@ func summarize(p *gomod.Package) summary {
 	return s
 }
 
-// std is the standard library of the test's machine, from export data.
-func std(t *testing.T) *gomod.Std {
-	t.Helper()
-	goCmd, err := exec.LookPath(filepath.Join(build.Default.GOROOT, "bin", "go"))
-	if err != nil {
-		t.Skipf("no go command: %v", err)
-	}
-	return gomod.NewStd(goCmd, false)
-}
-
 func TestLoad(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the tags fixture builds on linux")
 	}
-	s := std(t)
+	s := gomodtest.Std(t)
 	tests := []struct {
 		dir   string
 		tests bool
@@ -123,7 +113,7 @@ func TestLoad(t *testing.T) {
 // TestLoadTypesTheModule: a type of the module's own package is known to
 // its importer, with its methods and fields.
 func TestLoadTypesTheModule(t *testing.T) {
-	l := gomod.NewLoader(dirTree{"testdata/mod"}, std(t), gomod.Limits{})
+	l := gomod.NewLoader(dirTree{"testdata/mod"}, gomodtest.Std(t), gomod.Limits{})
 	pkgs, err := l.Load(context.Background(), "b", false)
 	if err != nil || len(pkgs) != 1 {
 		t.Fatalf("Load: %v, %d packages", err, len(pkgs))
@@ -167,7 +157,7 @@ func TestLoadLimits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var s *gomod.Std
 			if tt.std {
-				s = std(t)
+				s = gomodtest.Std(t)
 			}
 			l := gomod.NewLoader(dirTree{"testdata/mod"}, s, tt.lim)
 			if _, err := l.Load(context.Background(), tt.dir, true); err != nil {
@@ -236,7 +226,7 @@ func TestModuleImportPath(t *testing.T) {
 // TestStdShared: one Std serves loaders on many goroutines, as the server
 // runs reviews, and each sees the same standard library.
 func TestStdShared(t *testing.T) {
-	s := std(t)
+	s := gomodtest.Std(t)
 	const n = 4
 	types := make([]string, n)
 	var wg sync.WaitGroup
@@ -318,7 +308,7 @@ func (r readsTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
 // loads and the files of the packages it type-checks, each once.
 func TestLoadReadsWhatItNeeds(t *testing.T) {
 	tr := readsTree{dirTree{"testdata/mod"}, map[string]int{}}
-	l := gomod.NewLoader(tr, std(t), gomod.Limits{})
+	l := gomod.NewLoader(tr, gomodtest.Std(t), gomod.Limits{})
 	for range 2 {
 		if _, err := l.Load(context.Background(), "b", false); err != nil {
 			t.Fatal(err)

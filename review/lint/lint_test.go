@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/gomod"
+	"github.com/mergeguard/mergeguard/review/gomod/gomodtest"
 	"github.com/mergeguard/mergeguard/review/lint"
 )
 
@@ -50,16 +50,6 @@ func changedLine(t *testing.T, path string, content []byte, n int) lint.File {
 		t.Fatal(err)
 	}
 	return lint.File{Diff: d.Files[0], Content: content}
-}
-
-// goStd is the standard library of the test's Go installation.
-func goStd(t *testing.T) *gomod.Std {
-	t.Helper()
-	goCmd, err := exec.LookPath(filepath.Join(build.Default.GOROOT, "bin", "go"))
-	if err != nil {
-		t.Skipf("no go command: %v", err)
-	}
-	return gomod.NewStd(goCmd, false)
 }
 
 func read(t *testing.T, name string) []byte {
@@ -120,7 +110,7 @@ func TestLinters(t *testing.T) {
 		{"actionlint", lint.NewActions(sc), ".github/workflows/ci.yml", "ci.yml"},
 		{"dockerfile", lint.Dockerfile{}, "Dockerfile", "Dockerfile"},
 		{"shellcheck", lint.NewShell(sc), "scripts/deploy.sh", "deploy.sh"},
-		{"govet", lint.NewGoVet(goStd(t), gomod.Limits{}), "server/server.go", "server.go"},
+		{"govet", lint.NewGoVet(gomodtest.Std(t), gomod.Limits{}), "server/server.go", "server.go"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,7 +172,7 @@ func TestApplies(t *testing.T) {
 // not what was already wrong in the file.
 func TestOnlyAddedLines(t *testing.T) {
 	src := read(t, "server.go")
-	rep, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(context.Background(), []lint.File{changedLine(t, "server/server.go", src, 23)}, nil)
+	rep, err := lint.NewGoVet(gomodtest.Std(t), gomod.Limits{}).Lint(context.Background(), []lint.File{changedLine(t, "server/server.go", src, 23)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,11 +184,11 @@ func TestOnlyAddedLines(t *testing.T) {
 // cancellation stays an error.
 func TestGoVetSafetyDeadline(t *testing.T) {
 	files := []lint.File{added(t, "server/server.go", read(t, "server.go"))}
-	full, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(t.Context(), files, nil)
+	full, err := lint.NewGoVet(gomodtest.Std(t), gomod.Limits{}).Lint(t.Context(), files, nil)
 	if err != nil || len(full.Findings) == 0 {
 		t.Fatalf("without a deadline: %d findings, %v; want some", len(full.Findings), err)
 	}
-	rep, err := lint.NewGoVet(goStd(t), gomod.Limits{Deadline: time.Nanosecond}).Lint(t.Context(), files, nil)
+	rep, err := lint.NewGoVet(gomodtest.Std(t), gomod.Limits{Deadline: time.Nanosecond}).Lint(t.Context(), files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +198,7 @@ func TestGoVetSafetyDeadline(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(ctx, files, nil); !errors.Is(err, context.Canceled) {
+	if _, err := lint.NewGoVet(gomodtest.Std(t), gomod.Limits{}).Lint(ctx, files, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 }
@@ -262,7 +252,7 @@ func TestGoVetReadsThePackage(t *testing.T) {
 		tree lint.Tree
 		want int
 	}{{"with its package", tr, 2}, {"alone", nil, 0}} {
-		rep, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(context.Background(), []lint.File{added(t, "store/copy.go", changed)}, tt.tree)
+		rep, err := lint.NewGoVet(gomodtest.Std(t), gomod.Limits{}).Lint(context.Background(), []lint.File{added(t, "store/copy.go", changed)}, tt.tree)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +267,7 @@ func TestGoVetReadsThePackage(t *testing.T) {
 func TestGoVetOneNoteForUnparsedPackages(t *testing.T) {
 	bad := []byte("not go at all\n")
 	files := []lint.File{added(t, "a/x.go", bad), added(t, "b/y.go", bad), added(t, "c/z.go", bad)}
-	rep, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(context.Background(), files, nil)
+	rep, err := lint.NewGoVet(gomodtest.Std(t), gomod.Limits{}).Lint(context.Background(), files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +333,7 @@ func TestGoVetModuleTypes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := module(tt.b)
-			rep, err := lint.NewGoVet(goStd(t), gomod.Limits{}).Lint(context.Background(), []lint.File{added(t, "b/b.go", []byte(tt.b))}, tr)
+			rep, err := lint.NewGoVet(gomodtest.Std(t), gomod.Limits{}).Lint(context.Background(), []lint.File{added(t, "b/b.go", []byte(tt.b))}, tr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -377,7 +367,7 @@ func TestGoVetBudget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := lint.NewGoVet(goStd(t), tt.lim).Lint(context.Background(), []lint.File{added(t, "b/b.go", []byte(b))}, module(b))
+			rep, err := lint.NewGoVet(gomodtest.Std(t), tt.lim).Lint(context.Background(), []lint.File{added(t, "b/b.go", []byte(b))}, module(b))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"go/build"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,7 +8,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/gomod"
+	"github.com/mergeguard/mergeguard/review/gomod/gomodtest"
 	"github.com/mergeguard/mergeguard/review/lint"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
@@ -99,7 +97,7 @@ func runLinters(t *testing.T, srv *llmtest.Server, text string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client, Linters: lint.Default("", gomod.NewStd(filepath.Join(build.Default.GOROOT, "bin", "go"), true))}
+	deps := Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client, Linters: lint.Default("", gomodtest.Std(t))}
 	res, err := newTest(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
