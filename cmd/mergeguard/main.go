@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/gomod"
 )
@@ -52,11 +53,14 @@ type process struct {
 	// std is the Go standard library's types (nil: none on this
 	// machine), listed once, on first use.
 	std *gomod.Std
+	// analyzers are the built-in analyzers; the secret scan compiles
+	// gitleaks' rules once, on first use (about 0.2 s).
+	analyzers []analyzer.Analyzer
 }
 
 // newProcess returns what a process's commands share, nothing loaded yet.
 func newProcess() *process {
-	return &process{tokenizers: budget.NewTokenizers(), std: goStd()}
+	return &process{tokenizers: budget.NewTokenizers(), std: goStd(), analyzers: analyzer.Builtin()}
 }
 
 // runIn is run with p, the process's shared values.

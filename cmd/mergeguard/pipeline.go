@@ -49,7 +49,7 @@ func pipelineDeps(p *process, cfg config.LLM, transport http.RoundTripper, corr 
 	// o200k_base corrected by what its server teaches.
 	counterFor := func(model string) pipeline.Counter { return tk.ForModelCorrected(model, corr) }
 	deps = pipeline.Deps{
-		Config: cfg, Counter: counter, CounterFor: counterFor, Linters: linters(std), GoStd: std,
+		Config: cfg, Counter: counter, CounterFor: counterFor, Linters: linters(std), GoStd: std, Analyzers: p.analyzers,
 		Tools: func(src review.Source, d *diff.Diff) pipeline.Toolbox {
 			return tools.New(src, d, cfg)
 		},

@@ -57,13 +57,17 @@ func (p *Pool) record(ctx context.Context, j *job, out outcome, err error, cause
 		end: lifecycle.End{Ending: lifecycle.EndedFailed, Notice: lifecycle.FailureNotice(j.run.ID, j.run.Attempts, err)}})
 }
 
-// retry queues the run again after delay, its attempt counted; the store
-// records it failed when its attempts are used up.
+// retry queues the run again after delay, its attempt counted, and wakes
+// the idle workers when it is due; the store records it failed when its
+// attempts are used up.
 func (p *Pool) retry(ctx context.Context, j *job, delay time.Duration, err error) {
 	if rerr := withDB(ctx, func() error { return p.deps.Store.RetryRun(ctx, j.run.ID, j.workerID, delay, err.Error()) }); rerr != nil {
 		j.log.Error().Err(rerr).AnErr("run_error", err).Msg("retry run; it is taken again when its lease expires")
 		return
 	}
+	// The run is due after delay: wake this replica's idle workers then,
+	// not at their next poll (up to the poll interval later).
+	time.AfterFunc(delay, p.wake.Notify)
 	p.deps.Metrics.JobRetried()
 	j.log.Warn().Err(err).Dur("retry_in", delay).Int("attempt", j.run.Attempts).Msg("run queued again")
 }
