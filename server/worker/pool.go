@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -84,6 +85,10 @@ type Pool struct {
 	deps Deps
 	log  *zerolog.Logger
 	wake *broadcast
+	// reapAt is when the pool's workers next reap dead workers' runs
+	// (Unix nanoseconds): at most once per poll interval, not before
+	// every claim.
+	reapAt atomic.Int64
 }
 
 // New returns a pool; it does nothing until Run.
@@ -159,20 +164,33 @@ func (p *Pool) loop(ctx, jobs context.Context, workerID string) {
 // claimTimeout bounds one claim.
 const claimTimeout = 10 * time.Second
 
-// claim ends the runs whose worker died for good, then takes the next run.
+// claim ends the runs whose worker died for good (when reaping is due),
+// then takes the next run.
 // A claim under way is not cancelled with ctx: a run claimed whose answer
 // was lost would wait for its lease to expire.
 func (p *Pool) claim(ctx context.Context, workerID string) (*store.Run, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
 	defer cancel()
-	reaped, err := p.deps.Store.ReapRuns(cctx)
-	if err != nil {
-		return nil, err
-	}
-	for i := range reaped {
-		p.reaped(cctx, workerID, &reaped[i])
+	if p.reapDue() {
+		reaped, err := p.deps.Store.ReapRuns(cctx)
+		if err != nil {
+			return nil, err
+		}
+		for i := range reaped {
+			p.reaped(cctx, workerID, &reaped[i])
+		}
 	}
 	return p.deps.Store.ClaimRun(cctx, workerID, p.cfg.Lease)
+}
+
+// reapDue reports whether the calling worker reaps now: one of the pool's
+// workers does, once per poll interval. Every wake-up made every idle
+// worker reap before its claim; a dead worker's run waits at most a poll
+// interval longer for it.
+func (p *Pool) reapDue() bool {
+	now := time.Now().UnixNano()
+	at := p.reapAt.Load()
+	return now >= at && p.reapAt.CompareAndSwap(at, now+p.cfg.PollInterval.Nanoseconds())
 }
 
 // reaped reports a run the store ended because its worker died: failed
