@@ -102,6 +102,17 @@ type GitHub struct {
 	// a GitHub Enterprise Server without secondary rate limits may allow
 	// less.
 	MinWriteInterval time.Duration `yaml:"min_write_interval" json:"min_write_interval"`
+	// MaxRetries is how many times a GitHub request that failed for a
+	// passing reason (a server error, a lost connection, a rate limit) is
+	// sent again.
+	MaxRetries int `yaml:"max_retries" json:"max_retries"`
+	// RetryBackoff is the first wait after a server error or a network
+	// failure of a read; it doubles with each retry.
+	RetryBackoff time.Duration `yaml:"retry_backoff" json:"retry_backoff"`
+	// RetryMaxWait is the longest single wait. A rate limit that asks for
+	// more fails the request at once, so that its job is retried later
+	// instead of holding a worker.
+	RetryMaxWait time.Duration `yaml:"retry_max_wait" json:"retry_max_wait"`
 	// MaxInlineComments caps the inline comments of one review; further
 	// findings are listed in the review body. GitHub documents no maximum,
 	// but each review is one content-creating request under the secondary

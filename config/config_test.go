@@ -386,6 +386,19 @@ func TestValidate(t *testing.T) {
 			file: "github:\n  min_write_interval: 0s\n",
 		},
 		{
+			name: "retries out of range",
+			file: "github:\n  max_retries: 11\n  retry_backoff: -1s\n  retry_max_wait: 2h\n",
+			want: []string{
+				"github.max_retries: must be from 0 to 10, got 11",
+				"github.retry_backoff: must be from 0s to 1m, got -1s",
+				"github.retry_max_wait: must be from 0s to 1h, got 2h0m0s",
+			},
+		},
+		{
+			name: "no retries",
+			file: "github:\n  max_retries: 0\n  retry_backoff: 0s\n  retry_max_wait: 0s\n",
+		},
+		{
 			name: "database required",
 			reqs: []config.Requirement{config.RequireDatabase},
 			want: []string{"database.url: required by this command (set DATABASE_URL)"},

@@ -29,6 +29,9 @@ func Default() Config {
 			V4APIURL:             "https://api.github.com/graphql",
 			Timeout:              30 * time.Second,
 			MinWriteInterval:     time.Second,
+			MaxRetries:           3,
+			RetryBackoff:         time.Second,
+			RetryMaxWait:         2 * time.Minute,
 			MaxInlineComments:    30,
 			WebhookBytesInFlight: 48 << 20,
 			// GitHub gives up on a delivery after 10 s and sends at most

@@ -101,6 +101,15 @@ func (g GitHub) check(v *validation) {
 	if g.MinWriteInterval < 0 || g.MinWriteInterval > time.Minute {
 		v.add("github.min_write_interval", fmt.Sprintf("must be from 0s to 1m, got %s", g.MinWriteInterval))
 	}
+	if g.MaxRetries < 0 || g.MaxRetries > 10 {
+		v.add("github.max_retries", fmt.Sprintf("must be from 0 to 10, got %d", g.MaxRetries))
+	}
+	if g.RetryBackoff < 0 || g.RetryBackoff > time.Minute {
+		v.add("github.retry_backoff", fmt.Sprintf("must be from 0s to 1m, got %s", g.RetryBackoff))
+	}
+	if g.RetryMaxWait < 0 || g.RetryMaxWait > time.Hour {
+		v.add("github.retry_max_wait", fmt.Sprintf("must be from 0s to 1h, got %s", g.RetryMaxWait))
+	}
 	atLeastOne(v, "github.max_inline_comments", g.MaxInlineComments)
 	if g.WebhookBytesInFlight < 1<<20 {
 		v.add("github.webhook_bytes_in_flight", fmt.Sprintf("must be at least 1048576 (1 MiB), got %d", g.WebhookBytesInFlight))

@@ -29,9 +29,9 @@ type ClientOptions struct {
 	// CacheCapacity is how many installation clients are kept (each keeps
 	// its installation token); 0 means go-githubapp's default, 64.
 	CacheCapacity int
-	// Retry is the rate-limit and retry policy; nil means
-	// DefaultRetryPolicy().
-	Retry *RetryPolicy
+	// Retry is the rate-limit and retry policy; the zero value retries
+	// nothing and does not space writes.
+	Retry RetryPolicy
 	// Middleware is extra client middleware such as githubapp.ClientMetrics
 	// or githubapp.ClientLogging. It runs inside the rate-limit transport,
 	// so it sees every attempt.
@@ -60,11 +60,7 @@ func NewClientCreator(app githubapp.Config, opts ClientOptions) (githubapp.Clien
 	if v4 == "" {
 		v4 = DefaultV4APIURL
 	}
-	policy := DefaultRetryPolicy()
-	if opts.Retry != nil {
-		policy = *opts.Retry
-	}
-	limiter := newRateLimiter(policy, opts.Timeout)
+	limiter := newRateLimiter(opts.Retry, opts.Timeout)
 	version := opts.Version
 	if version == "" {
 		version = "dev"

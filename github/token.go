@@ -116,10 +116,6 @@ func NewTokenClients(token, v3, v4 string, opts ClientOptions) (*gh.Client, *git
 	if err != nil {
 		return nil, nil, fmt.Errorf("new github token client: REST address: %w", err)
 	}
-	policy := DefaultRetryPolicy()
-	if opts.Retry != nil {
-		policy = *opts.Retry
-	}
 	next := opts.Transport
 	if next == nil {
 		next = http.DefaultTransport
@@ -129,7 +125,7 @@ func NewTokenClients(token, v3, v4 string, opts ClientOptions) (*gh.Client, *git
 		version = "dev"
 	}
 	rt := tokenTransport{token: token, userAgent: "mergeguard/" + version,
-		next: newRateLimiter(policy, opts.Timeout).middleware(next)}
+		next: newRateLimiter(opts.Retry, opts.Timeout).middleware(next)}
 	hc := &http.Client{Transport: rt}
 	client := gh.NewClient(hc)
 	client.BaseURL, client.UploadURL = base, base

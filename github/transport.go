@@ -17,8 +17,9 @@ import (
 )
 
 // RetryPolicy bounds how a client waits for GitHub's rate limits and retries
-// failed requests. Its zero value retries nothing and never waits; start from
-// DefaultRetryPolicy.
+// failed requests. Its zero value retries nothing and never waits; the
+// application's come from its configuration (config.GitHub: max_retries,
+// retry_backoff, retry_max_wait, min_write_interval).
 type RetryPolicy struct {
 	// MaxRetries is how many times one request is sent again.
 	MaxRetries int
@@ -33,18 +34,6 @@ type RetryPolicy struct {
 	// requests of one installation. GitHub's REST best practices ask for
 	// at least one second.
 	MinWriteInterval time.Duration
-}
-
-// DefaultRetryPolicy returns the policy used when none is configured: three
-// retries, waits of at most two minutes, a one second backoff and one second
-// between content-creating requests.
-func DefaultRetryPolicy() RetryPolicy {
-	return RetryPolicy{
-		MaxRetries:       3,
-		MaxWait:          2 * time.Minute,
-		Backoff:          time.Second,
-		MinWriteInterval: time.Second,
-	}
 }
 
 // secondaryLimitWait is how long to wait after a secondary rate limit that

@@ -386,7 +386,8 @@ func TestClientCreatorAgainstFake(t *testing.T) {
 	fake.AddPR(testPR(3))
 	fake.RequireAuth()
 	cfg := fake.AppConfig(12345)
-	cc, err := NewClientCreator(cfg, ClientOptions{Version: "1.2.3", Timeout: 10 * time.Second, CacheCapacity: 8})
+	retry := RetryPolicy{MaxRetries: 3, MaxWait: 2 * time.Minute, Backoff: time.Second, MinWriteInterval: time.Second}
+	cc, err := NewClientCreator(cfg, ClientOptions{Version: "1.2.3", Timeout: 10 * time.Second, CacheCapacity: 8, Retry: retry})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,18 +60,24 @@ func newGitHubApp(ctx context.Context, p *process, cfg config.Config, st *store.
 	return app, err
 }
 
+// githubOptions are the options of MergeGuard's GitHub clients (the App's,
+// a token's, a signed-in person's): each attempt's timeout and the retry
+// policy, from the configuration.
+func githubOptions(g config.GitHub, version string) github.ClientOptions {
+	return github.ClientOptions{Version: version, Timeout: g.Timeout, Retry: github.RetryPolicy{
+		MaxRetries: g.MaxRetries, MaxWait: g.RetryMaxWait, Backoff: g.RetryBackoff, MinWriteInterval: g.MinWriteInterval,
+	}}
+}
+
 // newInstallations makes the App's client creator and learns its login.
 func newInstallations(ctx context.Context, cfg config.Config, id appIdentity, version string, mx *metrics.Metrics) (*github.Installations, error) {
 	var ghc githubapp.Config
 	ghc.V3APIURL, ghc.V4APIURL = cfg.GitHub.V3APIURL, cfg.GitHub.V4APIURL
 	ghc.App.IntegrationID = id.id
 	ghc.App.PrivateKey = id.privateKey.Value()
-	policy := github.DefaultRetryPolicy()
-	policy.MinWriteInterval = cfg.GitHub.MinWriteInterval
-	cc, err := github.NewClientCreator(ghc, github.ClientOptions{
-		Version: version, Timeout: cfg.GitHub.Timeout, Retry: &policy,
-		Middleware: []githubapp.ClientMiddleware{mx.GitHubMiddleware()},
-	})
+	opts := githubOptions(cfg.GitHub, version)
+	opts.Middleware = []githubapp.ClientMiddleware{mx.GitHubMiddleware()}
+	cc, err := github.NewClientCreator(ghc, opts)
 	if err != nil {
 		return nil, err
 	}

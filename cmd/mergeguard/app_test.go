@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mergeguard/mergeguard/config"
+	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/server/store/storetest"
@@ -71,4 +75,24 @@ func TestServeGitHubApp(t *testing.T) {
 	}
 
 	s.stop(t, cancel)
+}
+
+// TestGitHubOptionsFromConfig: every GitHub client's timeout and retry
+// policy come from the configuration, whose defaults are GitHub's advice
+// (a second between content-creating requests) and three retries.
+func TestGitHubOptionsFromConfig(t *testing.T) {
+	t.Parallel()
+	g := config.Default().GitHub
+	got := githubOptions(g, "1.2.3")
+	want := github.ClientOptions{Version: "1.2.3", Timeout: 30 * time.Second, Retry: github.RetryPolicy{
+		MaxRetries: 3, MaxWait: 2 * time.Minute, Backoff: time.Second, MinWriteInterval: time.Second,
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("options of the default configuration (-want +got):\n%s", diff)
+	}
+	g.MaxRetries, g.RetryBackoff, g.RetryMaxWait, g.MinWriteInterval, g.Timeout = 0, 0, 0, 0, time.Second
+	want = github.ClientOptions{Version: "1.2.3", Timeout: time.Second}
+	if diff := cmp.Diff(want, githubOptions(g, "1.2.3")); diff != "" {
+		t.Errorf("options without retries (-want +got):\n%s", diff)
+	}
 }

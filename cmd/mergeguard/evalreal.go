@@ -158,7 +158,7 @@ func (r realRunner) review(ctx context.Context, dir, base, head string, c eval.R
 		return eval.RealResult{Repo: c.Repo, Commit: c.Commit, Error: err.Error()}
 	}
 	start := time.Now()
-	req, _, _, err := reviewRequest(ctx, reviewFlags{base: base, head: head, dir: dir}, r.repo, 0, r.getenv, io.Discard)
+	req, _, _, err := reviewRequest(ctx, reviewFlags{base: base, head: head, dir: dir}, r.repo, config.GitHub{}, r.getenv, io.Discard)
 	if err != nil {
 		return fail(err)
 	}

@@ -125,7 +125,7 @@ func runReview(ctx context.Context, p *process, args []string, getenv func(strin
 	if err != nil {
 		return err
 	}
-	req, pr, note, err := reviewRequest(ctx, f, cfg.Review, cfg.GitHub.MaxInlineComments, getenv, stderr)
+	req, pr, note, err := reviewRequest(ctx, f, cfg.Review, cfg.GitHub, getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -175,12 +175,12 @@ func runReview(ctx context.Context, p *process, args []string, getenv func(strin
 }
 
 // reviewRequest opens what the flags ask to review: a pull request
-// (--pr, with its prReview for --post, capped at maxInline inline
-// comments) or a local change. note says where
-// the .mergeguard.yml of a diff file's review came from ("" otherwise).
-func reviewRequest(ctx context.Context, f reviewFlags, fallback config.Repo, maxInline int, getenv func(string) string, stderr io.Writer) (pipeline.Request, *prReview, string, error) {
+// (--pr, with its prReview for --post, through a client configured by gh)
+// or a local change. note says where the .mergeguard.yml of a diff file's
+// review came from ("" otherwise).
+func reviewRequest(ctx context.Context, f reviewFlags, fallback config.Repo, gh config.GitHub, getenv func(string) string, stderr io.Writer) (pipeline.Request, *prReview, string, error) {
 	if f.pr != "" {
-		pr, err := openPR(ctx, f, maxInline, getenv, stderr)
+		pr, err := openPR(ctx, f, gh, getenv, stderr)
 		if err != nil {
 			return pipeline.Request{}, nil, "", err
 		}

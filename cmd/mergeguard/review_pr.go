@@ -8,13 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 )
 
-// prTimeout bounds each attempt of a GitHub request of `review --pr`.
-const prTimeout = 30 * time.Second
+// prPostTimeout bounds posting the review of `review --pr`, which a newer
+// head does not cancel once it has begun.
+const prPostTimeout = 30 * time.Second
 
 // prReview is a pull request that `mergeguard review --pr` reads, and posts
 // to with --post, through a plain token.
@@ -29,8 +31,9 @@ type prReview struct {
 // GraphQL address is GITHUB_GRAPHQL_URL when the REST address came from
 // the environment, else derived from the REST address. With --post it
 // learns the login the token posts as (--login, else GET /user; GitHub
-// Actions' token: github-actions[bot]).
-func openPR(ctx context.Context, f reviewFlags, maxInline int, getenv func(string) string, stderr io.Writer) (*prReview, error) {
+// Actions' token: github-actions[bot]). gh gives the client's timeout and
+// retry policy, and the cap on inline comments.
+func openPR(ctx context.Context, f reviewFlags, gh config.GitHub, getenv func(string) string, stderr io.Writer) (*prReview, error) {
 	ref, err := github.ParsePullURL(f.pr, "")
 	if err != nil {
 		return nil, usageError{fmt.Errorf("review: --pr: %w", err)}
@@ -49,11 +52,11 @@ func openPR(ctx context.Context, f reviewFlags, maxInline int, getenv func(strin
 			v4 = github.GraphQLURL(v3)
 		}
 	}
-	client, v4c, err := github.NewTokenClients(token, v3, v4, github.ClientOptions{Version: buildInfo().version, Timeout: prTimeout})
+	client, v4c, err := github.NewTokenClients(token, v3, v4, githubOptions(gh, buildInfo().version))
 	if err != nil {
 		return nil, fmt.Errorf("review: %w", err)
 	}
-	opts := github.PublisherOptions{BotLogin: f.login, MaxInlineComments: maxInline}
+	opts := github.PublisherOptions{BotLogin: f.login, MaxInlineComments: gh.MaxInlineComments}
 	if f.post && opts.BotLogin == "" {
 		login, actions, err := github.TokenLogin(ctx, client)
 		if err != nil {
@@ -97,7 +100,7 @@ func (p *prReview) reviewAndPost(ctx context.Context, r lifecycle.Reviewer, req 
 	}
 	var none lifecycle.Unrecorded
 	uc := lifecycle.Reviewing{Pipeline: r, Publisher: p.repo, Checking: lifecycle.Checking{Checks: p.repo}, Learnings: none, Run: none,
-		Preparing: lifecycle.Preparing{Ledger: none, Conversation: p.repo, People: p.repo, Commits: p.repo}, PostTimeout: prTimeout}
+		Preparing: lifecycle.Preparing{Ledger: none, Conversation: p.repo, People: p.repo, Commits: p.repo}, PostTimeout: prPostTimeout}
 	o, err := uc.Review(ctx, lifecycle.ReviewAsked{PullRequest: lifecycle.PullRequest{Repository: p.repo.FullName(), Number: p.ref.Number},
 		RunID: "cli:" + head.SHA, Queued: head, LastAttempt: true,
 		ReviewInput: lifecycle.ReviewInput{Source: req.Source, Options: req.Options, Repo: req.Repo, MaxTokens: req.MaxTokens, Sink: req.Sink}})

@@ -14,7 +14,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergeguard/mergeguard/config"
-	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/github/oauth"
 	"github.com/mergeguard/mergeguard/server/access"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -105,7 +104,7 @@ func baseURL(srv config.Server, addr net.Addr) string {
 // GitHub's OAuth flow and the App's OAuth client: from configuration, else
 // the App /setup stored. It logs whether sign-in with GitHub is on.
 func signInWithGitHub(cfg config.Config, st *store.Store, version string, log *zerolog.Logger) (web.GitHub, web.OAuthApp) {
-	oauth := oauth.New(cfg.GitHub.WebURL, cfg.GitHub.V3APIURL, github.ClientOptions{Version: version, Timeout: cfg.GitHub.Timeout})
+	oauth := oauth.New(cfg.GitHub.WebURL, cfg.GitHub.V3APIURL, githubOptions(cfg.GitHub, version))
 	app := oauthApp{static: web.StaticOAuthApp{ClientID: cfg.GitHub.OAuth.ClientID, ClientSecret: cfg.GitHub.OAuth.ClientSecret.Value()}, store: st}
 	switch {
 	case !cfg.GitHub.OAuth.Configured() && !st.HasSecretKey():

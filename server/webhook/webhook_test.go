@@ -64,7 +64,7 @@ func newIntakeBatched(t testing.TB, dbURL string, batched bool, opts ...func(*we
 	gh := githubtest.New(t)
 	app := gh.AppConfig(42)
 	cc, err := github.NewClientCreator(app, github.ClientOptions{
-		Retry: &github.RetryPolicy{MaxRetries: 1, MaxWait: time.Second, Backoff: 10 * time.Millisecond},
+		Retry: github.RetryPolicy{MaxRetries: 1, MaxWait: time.Second, Backoff: 10 * time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)

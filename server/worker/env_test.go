@@ -101,7 +101,7 @@ func newEnvWith(t *testing.T, answer func(llmtest.Request) llmtest.Response, cfg
 	app := e.gh.AppConfig(42)
 	cc, err := github.NewClientCreator(app, github.ClientOptions{
 		Timeout: cfg.githubTimeout,
-		Retry:   &github.RetryPolicy{MaxRetries: 1, MaxWait: time.Second, Backoff: 10 * time.Millisecond},
+		Retry:   github.RetryPolicy{MaxRetries: 1, MaxWait: time.Second, Backoff: 10 * time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)
