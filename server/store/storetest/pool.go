@@ -140,11 +140,12 @@ func digest(ctx context.Context, dbURL string) (string, error) {
 func release(server *url.URL, tmpl, name, want string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, server.String())
+	conn, err := admin(ctx, server.String())
 	if err != nil {
 		return err
 	}
-	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	defer conn.Release()
+	admin := conn.Conn()
 	if err := endSessions(ctx, admin, name); err != nil {
 		return err
 	}

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 
 	"github.com/mergeguard/mergeguard/migrations"
 	"github.com/mergeguard/mergeguard/server/store"
@@ -81,12 +80,12 @@ func Empty(t testing.TB) string {
 	t.Helper()
 	server := serverURL(t, os.Getenv)
 	name := "mergeguard_test_" + strings.ToLower(rand.Text())
-	admin, err := pgx.Connect(t.Context(), server.String())
+	conn, err := admin(t.Context(), server.String())
 	if err != nil {
-		t.Fatalf("storetest: connect to the test server: %v", err)
+		t.Fatalf("storetest: %v", err)
 	}
-	defer func() { _ = admin.Close(context.WithoutCancel(t.Context())) }()
-	if _, err := admin.Exec(t.Context(), "CREATE DATABASE "+name); err != nil {
+	defer conn.Release()
+	if _, err := conn.Exec(t.Context(), "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("storetest: create database %s: %v", name, err)
 	}
 	t.Cleanup(func() { drop(t, server.String(), name) })
@@ -105,13 +104,13 @@ func drop(t testing.TB, server, name string) {
 	// t.Context is already cancelled when cleanups run.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, server)
+	conn, err := admin(ctx, server)
 	if err != nil {
 		t.Errorf("storetest: drop database %s: %v", name, err)
 		return
 	}
-	defer func() { _ = admin.Close(ctx) }()
-	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
 		t.Errorf("storetest: drop database %s: %v", name, err)
 	}
 }

@@ -64,16 +64,16 @@ func templateName(fsys fs.FS) (string, error) {
 func cloneTemplate(ctx context.Context, server *url.URL, tmpl, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, cloneTimeout)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, server.String())
+	conn, err := admin(ctx, server.String())
 	if err != nil {
-		return fmt.Errorf("connect to the test server: %w", err)
+		return err
 	}
-	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
-	if claimed, err := claimFree(ctx, admin, tmpl, name); claimed || err != nil {
+	defer conn.Release()
+	if claimed, err := claimFree(ctx, conn.Conn(), tmpl, name); claimed || err != nil {
 		return err
 	}
 	for {
-		_, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl)
+		_, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl)
 		switch pgCode(err) {
 		case "":
 			if err != nil {
@@ -81,7 +81,7 @@ func cloneTemplate(ctx context.Context, server *url.URL, tmpl, name string) erro
 			}
 			return nil
 		case codeUndefinedDatabase:
-			if err := createTemplate(ctx, admin, server, tmpl); err != nil {
+			if err := createTemplateLocked(ctx, server, tmpl); err != nil {
 				return err
 			}
 		case codeObjectInUse:
@@ -92,6 +92,18 @@ func cloneTemplate(ctx context.Context, server *url.URL, tmpl, name string) erro
 			return fmt.Errorf("create database %s from %s: %w", name, tmpl, err)
 		}
 	}
+}
+
+// createTemplateLocked is createTemplate on a connection of its own,
+// closed after: the template's advisory lock is a session's, which must
+// not stay on a pooled connection should its unlock fail.
+func createTemplateLocked(ctx context.Context, server *url.URL, tmpl string) error {
+	conn, err := pgx.Connect(ctx, server.String())
+	if err != nil {
+		return fmt.Errorf("connect to the test server: %w", err)
+	}
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+	return createTemplate(ctx, conn, server, tmpl)
 }
 
 // createTemplate creates and migrates the template tmpl unless another
