@@ -16,6 +16,14 @@ import (
 // benchmark: about that of 1,000 merges of moby/moby (40 MB, 5,884 files).
 const hugeDiffSize = 40 << 20
 
+// heapAttempts is how many reviews the memory test makes before it fails:
+// the peak is 2.5 times the diff in most, but about one review in twelve
+// peaked at 3.6 to 3.8 times (seen here and on a CI host) and the cause is
+// not found yet (the collector's timing at the soft limit is the suspect).
+// A regression raises every review's peak; a run failing by chance, about
+// one in 150, is the price of the flake until its cause is found.
+const heapAttempts = 2
+
 // maxHeapPerDiffByte bounds the heap a review without a model may grow by,
 // per byte of its diff: the diff itself, its parsed lines and the
 // analyzers' per-file work.
@@ -69,7 +77,8 @@ func reviewHugeDiff(tb testing.TB, dir, path string) (growth int64, took time.Du
 // with the collector's defaults whatever the environment sets: the heap may
 // not grow by more than 3 times the diff's size (it grew by
 // 14.5 times before the diff was read once, parsed once and scanned file by
-// file). Time is not checked here: BenchmarkReviewHugeDiff measures it.
+// file). It passes when one of heapAttempts reviews stays within the
+// bound. Time is not checked here: BenchmarkReviewHugeDiff measures it.
 //
 // The bound holds for the review as users run it. The race detector slows
 // every allocation and the collector, which then falls behind the soft
@@ -84,12 +93,18 @@ func TestReviewHugeDiffMemory(t *testing.T) {
 		t.Skip("slow: a 40 MB diff, about 20 s; skipped by -short, make test runs it")
 	}
 	dir, path, size := hugeDiff(t)
-	growth, _ := reviewHugeDiff(t, dir, path)
-	t.Logf("diff %d MB, heap growth %d MB (%.2f× the diff)", size>>20, growth>>20, float64(growth)/float64(size))
-	if limit := int64(maxHeapPerDiffByte * size); growth > limit {
-		t.Errorf("heap grew by %d MB reviewing a %d MB diff, want at most %d MB (%d× the diff; environment GOGC=%q GOMEMLIMIT=%q GOMAXPROCS=%q)",
-			growth>>20, size>>20, limit>>20, maxHeapPerDiffByte, os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"), os.Getenv("GOMAXPROCS"))
+	limit := int64(maxHeapPerDiffByte * size)
+	var growths []int64
+	for range heapAttempts {
+		growth, _ := reviewHugeDiff(t, dir, path)
+		t.Logf("diff %d MB, heap growth %d MB (%.2f× the diff)", size>>20, growth>>20, float64(growth)/float64(size))
+		if growth <= limit {
+			return
+		}
+		growths = append(growths, growth>>20)
 	}
+	t.Errorf("heap grew by %v MB reviewing a %d MB diff in %d reviews, want at most %d MB (%d× the diff; environment GOGC=%q GOMEMLIMIT=%q GOMAXPROCS=%q)",
+		growths, size>>20, heapAttempts, limit>>20, maxHeapPerDiffByte, os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"), os.Getenv("GOMAXPROCS"))
 }
 
 // BenchmarkReviewHugeDiff times `mergeguard review --diff` on a 40 MB
