@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/mergeguard/mergeguard/migrations"
 	"github.com/mergeguard/mergeguard/server/store"
 )
