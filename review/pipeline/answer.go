@@ -11,7 +11,6 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/agent"
-	"github.com/mergeguard/mergeguard/review/diff"
 )
 
 // This file answers people's questions on a pull request
@@ -106,13 +105,16 @@ func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult
 	if r.sink == nil {
 		r.sink = review.Discard{}
 	}
+	// The diff, read once: the tools answer from it, and a suggestion in
+	// the answer is checked against its lines. Unread, the answer goes on
+	// without both.
+	changes, err := parsedDiff(ctx, req.Source)
+	if err != nil {
+		changes = nil
+	}
 	var tools Toolbox
-	if p.d.Tools != nil {
-		if text, err := req.Source.Diff(ctx); err == nil {
-			if d, err := diff.ParseString(text); err == nil {
-				tools = p.d.Tools(req.Source, d)
-			}
-		}
+	if p.d.Tools != nil && changes != nil {
+		tools = p.d.Tools(req.Source, changes)
 	}
 	var out answerOutput
 	task := agent.Task{Name: "answerer", Stage: review.StageReviewer, System: answerPrompt,
@@ -130,7 +132,7 @@ func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult
 		return nil, answerFailed(res)
 	}
 	a := out.result(req, res, repo)
-	a.Text = r.answerSuggestion(ctx, req, a.Text)
+	a.Text = r.answerSuggestion(ctx, req, changes, a.Text)
 	a.Arm, a.Model = p.arm, p.d.Config.Model
 	return a, nil
 }

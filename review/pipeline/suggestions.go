@@ -83,10 +83,11 @@ func countSuggestions(vf *verifiedSet) {
 
 // answerSuggestion checks the suggestion block of an answer (its first
 // "```suggestion" block, the one github/markdown posts to apply) against
-// the lines of the thread: the finding's, else the question's line. One
-// that does not apply is turned into a plain code block after a note
-// saying why (docs/quality.md, Suggestions that apply).
-func (r *run) answerSuggestion(ctx context.Context, req AnswerRequest, text string) string {
+// the lines of the thread: the finding's, else the question's line, and
+// the pull request's diff d (nil: not read). One that does not apply is
+// turned into a plain code block after a note saying why (docs/quality.md,
+// Suggestions that apply).
+func (r *run) answerSuggestion(ctx context.Context, req AnswerRequest, d *diff.Diff, text string) string {
 	const open = "```suggestion\n"
 	i := strings.Index(text, open)
 	if i < 0 {
@@ -97,7 +98,7 @@ func (r *run) answerSuggestion(ctx context.Context, req AnswerRequest, text stri
 	if j < 0 {
 		return text
 	}
-	note := r.answerNote(ctx, req, review.SuggestionCode(rest[:j]))
+	note := r.answerNote(ctx, req, d, review.SuggestionCode(rest[:j]))
 	if note == "" {
 		return text
 	}
@@ -105,8 +106,8 @@ func (r *run) answerSuggestion(ctx context.Context, req AnswerRequest, text stri
 }
 
 // answerNote is why an answer's suggestion does not apply to the thread's
-// lines, "" when it does.
-func (r *run) answerNote(ctx context.Context, req AnswerRequest, code string) string {
+// lines, "" when it does; d (nil: not read) bounds it to the diff's lines.
+func (r *run) answerNote(ctx context.Context, req AnswerRequest, d *diff.Diff, code string) string {
 	path, start, end := req.Question.Path, req.Question.Line, req.Question.Line
 	if f := req.Finding; f != nil {
 		path, start, end = f.Finding.FilePath, f.Finding.LineStart, max(f.Finding.LineEnd, f.Finding.LineStart)
@@ -119,11 +120,9 @@ func (r *run) answerNote(ctx context.Context, req AnswerRequest, code string) st
 		return "the file at the head could not be read to check it"
 	}
 	in := suggest.Input{Path: path, Content: b, Start: start, End: end, Code: code, Analyzers: r.builtins()}
-	if text, err := req.Source.Diff(ctx); err == nil {
-		if d, err := diff.ParseString(text); err == nil {
-			idx := diff.NewIndex(d)
-			in.InDiff = func(s, e int) bool { return idx.CommentableRange(path, review.SideRight, s, e) }
-		}
+	if d != nil {
+		idx := diff.NewIndex(d)
+		in.InDiff = func(s, e int) bool { return idx.CommentableRange(path, review.SideRight, s, e) }
 	}
 	return suggest.Check(ctx, in)
 }

@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mergeguard/mergeguard/config"
@@ -50,9 +52,21 @@ func TestCheckSuggestion(t *testing.T) {
 	}
 }
 
+// diffReads counts the reads of its Source's diff.
+type diffReads struct {
+	review.Source
+	n atomic.Int32
+}
+
+func (s *diffReads) Diff(ctx context.Context) (string, error) {
+	s.n.Add(1)
+	return s.Source.Diff(ctx)
+}
+
 // TestAnswerSuggestion: an answer's suggestion block that does not apply
 // to the thread's lines becomes a plain code block after a note; one that
-// applies stays a suggestion block.
+// applies stays a suggestion block. The diff is read once, for the tools
+// and the check both.
 func TestAnswerSuggestion(t *testing.T) {
 	src := &memSource{change: review.Change{Repository: "o/r", Number: 1, HeadSHA: "h", BaseSHA: "b"},
 		head: map[string]string{"store/run.go": strings.Join(modifiedHead, "\n") + "\n"},
@@ -75,8 +89,10 @@ func TestAnswerSuggestion(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := llmtest.NewQueue(t, llmtest.JSON(map[string]any{"answer": tc.answer, "classification": "question", "learning": nil}))
 			p := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }),
-				LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Analyzers: []analyzer.Analyzer{analyzer.DebugStatements{}}})
-			res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Finding: finding, Repo: config.DefaultRepo(),
+				LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Analyzers: []analyzer.Analyzer{analyzer.DebugStatements{}},
+				Tools: func(review.Source, *diff.Diff) Toolbox { return nil }})
+			reads := &diffReads{Source: src}
+			res, err := p.Answer(t.Context(), AnswerRequest{Source: reads, Finding: finding, Repo: config.DefaultRepo(),
 				Question: review.Question{Kind: review.QuestionReply, CommentID: 2, ThreadCommentID: 1, Path: "store/run.go", Line: 6,
 					Author: "alice", Writer: true, Body: "How would you fix it?"}})
 			if err != nil {
@@ -87,6 +103,9 @@ func TestAnswerSuggestion(t *testing.T) {
 			}
 			if tc.want != tc.answer && strings.Contains(tc.want, "not applied") && strings.Contains(res.Text, "```suggestion") {
 				t.Errorf("a suggestion block that does not apply is left:\n%s", res.Text)
+			}
+			if n := reads.n.Load(); n != 1 {
+				t.Errorf("the diff was read %d times, want once", n)
 			}
 		})
 	}
