@@ -16,18 +16,14 @@ import (
 // database, for checking and arranging what the API does not expose.
 func newStore(t *testing.T) (*store.Store, *pgxpool.Pool) {
 	t.Helper()
-	url := storetest.URL(t)
-	s, err := store.Open(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	raw, err := pgxpool.New(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(raw.Close)
-	return s, raw
+	return storetest.Open(t)
+}
+
+// newStoreApart is newStore with the store's sessions apart from the raw
+// pool's, for tests that end the store's sessions through the raw pool.
+func newStoreApart(t *testing.T) (*store.Store, *pgxpool.Pool) {
+	t.Helper()
+	return storetest.OpenURL(t, storetest.URL(t))
 }
 
 // prRun is a webhook run of pull request repo#n at head.

@@ -52,6 +52,8 @@ var ErrCancelled = errors.New("run cancelled")
 // Store is the Postgres store. Create it with Open.
 type Store struct {
 	pool *pgxpool.Pool
+	// borrowed: the pool is its caller's (Borrow), and Close leaves it open.
+	borrowed bool
 	// box seals and opens the stored secrets (github_app); nil until
 	// SetSecretKey.
 	box *secretbox.Box
@@ -76,8 +78,17 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	return &Store{pool: pool}, nil
 }
 
-// Close closes every connection of the store.
-func (s *Store) Close() { s.pool.Close() }
+// Borrow returns a Store over pool, which stays its caller's: Close leaves
+// it open. The schema must already be migrated. Tests keep a database's
+// sessions from one test to the next with it (storetest.Open).
+func Borrow(pool *pgxpool.Pool) *Store { return &Store{pool: pool, borrowed: true} }
+
+// Close closes every connection of the store, but a borrowed pool's.
+func (s *Store) Close() {
+	if !s.borrowed {
+		s.pool.Close()
+	}
+}
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {

@@ -41,7 +41,7 @@ func TestTransient(t *testing.T) {
 // a pooled connection whose server session was terminated, and a server
 // that is not there.
 func TestTransientConnectionLoss(t *testing.T) {
-	s, raw := newStore(t)
+	s, raw := newStoreApart(t)
 	ctx := t.Context()
 	if err := s.Ping(ctx); err != nil { // the pool now holds one connection, just used
 		t.Fatal(err)
@@ -62,5 +62,18 @@ func TestTransientConnectionLoss(t *testing.T) {
 	_, err = store.Open(ctx, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2")
 	if err == nil || !store.Transient(err) {
 		t.Errorf("Transient(%v) = false on a refused connection, want true", err)
+	}
+}
+
+// TestBorrowLeavesThePoolOpen: a borrowed pool stays its owner's.
+func TestBorrowLeavesThePoolOpen(t *testing.T) {
+	_, pool := newStore(t)
+	s := store.Borrow(pool)
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := pool.Ping(t.Context()); err != nil {
+		t.Errorf("the borrowed pool after Close: %v, want it open", err)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
-	"github.com/mergeguard/mergeguard/server/store/storetest"
 )
 
 // BenchmarkIntake measures webhook intake over loopback, batched (group
@@ -62,7 +61,7 @@ func benchIntake(b *testing.B, batched bool, rate int) {
 		senders = 50
 		pulls   = 500
 	)
-	in := newIntakeBatched(b, storetest.URL(b), batched)
+	in := newIntakeBatched(b, "", batched)
 	base := githubtest.Payload(b, "pull_request/opened.payload.json")
 	type signed struct {
 		body []byte

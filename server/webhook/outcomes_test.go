@@ -22,7 +22,7 @@ import (
 func TestClosedGivesOutcomes(t *testing.T) {
 	t.Parallel()
 	m := metrics.New()
-	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) { d.Metrics = m })
+	in := newIntakeBatched(t, "", true, func(d *webhook.Deps) { d.Metrics = m })
 	const repo = "Codertocat/Hello-World"
 	finding := func(fp string, state review.FindingState) review.LedgerEntry {
 		return review.LedgerEntry{Finding: review.Finding{FilePath: "a.go", LineStart: 1, LineEnd: 1, Side: review.SideRight,

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mergeguard/mergeguard/github/githubtest"
-	"github.com/mergeguard/mergeguard/server/store/storetest"
 	"github.com/mergeguard/mergeguard/server/webhook"
 )
 
@@ -129,7 +128,7 @@ func TestSlowSendersDoNotStallTheIntake(t *testing.T) {
 // grace period to 200 ms and the rate to 1 KiB/s.
 func TestSlowBodiesAreCutOff(t *testing.T) {
 	t.Parallel() // its own intake, budget and limits; it mostly waits
-	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) {
+	in := newIntakeBatched(t, "", true, func(d *webhook.Deps) {
 		d.Config.WebhookBodyGrace, d.Config.WebhookMinBodyRate = 200*time.Millisecond, 1<<10
 	})
 	tests := []struct {
@@ -163,7 +162,7 @@ func TestSlowBodiesAreCutOff(t *testing.T) {
 func TestSlowBodiesPerAddressAreCapped(t *testing.T) {
 	t.Parallel() // its own intake, budget and limits; it mostly waits
 	const senders, perAddr = 5, 2
-	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) {
+	in := newIntakeBatched(t, "", true, func(d *webhook.Deps) {
 		d.Config.WebhookBodyGrace, d.Config.WebhookMinBodyRate, d.Config.WebhookSlowBodiesPerAddress = 200*time.Millisecond, 1, perAddr
 	})
 	stop := make(chan struct{})
@@ -201,7 +200,7 @@ func TestSlowBodiesPerAddressAreCapped(t *testing.T) {
 func TestSmallDeliveriesKeepTheirShare(t *testing.T) {
 	t.Parallel() // its own intake, budget and limits; it mostly waits
 	const budget, size = 8 << 20, 4 << 20
-	in := newIntakeBatched(t, storetest.URL(t), true, func(d *webhook.Deps) { d.Config.WebhookBytesInFlight = budget })
+	in := newIntakeBatched(t, "", true, func(d *webhook.Deps) { d.Config.WebhookBytesInFlight = budget })
 	var writers []*io.PipeWriter
 	var wg sync.WaitGroup
 	defer wg.Wait()

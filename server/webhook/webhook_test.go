@@ -36,30 +36,32 @@ type intake struct {
 
 func newIntake(t testing.TB) *intake {
 	t.Helper()
-	return newIntakeOn(t, storetest.URL(t))
+	return newIntakeOn(t, "")
 }
 
-// newIntakeOn is newIntake on the database at dbURL. The handler records
+// newIntakeOn is newIntake on the database at dbURL (see openDB). The handler records
 // deliveries in batches (store.Intake), as `mergeguard serve` does.
 func newIntakeOn(t testing.TB, dbURL string) *intake {
 	t.Helper()
 	return newIntakeBatched(t, dbURL, true)
 }
 
+// openDB opens a store and a raw pool on the database at dbURL, closed
+// when the test ends; with dbURL "", on a fresh database of storetest's,
+// kept for the next test when the test ends.
+func openDB(t testing.TB, dbURL string) (*store.Store, *pgxpool.Pool) {
+	t.Helper()
+	if dbURL == "" {
+		return storetest.Open(t)
+	}
+	return storetest.OpenURL(t, dbURL)
+}
+
 // newIntakeBatched is newIntakeOn, recording each delivery in a
 // transaction of its own unless batched; opts change the intake's Deps.
 func newIntakeBatched(t testing.TB, dbURL string, batched bool, opts ...func(*webhook.Deps)) *intake {
 	t.Helper()
-	st, err := store.Open(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	raw, err := pgxpool.New(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(raw.Close)
+	st, raw := openDB(t, dbURL)
 
 	gh := githubtest.New(t)
 	app := gh.AppConfig(42)

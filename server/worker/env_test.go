@@ -82,20 +82,12 @@ func newEnv(t *testing.T, answer func(llmtest.Request) llmtest.Response) *env {
 func newEnvWith(t *testing.T, answer func(llmtest.Request) llmtest.Response, cfg envConfig) *env {
 	t.Helper()
 	e := &env{t: t, cfg: cfg, dbURL: cfg.databaseURL, log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)}
-	if e.dbURL == "" {
-		e.dbURL = storetest.URL(t)
-	}
 	var err error
-	e.store, err = store.Open(t.Context(), e.dbURL)
-	if err != nil {
-		t.Fatal(err)
+	if e.dbURL == "" {
+		e.store, e.raw = storetest.Open(t)
+	} else {
+		e.store, e.raw = storetest.OpenURL(t, e.dbURL)
 	}
-	t.Cleanup(e.store.Close)
-	e.raw, err = pgxpool.New(t.Context(), e.dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.raw.Close)
 
 	e.gh = githubtest.New(t)
 	app := e.gh.AppConfig(42)

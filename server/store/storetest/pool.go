@@ -76,15 +76,23 @@ func freeName(tmpl string) string {
 // claimFree renames a free database of template tmpl to name; claimed is
 // false when there was none to take.
 func claimFree(ctx context.Context, admin *pgx.Conn, tmpl, name string) (claimed bool, err error) {
-	rows, err := admin.Query(ctx, "SELECT datname FROM pg_database WHERE datname LIKE $1 ORDER BY random() LIMIT 8", freePattern(tmpl))
+	return claimListed(ctx, admin, "SELECT datname FROM pg_database WHERE datname LIKE $1 ORDER BY random() LIMIT 8", freePattern(tmpl), name)
+}
+
+// claimListed renames one of the databases that list (a query of one
+// argument, pattern) names to name; claimed is false when none was left
+// to take. Of several sessions renaming one database, exactly one
+// succeeds.
+func claimListed(ctx context.Context, admin *pgx.Conn, list, pattern, name string) (claimed bool, err error) {
+	rows, err := admin.Query(ctx, list, pattern)
 	if err != nil {
-		return false, fmt.Errorf("list free databases: %w", err)
+		return false, fmt.Errorf("list databases %s: %w", pattern, err)
 	}
-	free, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	dbs, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return false, fmt.Errorf("list free databases: %w", err)
+		return false, fmt.Errorf("list databases %s: %w", pattern, err)
 	}
-	for _, db := range free {
+	for _, db := range dbs {
 		_, err := admin.Exec(ctx, "ALTER DATABASE "+db+" RENAME TO "+name)
 		switch pgCode(err) {
 		case "":
@@ -92,7 +100,7 @@ func claimFree(ctx context.Context, admin *pgx.Conn, tmpl, name string) (claimed
 				return false, fmt.Errorf("claim %s: %w", db, err)
 			}
 			return true, nil
-		case codeUndefinedDatabase, codeObjectInUse: // another session claimed it first
+		case codeUndefinedDatabase, codeObjectInUse: // another session claimed it, or is on it
 		default:
 			return false, fmt.Errorf("claim %s: %w", db, err)
 		}

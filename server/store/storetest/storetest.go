@@ -6,11 +6,15 @@
 // once per test server and set of migrations: its name carries a hash of
 // the embedded migration files, so a changed migration makes a new
 // template. Test binaries running in parallel against one server share it.
+// A test's database is not copied for every test: Open's are emptied and
+// kept, sessions open, for the binary's next test (kept.go), URL's are
+// emptied and renamed free for any binary's (pool.go).
 package storetest
 
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -21,17 +25,12 @@ import (
 	"github.com/mergeguard/mergeguard/server/store"
 )
 
-// New returns an open Store on a fresh migrated database that is dropped
-// when the test ends.
+// New returns an open Store on a fresh migrated database, emptied and kept
+// for the test binary's next test when the test ends (Open).
 func New(t testing.TB) *store.Store {
 	t.Helper()
-	u := URL(t)
-	s, err := store.Open(t.Context(), u)
-	if err != nil {
-		t.Fatalf("storetest: %v", err)
-	}
-	t.Cleanup(s.Close)
-	return s
+	st, _ := Open(t)
+	return st
 }
 
 // URL creates a fresh migrated database and returns its URL (for tests
@@ -103,15 +102,22 @@ func drop(t testing.TB, server, name string) {
 	// t.Context is already cancelled when cleanups run.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if err := dropDatabase(ctx, server, name); err != nil {
+		t.Errorf("storetest: %v", err)
+	}
+}
+
+// dropDatabase removes database name, disconnecting whoever is on it.
+func dropDatabase(ctx context.Context, server, name string) error {
 	conn, err := admin(ctx, server)
 	if err != nil {
-		t.Errorf("storetest: drop database %s: %v", name, err)
-		return
+		return fmt.Errorf("drop database %s: %w", name, err)
 	}
 	defer conn.Release()
 	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-		t.Errorf("storetest: drop database %s: %v", name, err)
+		return fmt.Errorf("drop database %s: %w", name, err)
 	}
+	return nil
 }
 
 // serverURL is the URL of the test server, from the environment.
