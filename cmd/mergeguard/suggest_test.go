@@ -10,7 +10,6 @@ import (
 	"github.com/mergeguard/mergeguard/github/markdown"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/analyzer"
-	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/eval"
 	"github.com/mergeguard/mergeguard/review/llm"
@@ -97,7 +96,7 @@ func TestSuggestionsOnCorpus(t *testing.T) {
 	for k := range reasons {
 		reasons[k] = map[string]int{}
 	}
-	deps := suggestDeps{analyzers: analyzer.Builtin(), counter: budget.NewTokenizers().ForModel("gpt-4o-mini")} // both slow to build
+	deps := suggestDeps{analyzers: testProcess.analyzers, counter: testProcess.tokenizers.ForModel("gpt-4o-mini")} // both slow to build: the process's
 	type count struct{ offered, blocks, inline int }
 	counts := make([]count, len(suggestionKinds))
 	for _, c := range cases {

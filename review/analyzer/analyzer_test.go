@@ -151,7 +151,7 @@ func TestChecks(t *testing.T) {
 func TestSecretsOnlyAddedLines(t *testing.T) {
 	// The key is on a deleted line and a context line: nothing is added.
 	text := "diff --git a/c.go b/c.go\n--- a/c.go\n+++ b/c.go\n@@ -1,3 +1,3 @@\n const a = \"AKIAZ7VRSQ5TJN2XMY4W\"\n-const b = \"AKIAZ7VRSQ5TJN2XMY5Q\"\n+const b = 2\n const c = 3\n"
-	got, err := NewSecrets().Analyze(t.Context(), parse(t, text))
+	got, err := testSecrets.Analyze(t.Context(), parse(t, text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,13 +175,13 @@ func TestExactness(t *testing.T) {
 		diff string
 		want []hit
 	}{
-		"aws key id": {NewSecrets(), added("cfg.py", `AWS_KEY = "AKIAZ7VRSQ5TJN2XMY4W"`),
+		"aws key id": {testSecrets, added("cfg.py", `AWS_KEY = "AKIAZ7VRSQ5TJN2XMY4W"`),
 			[]hit{{"Possible secret committed (aws-access-token)", review.SeverityCritical, true}}},
-		"generic api key": {NewSecrets(), added("cfg.py", `api_key = "Zx9Qp2Lm7Vb4Nc8Rt1Yw6Hs3Kd5Fg0Aj"`),
+		"generic api key": {testSecrets, added("cfg.py", `api_key = "Zx9Qp2Lm7Vb4Nc8Rt1Yw6Hs3Kd5Fg0Aj"`),
 			[]hit{{"Possible secret committed (generic-api-key)", review.SeverityWarning, false}}},
-		"keyword rule": {NewSecrets(), added("cfg.py", `datadog_token = "a8f3c9d2e1b7f4a6c0d9e8b2a7f1c3d5e9b4a0c8"`),
+		"keyword rule": {testSecrets, added("cfg.py", `datadog_token = "a8f3c9d2e1b7f4a6c0d9e8b2a7f1c3d5e9b4a0c8"`),
 			[]hit{{"Possible secret committed (datadog-access-token)", review.SeverityCritical, false}}},
-		"constant rule": {NewSecrets(), added("README.md", "short-lived keys start bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"),
+		"constant rule": {testSecrets, added("README.md", "short-lived keys start bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"),
 			[]hit{{"Possible secret committed (aws-amazon-bedrock-api-key-short-lived)", review.SeverityCritical, false}}},
 		"private key header alone": {PrivateKeys{}, added("k", "-----BEGIN OPENSSH PRIVATE KEY-----"),
 			[]hit{{"Private key header without key material", review.SeverityInfo, false}}},
@@ -224,7 +224,7 @@ func TestSecretsInLongLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := NewSecrets().Analyze(t.Context(), d.Files)
+		got, err := testSecrets.Analyze(t.Context(), d.Files)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestSecretsStopWords(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, err := NewSecrets().Analyze(t.Context(), parse(t, added("cfg.py", tc.line)))
+			got, err := testSecrets.Analyze(t.Context(), parse(t, added("cfg.py", tc.line)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -296,3 +296,8 @@ func TestDefaultConfigStopWords(t *testing.T) {
 		t.Errorf("%d stop words in gitleaks' rules: the test compares nothing", n)
 	}
 }
+
+// testSecrets is the secret scan the tests share, as a process shares it:
+// each Secrets compiles gitleaks' rules on first use (a quarter of a
+// second).
+var testSecrets = NewSecrets()
