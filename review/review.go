@@ -209,6 +209,18 @@ type Stats struct {
 	SuggestionsRejected int `json:"suggestions_rejected,omitempty"`
 }
 
+// What became of a finding's suggestion (Stats.SuggestionsApplied and
+// SuggestionsRejected), the values of mergeguard_suggestions_total's
+// result label.
+const (
+	// SuggestionApplied: the suggestion applies and is posted as a
+	// suggestion block.
+	SuggestionApplied = "applied"
+	// SuggestionRejected: a check failed; the suggestion is posted as a
+	// plain code block with the reason.
+	SuggestionRejected = "rejected"
+)
+
 // SkippedFile is a changed file the planner did not send to review.
 type SkippedFile struct {
 	FilePath string `json:"file_path"`

@@ -20,16 +20,6 @@ import (
 	"github.com/mergeguard/mergeguard/review/lang"
 )
 
-// Results of a check, the values of mergeguard_suggestions_total's result
-// label.
-const (
-	// Applied: the suggestion applies and is posted as a suggestion block.
-	Applied = "applied"
-	// Rejected: a check failed; the suggestion is posted as a plain code
-	// block with the reason.
-	Rejected = "rejected"
-)
-
 // Limits of what is checked: a bigger file or suggestion is not posted as
 // a suggestion block (parsing it twice would cost more than it is worth).
 const (

@@ -16,7 +16,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/suggest"
 )
 
 // Metrics holds every collector. The zero value is not usable; use New.
@@ -123,8 +122,8 @@ func (m *Metrics) zero() {
 	for _, s := range stages {
 		m.stageDuration.WithLabelValues(s)
 	}
-	m.suggestions.WithLabelValues(suggest.Applied)
-	m.suggestions.WithLabelValues(suggest.Rejected)
+	m.suggestions.WithLabelValues(review.SuggestionApplied)
+	m.suggestions.WithLabelValues(review.SuggestionRejected)
 }
 
 // Handler serves the registry in the Prometheus exposition format.
@@ -149,8 +148,8 @@ func (m *Metrics) ReviewFinished(status string, model string, elapsed time.Durat
 		m.tokens.WithLabelValues(model, "input").Add(float64(v.Stats.InputTokens))
 		m.tokens.WithLabelValues(model, "output").Add(float64(v.Stats.OutputTokens))
 		m.cost.WithLabelValues(model).Add(v.Stats.TotalCost)
-		m.suggestions.WithLabelValues(suggest.Applied).Add(float64(v.Stats.SuggestionsApplied))
-		m.suggestions.WithLabelValues(suggest.Rejected).Add(float64(v.Stats.SuggestionsRejected))
+		m.suggestions.WithLabelValues(review.SuggestionApplied).Add(float64(v.Stats.SuggestionsApplied))
+		m.suggestions.WithLabelValues(review.SuggestionRejected).Add(float64(v.Stats.SuggestionsRejected))
 	}
 	m.reviews.WithLabelValues(status, verdict).Inc()
 	m.reviewDuration.WithLabelValues(status).Observe(elapsed.Seconds())
