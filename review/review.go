@@ -125,7 +125,8 @@ type Finding struct {
 	VerificationStatus VerificationStatus `json:"verification_status"`
 	Confidence         float64            `json:"confidence"`
 	CodeSnippet        string             `json:"code_snippet,omitempty"`
-	// Agent names the agent that reported the finding.
+	// Agent names the agent that reported the finding; a built-in
+	// analyzer's and a linter's start with AnalyzerPrefix.
 	Agent string `json:"agent,omitempty"`
 	// Rule is the check that reported the finding, in its tool's own
 	// terms (SC2086, DL3006, printf, aws-access-token, an actionlint
@@ -220,6 +221,12 @@ const (
 	// plain code block with the reason.
 	SuggestionRejected = "rejected"
 )
+
+// AnalyzerPrefix starts the agent name of every deterministic agent: the
+// built-in analyzers and the linters ("analyzer:secrets",
+// "analyzer:shellcheck"). Their findings are analyzers' findings to the
+// verifier, the report and the pages.
+const AnalyzerPrefix = "analyzer:"
 
 // SkippedFile is a changed file the planner did not send to review.
 type SkippedFile struct {

@@ -30,9 +30,6 @@ type Analyzer interface {
 	Analyze(ctx context.Context, files []*diff.File) ([]review.Finding, error)
 }
 
-// AgentPrefix starts the agent name of every built-in analyzer.
-const AgentPrefix = "analyzer:"
-
 // ExactConfidence is the confidence from which a built-in analyzer's finding
 // comes from an exact detector: one that matches the problem itself (an AWS
 // key id's fixed prefix and length, a PEM private-key header, a conflict
@@ -50,7 +47,7 @@ const heuristicConfidence = 0.7
 
 // IsAnalyzer reports whether f was reported by a built-in analyzer (the
 // pipeline sets Agent; a model cannot).
-func IsAnalyzer(f review.Finding) bool { return strings.HasPrefix(f.Agent, AgentPrefix) }
+func IsAnalyzer(f review.Finding) bool { return strings.HasPrefix(f.Agent, review.AnalyzerPrefix) }
 
 // Exact reports whether f is a built-in analyzer's finding from an exact
 // detector (see ExactConfidence).

@@ -39,7 +39,7 @@ type Actions struct {
 func NewActions(shellcheck string) *Actions { return &Actions{shellcheck: shellcheck} }
 
 // Name implements Linter.
-func (*Actions) Name() string { return AgentPrefix + "actionlint" }
+func (*Actions) Name() string { return review.AnalyzerPrefix + "actionlint" }
 
 // Applies implements Linter: workflow files directly under
 // .github/workflows, the only ones GitHub runs.

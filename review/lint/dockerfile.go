@@ -26,7 +26,7 @@ import (
 type Dockerfile struct{}
 
 // Name implements Linter.
-func (Dockerfile) Name() string { return AgentPrefix + "dockerfile" }
+func (Dockerfile) Name() string { return review.AnalyzerPrefix + "dockerfile" }
 
 // Applies implements Linter: Dockerfile, Containerfile, *.Dockerfile and
 // Dockerfile.* files.

@@ -88,7 +88,7 @@ func NewGoVet(std *gomod.Std, lim gomod.Limits) *GoVet {
 }
 
 // Name implements Linter.
-func (*GoVet) Name() string { return AgentPrefix + "govet" }
+func (*GoVet) Name() string { return review.AnalyzerPrefix + "govet" }
 
 // Applies implements Linter: Go files outside vendor and testdata.
 func (*GoVet) Applies(p string) bool {

@@ -22,11 +22,6 @@ import (
 	"github.com/mergeguard/mergeguard/review/gomod"
 )
 
-// AgentPrefix starts the agent name of every linter. It is the built-in
-// analyzers' prefix: a linter's finding is an analyzer's finding to the
-// verifier and the report.
-const AgentPrefix = "analyzer:"
-
 // Confidence levels of linter findings. A rule that checks the file's
 // structure (a parse error, an undefined job, a vet check) is exact; a
 // style or heuristic rule (shellcheck's suggestions, a secret-looking
@@ -190,7 +185,7 @@ func skippedNote(name string, n int, why string) string {
 	if n == 1 {
 		s = ""
 	}
-	return fmt.Sprintf("%s: %d file%s not checked: %s.", strings.TrimPrefix(name, AgentPrefix), n, s, why)
+	return fmt.Sprintf("%s: %d file%s not checked: %s.", strings.TrimPrefix(name, review.AnalyzerPrefix), n, s, why)
 }
 
 // base returns the lower-case base name of p.

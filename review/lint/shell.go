@@ -33,7 +33,7 @@ type Shell struct {
 func NewShell(shellcheck string) *Shell { return &Shell{shellcheck: shellcheck} }
 
 // Name implements Linter.
-func (*Shell) Name() string { return AgentPrefix + "shellcheck" }
+func (*Shell) Name() string { return review.AnalyzerPrefix + "shellcheck" }
 
 // Applies implements Linter: *.sh, *.bash, *.ksh and *.dash files.
 func (*Shell) Applies(p string) bool { return byExtension(p) != "" }

@@ -52,7 +52,7 @@ func (r *run) runLinter(ctx context.Context, l lint.Linter, scan []*diff.File) (
 		Issues: len(rep.Findings), ElapsedMS: time.Since(start).Milliseconds()}
 	if err != nil {
 		res.Status, res.Error, res.ErrorType = review.AgentError, err.Error(), "analyzer"
-		notes = append(notes, fmt.Sprintf("%s did not finish: %v", strings.TrimPrefix(name, lint.AgentPrefix), err))
+		notes = append(notes, fmt.Sprintf("%s did not finish: %v", strings.TrimPrefix(name, review.AnalyzerPrefix), err))
 	}
 	for i := range rep.Findings {
 		rep.Findings[i].Agent = name
@@ -70,7 +70,7 @@ func (r *run) runLinter(ctx context.Context, l lint.Linter, scan []*diff.File) (
 func (r *run) readWhole(ctx context.Context, name string, fs []*diff.File) ([]lint.File, []string, int) {
 	var out []lint.File
 	var unread, large int
-	short := strings.TrimPrefix(name, lint.AgentPrefix)
+	short := strings.TrimPrefix(name, review.AnalyzerPrefix)
 	for i, f := range fs {
 		if i == maxLintFiles {
 			notes := append(notesOf(short, unread, large), fmt.Sprintf("%s: checked the first %d files of %d.", short, maxLintFiles, len(fs)))

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -105,7 +104,7 @@ func (u *UI) citedFinding(run store.Run, files map[string]*diff.File, f review.F
 		v.Code, v.HeadOnly = snippetRows(f), true
 	}
 	// A built-in analyzer's suggestion is advice in words, not code.
-	if !strings.HasPrefix(f.Agent, analyzer.AgentPrefix) {
+	if !strings.HasPrefix(f.Agent, review.AnalyzerPrefix) {
 		v.Suggestion = suggestionRows(v.Code, f.Suggestion)
 	}
 	if len(v.Suggestion) == 0 {

@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/server/store"
 )
@@ -165,7 +164,7 @@ func TestReviewPageShowsFindingsInTheirHunk(t *testing.T) {
 		Category: "security", Title: "XSS <img src=x onerror=alert(2)>", Description: "desc", Suggestion: "safe5\n</td><script>alert(3)</script>",
 		VerificationStatus: review.Verified, Fingerprint: "fp1"}
 	words := review.Finding{FilePath: "app/<b>x.go", LineStart: 1, LineEnd: 1, Side: review.SideRight, Severity: review.SeverityInfo,
-		Category: "security", Title: "words", Suggestion: "Rotate <it>.", Agent: analyzer.AgentPrefix + "secrets",
+		Category: "security", Title: "words", Suggestion: "Rotate <it>.", Agent: review.AnalyzerPrefix + "secrets",
 		VerificationStatus: review.Verified, Fingerprint: "fp3"}
 	finish(t, st, run.ID, review.Verdict{Verdict: review.DecisionRequestChanges,
 		Files: []review.FileReview{{FilePath: f.FilePath, Findings: []review.Finding{f, words}}}, Stats: review.Stats{FindingsTotal: 2, Critical: 1, Info: 1}})
