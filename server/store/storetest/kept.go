@@ -76,8 +76,10 @@ func Open(t testing.TB) (*store.Store, *pgxpool.Pool) {
 	}
 	t.Cleanup(func() {
 		if err := giveBack(server, tmpl, k, want); err != nil {
-			k.pool.Close()
 			drop(t, server.String(), k.name)
+			// Close waits for the connections still in use (giveBack), which
+			// the drop ended: whoever holds one gets an error on next use.
+			go k.pool.Close()
 		}
 	})
 	return store.Borrow(k.pool), k.pool
@@ -276,8 +278,14 @@ func claimOrphan(ctx context.Context, admin *pgx.Conn, tmpl, name string) (claim
 }
 
 // giveBack empties k and keeps it for the binary's next test; it fails
-// when the test changed the schema, and the caller drops the database.
+// when the test changed the schema or still uses the pool, and the caller
+// drops the database.
 func giveBack(server *url.URL, tmpl string, k kept, want string) error {
+	if n := k.pool.Stat().AcquiredConns(); n > 0 {
+		// Work of the ended test is still running: kept, it would write
+		// into the next test's database.
+		return fmt.Errorf("%d connections of %s still in use after the test", n, k.name)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
 	key := server.String() + " " + tmpl

@@ -71,6 +71,25 @@ func TestOpenKeepsTheDatabase(t *testing.T) {
 	}
 }
 
+// TestOpenDropsADatabaseStillInUse: a database whose pool a test's work
+// still uses when the test ends is dropped, not kept for the next test.
+func TestOpenDropsADatabaseStillInUse(t *testing.T) {
+	var name string
+	var held *pgxpool.Conn
+	t.Run("leaves work running", func(t *testing.T) {
+		_, pool := Open(t)
+		name, _ = session(t, pool)
+		var err error
+		if held, err = pool.Acquire(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	held.Release()
+	if dbs := texts(t, serverURL(t, os.Getenv).String(), "SELECT datname FROM pg_database WHERE datname = $1", name); len(dbs) != 0 {
+		t.Errorf("database %s, whose pool was in use after its test, was kept", name)
+	}
+}
+
 // TestClaimOrphan: a kept database whose binary ended (no session on it)
 // is claimed by renaming and emptied before use; one with a session on it
 // is not. The databases are named under a template of this test's own, so
