@@ -20,8 +20,8 @@ const adminConns = 8
 
 // adminPool returns the pool of the server at serverURL, made on first use
 // (it connects only when asked for a connection). Session state must not
-// outlive a use: the template's advisory lock is taken on a connection of
-// its own (createTemplateLocked).
+// outlive a use: advisory locks are taken on connections of their own
+// (lockServer).
 func adminPool(serverURL string) (*pgxpool.Pool, error) {
 	if p, ok := admins.Load(serverURL); ok {
 		return p.(*pgxpool.Pool), nil

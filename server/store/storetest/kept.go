@@ -54,10 +54,6 @@ var keptDBs = struct {
 	free map[string][]kept
 }{free: map[string][]kept{}}
 
-// emptyings are the statements that empty a database of a template
-// (emptying's result), by server and template.
-var emptyings sync.Map
-
 // Open gives the test a Store and a pool on a fresh migrated database: the
 // Store borrows the pool, so both use the same sessions. When the test
 // ends the database is emptied and kept for the next test (see above), or
@@ -106,7 +102,7 @@ func OpenURL(t testing.TB, dbURL string) (*store.Store, *pgxpool.Pool) {
 // take returns a kept database of template tmpl: one of this binary's,
 // else one claimed from the server, and the template's schema digest.
 func take(ctx context.Context, server *url.URL, tmpl string) (kept, string, error) {
-	key := server.String() + " " + tmpl
+	key := templateKey(server, tmpl)
 	for {
 		k, ok := pop(key)
 		if !ok {
@@ -176,12 +172,12 @@ func (k kept) ours(ctx context.Context) bool {
 func claim(ctx context.Context, server *url.URL, tmpl string) (kept, error) {
 	name := keptPrefix + strings.TrimPrefix(tmpl, templatePrefix) + "_" + strings.ToLower(rand.Text())[:12]
 	fresh := "mergeguard_test_" + strings.ToLower(rand.Text())
-	lock, err := claimLock(ctx, server)
+	lock, err := lockServer(ctx, server, "kept claims")
 	if err != nil {
 		return kept{}, err
 	}
 	defer lock.release()
-	claimed, err := claimOrphan(ctx, lock.conn.Conn(), tmpl, name)
+	claimed, err := claimOrphan(ctx, lock.conn, tmpl, name)
 	if err != nil {
 		return kept{}, err
 	}
@@ -192,7 +188,7 @@ func claim(ctx context.Context, server *url.URL, tmpl string) (kept, error) {
 		if err := cloneTemplate(ctx, server, tmpl, fresh); err != nil {
 			return kept{}, err
 		}
-		if lock, err = claimLock(ctx, server); err != nil {
+		if lock, err = lockServer(ctx, server, "kept claims"); err != nil {
 			return kept{}, err
 		}
 		defer lock.release()
@@ -227,43 +223,6 @@ func connectKept(ctx context.Context, dbURL string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-// serverLock is a session-level advisory lock held on a pooled connection
-// to the server's maintenance database.
-type serverLock struct {
-	conn *pgxpool.Conn
-	key  int64
-	done bool
-}
-
-// claimLock takes the server's claim lock.
-func claimLock(ctx context.Context, server *url.URL) (*serverLock, error) {
-	conn, err := admin(ctx, server.String())
-	if err != nil {
-		return nil, err
-	}
-	l := &serverLock{conn: conn, key: lockKey("kept claims")}
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", l.key); err != nil {
-		conn.Release()
-		return nil, fmt.Errorf("take the claim lock: %w", err)
-	}
-	return l, nil
-}
-
-// release gives the lock back, once; a connection that could not unlock is
-// closed, which unlocks it.
-func (l *serverLock) release() {
-	if l.done {
-		return
-	}
-	l.done = true
-	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
-	defer cancel()
-	if _, err := l.conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", l.key); err != nil {
-		_ = l.conn.Conn().Close(ctx) // a closed connection is destroyed on release
-	}
-	l.conn.Release()
-}
-
 // orphans lists the kept databases of a pattern that no session is on.
 const orphans = `
 SELECT datname FROM pg_database d
@@ -288,7 +247,7 @@ func giveBack(server *url.URL, tmpl string, k kept, want string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	key := server.String() + " " + tmpl
+	key := templateKey(server, tmpl)
 	if err := k.empty(ctx, key, want); err != nil {
 		return err
 	}
@@ -309,16 +268,7 @@ func (k kept) empty(ctx context.Context, key, want string) error {
 	if err := endOthers(ctx, conn.Conn()); err != nil {
 		return fmt.Errorf("empty %s: %w", k.name, err)
 	}
-	var got string
-	if err := conn.QueryRow(ctx, schemaDigest).Scan(&got); err != nil || got != want {
-		return errors.Join(errSchemaChanged, err)
-	}
-	statements, err := emptyingOf(ctx, conn.Conn(), key)
-	if err != nil {
-		return fmt.Errorf("empty %s: %w", k.name, err)
-	}
-	// SET LOCAL: the pooled session keeps no setting of ours.
-	if _, err := conn.Exec(ctx, "BEGIN; SET LOCAL session_replication_role = replica; "+statements+" COMMIT"); err != nil {
+	if err := emptyOn(ctx, conn.Conn(), key, want); err != nil {
 		return fmt.Errorf("empty %s: %w", k.name, err)
 	}
 	return nil
@@ -355,18 +305,4 @@ SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 			return fmt.Errorf("end the other sessions: %w", err)
 		}
 	}
-}
-
-// emptyingOf is the emptying statements of the template of key, read
-// through conn the first time.
-func emptyingOf(ctx context.Context, conn *pgx.Conn, key string) (string, error) {
-	if s, ok := emptyings.Load(key); ok {
-		return s.(string), nil
-	}
-	var s string
-	if err := conn.QueryRow(ctx, emptying).Scan(&s); err != nil {
-		return "", err
-	}
-	emptyings.Store(key, s)
-	return s, nil
 }

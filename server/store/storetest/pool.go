@@ -116,7 +116,7 @@ var digests sync.Map
 // templateDigest is the schema digest of template tmpl on server, read
 // from its database at dbURL the first time.
 func templateDigest(ctx context.Context, server *url.URL, tmpl, dbURL string) (string, error) {
-	key := server.String() + " " + tmpl
+	key := templateKey(server, tmpl)
 	if d, ok := digests.Load(key); ok {
 		return d.(string), nil
 	}
@@ -157,7 +157,7 @@ func release(server *url.URL, tmpl, name, want string) error {
 	if err := endSessions(ctx, admin, name); err != nil {
 		return err
 	}
-	if err := empty(ctx, databaseURL(server, name), want); err != nil {
+	if err := empty(ctx, databaseURL(server, name), templateKey(server, tmpl), want); err != nil {
 		return err
 	}
 	for {
@@ -188,20 +188,50 @@ var errSchemaChanged = errors.New("the test changed the schema")
 
 // empty deletes the rows of every table of the database at dbURL but
 // golang-migrate's and restarts its sequences, when its schema digest is
-// still want.
-func empty(ctx context.Context, dbURL, want string) error {
+// still want (emptyOn).
+func empty(ctx context.Context, dbURL, key, want string) error {
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
-	var got, statements string
+	return emptyOn(ctx, conn, key, want)
+}
+
+// emptyOn empties conn's database, a database of the template of key,
+// when its schema digest is still want: the rows of every table but
+// golang-migrate's deleted, the sequences restarted.
+func emptyOn(ctx context.Context, conn *pgx.Conn, key, want string) error {
+	var got string
 	if err := conn.QueryRow(ctx, schemaDigest).Scan(&got); err != nil || got != want {
 		return errors.Join(errSchemaChanged, err)
 	}
-	if err := conn.QueryRow(ctx, emptying).Scan(&statements); err != nil {
+	statements, err := emptyingOf(ctx, conn, key)
+	if err != nil {
 		return err
 	}
-	_, err = conn.Exec(ctx, "SET session_replication_role = replica; "+statements)
+	// SET LOCAL: a pooled session keeps no setting of ours.
+	_, err = conn.Exec(ctx, "BEGIN; SET LOCAL session_replication_role = replica; "+statements+" COMMIT")
 	return err
 }
+
+// emptyings are the statements that empty a database of a template
+// (emptying's result), by templateKey.
+var emptyings sync.Map
+
+// emptyingOf is the emptying statements of the template of key, read
+// through conn the first time.
+func emptyingOf(ctx context.Context, conn *pgx.Conn, key string) (string, error) {
+	if s, ok := emptyings.Load(key); ok {
+		return s.(string), nil
+	}
+	var s string
+	if err := conn.QueryRow(ctx, emptying).Scan(&s); err != nil {
+		return "", fmt.Errorf("list the tables to empty: %w", err)
+	}
+	emptyings.Store(key, s)
+	return s, nil
+}
+
+// templateKey keys what is read once per template of a server.
+func templateKey(server *url.URL, tmpl string) string { return server.String() + " " + tmpl }

@@ -81,7 +81,7 @@ func cloneTemplate(ctx context.Context, server *url.URL, tmpl, name string) erro
 			}
 			return nil
 		case codeUndefinedDatabase:
-			if err := createTemplateLocked(ctx, server, tmpl); err != nil {
+			if err := createTemplate(ctx, server, tmpl); err != nil {
 				return err
 			}
 		case codeObjectInUse:
@@ -94,34 +94,19 @@ func cloneTemplate(ctx context.Context, server *url.URL, tmpl, name string) erro
 	}
 }
 
-// createTemplateLocked is createTemplate on a connection of its own,
-// closed after: the template's advisory lock is a session's, which must
-// not stay on a pooled connection should its unlock fail.
-func createTemplateLocked(ctx context.Context, server *url.URL, tmpl string) error {
-	conn, err := pgx.Connect(ctx, server.String())
-	if err != nil {
-		return fmt.Errorf("connect to the test server: %w", err)
-	}
-	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
-	return createTemplate(ctx, conn, server, tmpl)
-}
-
 // createTemplate creates and migrates the template tmpl unless another
 // session (of this test binary or another) did. Under an advisory lock
 // keyed on tmpl it migrates a database of its own, forbids connections to
 // it and renames it tmpl: the template is never seen half migrated, a
 // crash leaves no broken template behind, and no session stays on it to
 // make copying it fail.
-func createTemplate(ctx context.Context, admin *pgx.Conn, server *url.URL, tmpl string) (err error) {
-	key := lockKey(tmpl)
-	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
-		return fmt.Errorf("lock template %s: %w", tmpl, err)
+func createTemplate(ctx context.Context, server *url.URL, tmpl string) error {
+	lock, err := lockServer(ctx, server, tmpl)
+	if err != nil {
+		return err
 	}
-	defer func() {
-		if _, unlockErr := admin.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", key); unlockErr != nil {
-			err = errors.Join(err, fmt.Errorf("unlock template %s: %w", tmpl, unlockErr))
-		}
-	}()
+	defer lock.release()
+	admin := lock.conn
 	var exists bool
 	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", tmpl).Scan(&exists); err != nil {
 		return fmt.Errorf("look for template %s: %w", tmpl, err)
@@ -164,10 +149,40 @@ func buildTemplate(ctx context.Context, admin *pgx.Conn, server *url.URL, build,
 	}
 }
 
-// lockKey is the advisory lock key of template tmpl.
-func lockKey(tmpl string) int64 {
-	sum := sha256.Sum256([]byte("mergeguard storetest " + tmpl))
+// lockKey is the advisory lock key of name (a template's, or a lock's of
+// storetest).
+func lockKey(name string) int64 {
+	sum := sha256.Sum256([]byte("mergeguard storetest " + name))
 	return int64(binary.BigEndian.Uint64(sum[:8])) //nolint:gosec // any 64 bits make a key
+}
+
+// serverLock is a session-level advisory lock of the test server, held on
+// a connection of its own: closing the connection releases the lock, so no
+// pooled session keeps it should an unlock fail.
+type serverLock struct {
+	conn *pgx.Conn
+}
+
+// lockServer connects to the test server and takes the lock of name,
+// waiting for it.
+func lockServer(ctx context.Context, server *url.URL, name string) (*serverLock, error) {
+	conn, err := pgx.Connect(ctx, server.String())
+	if err != nil {
+		return nil, fmt.Errorf("connect to the test server: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockKey(name)); err != nil {
+		_ = conn.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return &serverLock{conn: conn}, nil
+}
+
+// release closes the lock's connection, which releases the lock; a second
+// call does nothing.
+func (l *serverLock) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	_ = l.conn.Close(ctx)
 }
 
 // pgCode is the SQLSTATE of a PostgreSQL error, "" for other errors and
