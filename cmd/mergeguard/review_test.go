@@ -185,6 +185,9 @@ func TestReviewExitCodes(t *testing.T) {
 	}
 }
 
+// padLine pads a script past diff.BinaryPrefix.
+const padLine = "echo padding line\n"
+
 // TestReviewHiddenSecrets: a planted AWS key and a command injection in a
 // file whose name starts with a space, or in a .py file the commit's
 // .gitattributes marks -diff, are found and block: `mergeguard review
@@ -209,8 +212,10 @@ func TestReviewHiddenSecrets(t *testing.T) {
 		// Issue 23: a NUL past the first 8,000 bytes leaves a script text;
 		// a lock file's name and binary content keep a file from the
 		// model only, never from the secret scan.
+		// The padding ends just past the prefix: shellcheck reads all of it
+		// (2,000 lines took it 1.7 s).
 		"NUL on the last line": {map[string]string{"deploy.sh": "#!/bin/sh\nAWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n" +
-			strings.Repeat("echo padding line\n", diff.BinaryPrefix/18+10) + "# \x00\n"}, "deploy.sh"}, // shellcheck reads it all: 2,000 lines took it 1.7 s
+			strings.Repeat(padLine, diff.BinaryPrefix/len(padLine)+10) + "# \x00\n"}, "deploy.sh"},
 		"lock file":      {map[string]string{"deep/dir/Cargo.lock": "[[package]]\nAWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n"}, "deep/dir/Cargo.lock"},
 		"binary content": {map[string]string{"blob.bin": "\x00\x01\nAWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TJN2XMY4W\n"}, "blob.bin"},
 	}

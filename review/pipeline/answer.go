@@ -108,10 +108,7 @@ func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult
 	// The diff, read once: the tools answer from it, and a suggestion in
 	// the answer is checked against its lines. Unread, the answer goes on
 	// without both.
-	changes, err := parsedDiff(ctx, req.Source)
-	if err != nil {
-		changes = nil
-	}
+	changes, _ := parsedDiff(ctx, req.Source) // nil when unread
 	var tools Toolbox
 	if p.d.Tools != nil && changes != nil {
 		tools = p.d.Tools(req.Source, changes)

@@ -49,7 +49,6 @@ const (
 type env struct {
 	t      *testing.T
 	cfg    envConfig
-	dbURL  string
 	store  *store.Store
 	raw    *pgxpool.Pool
 	gh     *githubtest.Server
@@ -81,12 +80,12 @@ func newEnv(t *testing.T, answer func(llmtest.Request) llmtest.Response) *env {
 // newEnvWith is newEnv adjusted by cfg.
 func newEnvWith(t *testing.T, answer func(llmtest.Request) llmtest.Response, cfg envConfig) *env {
 	t.Helper()
-	e := &env{t: t, cfg: cfg, dbURL: cfg.databaseURL, log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)}
+	e := &env{t: t, cfg: cfg, log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)}
 	var err error
-	if e.dbURL == "" {
+	if cfg.databaseURL == "" {
 		e.store, e.raw = storetest.Open(t)
 	} else {
-		e.store, e.raw = storetest.OpenURL(t, e.dbURL)
+		e.store, e.raw = storetest.OpenURL(t, cfg.databaseURL)
 	}
 
 	e.gh = githubtest.New(t)
