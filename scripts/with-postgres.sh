@@ -9,6 +9,13 @@
 # binaries are found (in PATH or /usr/lib/postgresql/*/bin). The script exits
 # with CMD's status.
 #
+# The throwaway cluster lives in memory, in /dev/shm, when that is a tmpfs
+# with at least 2 GiB free (MERGEGUARD_PG_TMPDIR names another directory;
+# set it to /tmp to keep the cluster on disk). The tests create and empty
+# databases all the time: on the disk's file system (ext4 here) creating and
+# removing their files took a quarter of PostgreSQL's CPU time (make
+# test-short: 37 CPU-seconds of PostgreSQL on disk, 29 in memory).
+#
 # With --durable (or MERGEGUARD_PG_DURABLE=1) the cluster is always a new one
 # and keeps PostgreSQL's default durability (fsync, synchronous_commit and
 # full_page_writes on), as a production server would, for benchmarks whose
@@ -40,13 +47,24 @@ fi
 pg_ensure_bindir
 pg_prepare_owner
 
-# The cluster owner must reach the directory, so as root stay out of a
-# private TMPDIR.
+# parent is where the cluster's directory goes: memory for a throwaway
+# cluster when there is room (see the top), else the temporary directory;
+# the cluster owner must reach it, so as root stay out of a private TMPDIR.
+parent=${MERGEGUARD_PG_TMPDIR:-}
+if [ -z "$parent" ] && [ -z "$durable" ] && [ -d /dev/shm ] && [ -w /dev/shm ] &&
+	[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+	[ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((2 * 1024 * 1024)) ]; then
+	parent=/dev/shm
+fi
+if [ -z "$parent" ]; then
+	parent=/tmp
+	if [ "$(id -u)" -ne 0 ]; then
+		parent=${TMPDIR:-/tmp}
+	fi
+fi
+tmp=$(mktemp -d "$parent/mergeguard-pg.XXXXXX")
 if [ "$(id -u)" -eq 0 ]; then
-	tmp=$(mktemp -d /tmp/mergeguard-pg.XXXXXX)
 	chown postgres: "$tmp"
-else
-	tmp=$(mktemp -d "${TMPDIR:-/tmp}/mergeguard-pg.XXXXXX")
 fi
 
 cleanup() {
