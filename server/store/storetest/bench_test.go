@@ -14,7 +14,7 @@ import (
 
 // BenchmarkURL is the cost of one migrated database of a test as URL gives
 // it: a free database claimed (a copy of the template when none is free),
-// its schema digest, and its recycling.
+// its schema state, and its recycling.
 func BenchmarkURL(b *testing.B) {
 	server := serverURL(b, os.Getenv)
 	tmpl, err := templateName(migrations.FS)
@@ -28,7 +28,7 @@ func BenchmarkURL(b *testing.B) {
 		if err := cloneTemplate(b.Context(), server, tmpl, name); err != nil {
 			b.Fatal(err)
 		}
-		want, err := templateDigest(b.Context(), server, tmpl, databaseURL(server, name))
+		want, err := templateState(b.Context(), server, tmpl, databaseURL(server, name))
 		if err != nil {
 			b.Fatal(err)
 		}

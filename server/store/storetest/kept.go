@@ -100,7 +100,7 @@ func OpenURL(t testing.TB, dbURL string) (*store.Store, *pgxpool.Pool) {
 }
 
 // take returns a kept database of template tmpl: one of this binary's,
-// else one claimed from the server, and the template's schema digest.
+// else one claimed from the server, and the template's schema state.
 func take(ctx context.Context, server *url.URL, tmpl string) (kept, string, error) {
 	key := templateKey(server, tmpl)
 	for {
@@ -109,7 +109,7 @@ func take(ctx context.Context, server *url.URL, tmpl string) (kept, string, erro
 			break
 		}
 		if k.ours(ctx) {
-			want, err := templateDigest(ctx, server, tmpl, databaseURL(server, k.name))
+			want, err := templateState(ctx, server, tmpl, databaseURL(server, k.name))
 			return k, want, err
 		}
 		k.pool.Close()
@@ -119,7 +119,7 @@ func take(ctx context.Context, server *url.URL, tmpl string) (kept, string, erro
 		if err != nil {
 			return kept{}, "", err
 		}
-		want, err := templateDigest(ctx, server, tmpl, databaseURL(server, k.name))
+		want, err := templateState(ctx, server, tmpl, databaseURL(server, k.name))
 		if err == nil {
 			err = k.empty(ctx, key, want)
 		}
@@ -256,7 +256,7 @@ func giveBack(server *url.URL, tmpl string, k kept, want string) error {
 }
 
 // empty ends every session on k's database but its pool's, then, when the
-// schema digest is still want, deletes the rows of every table but
+// schema state is still want, deletes the rows of every table but
 // golang-migrate's and restarts the sequences.
 func (k kept) empty(ctx context.Context, key, want string) error {
 	dropDead(ctx, k.pool)

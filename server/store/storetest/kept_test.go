@@ -98,7 +98,7 @@ func TestClaimOrphan(t *testing.T) {
 	server := serverURL(t, os.Getenv)
 	own := templatePrefix + "kepttest"
 	u := URL(t)
-	want, err := digest(t.Context(), u)
+	want, err := state(t.Context(), u)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func TestReleaseRecyclesFreshDatabases(t *testing.T) {
 	own := templatePrefix + "pooltest" + strings.ToLower(strings.ReplaceAll(t.Name(), "_", ""))[:8]
 	u := URL(t)
 	name := dbName(t, u)
-	want, err := digest(t.Context(), u)
+	want, err := state(t.Context(), u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestReleaseRecyclesFreshDatabases(t *testing.T) {
 
 	changed := URL(t)
 	changedName := dbName(t, changed)
-	want, err = digest(t.Context(), changed)
+	want, err = state(t.Context(), changed)
 	if err != nil {
 		t.Fatal(err)
 	}

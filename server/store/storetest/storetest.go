@@ -59,7 +59,7 @@ func fromTemplate(t testing.TB, server *url.URL, tmpl string) string {
 		t.Fatalf("storetest: %v", err)
 	}
 	u := databaseURL(server, name)
-	want, err := templateDigest(t.Context(), server, tmpl, u)
+	want, err := templateState(t.Context(), server, tmpl, u)
 	if err != nil {
 		drop(t, server.String(), name)
 		t.Fatalf("storetest: %v", err)

@@ -36,11 +36,17 @@ const (
 	codeObjectInUse       = "55006" // another session is on the database
 )
 
+// templateFormat versions what storetest adds to a template beside the
+// migrations (ddlSetup): a template of an older storetest on a shared
+// server is not used.
+const templateFormat = "watch-ddl-1"
+
 // templateName names the template database of the migration files in
 // fsys after a hash of every file's name and content, so adding, removing
 // or changing a migration names another template.
 func templateName(fsys fs.FS) (string, error) {
 	h := sha256.New()
+	_, _ = fmt.Fprintf(h, "%s\x00", templateFormat)
 	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -131,6 +137,9 @@ func buildTemplate(ctx context.Context, admin *pgx.Conn, server *url.URL, build,
 	if err := store.MigrateUp(ctx, databaseURL(server, build)); err != nil {
 		return err
 	}
+	if err := watchDDL(ctx, databaseURL(server, build)); err != nil {
+		return err
+	}
 	if _, err := admin.Exec(ctx, "ALTER DATABASE "+build+" ALLOW_CONNECTIONS false"); err != nil {
 		return fmt.Errorf("close %s to connections: %w", build, err)
 	}
@@ -147,6 +156,41 @@ func buildTemplate(ctx context.Context, admin *pgx.Conn, server *url.URL, build,
 			return fmt.Errorf("rename %s: still in use: %w", build, err)
 		}
 	}
+}
+
+// ddlSetup makes a database note any DDL run on it: an event trigger
+// (firing in every session_replication_role) sets mergeguard_storetest.ddl's
+// flag, which schemaState reads. Created in the template after the
+// migrations, it is in every copy, unchanged.
+const ddlSetup = `
+CREATE SCHEMA mergeguard_storetest;
+CREATE TABLE mergeguard_storetest.ddl (changed boolean NOT NULL);
+INSERT INTO mergeguard_storetest.ddl VALUES (false);
+CREATE FUNCTION mergeguard_storetest.note_ddl() RETURNS event_trigger LANGUAGE plpgsql AS
+  $$ BEGIN UPDATE mergeguard_storetest.ddl SET changed = true; END $$;
+CREATE EVENT TRIGGER mergeguard_storetest_ddl ON ddl_command_end EXECUTE FUNCTION mergeguard_storetest.note_ddl();
+ALTER EVENT TRIGGER mergeguard_storetest_ddl ENABLE ALWAYS;`
+
+// codeInsufficientPrivilege is PostgreSQL's error for a statement the
+// role may not run (an event trigger needs a superuser).
+const codeInsufficientPrivilege = "42501"
+
+// watchDDL runs ddlSetup on the database at dbURL, in one transaction: on
+// a server where the role may not create event triggers nothing is
+// created, and its databases are dropped after their tests rather than
+// kept (schemaState).
+func watchDDL(ctx context.Context, dbURL string) error {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("connect to the template: %w", err)
+	}
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+	// Several statements in one simple-protocol query: one transaction.
+	_, err = conn.Exec(ctx, ddlSetup)
+	if err != nil && pgCode(err) != codeInsufficientPrivilege {
+		return fmt.Errorf("watch the template's DDL: %w", err)
+	}
+	return nil
 }
 
 // lockKey is the advisory lock key of name (a template's, or a lock's of
