@@ -27,6 +27,9 @@ var sliceDir = filepath.Join("..", "..", "testdata", "eval-real", "slice")
 // recall against shellcheck's CLI, context recall of callers and
 // definitions against go/types, snippet precision.
 func TestEvalRealSlice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every commit of the slice reviewed, about 2 s; skipped by -short, make test runs it")
+	}
 	t.Parallel()
 	cases, err := eval.LoadReal(sliceDir)
 	if err != nil {

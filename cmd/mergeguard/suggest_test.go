@@ -88,6 +88,9 @@ var suggestionLine = regexp.MustCompile("(?m)^`{3,}suggestion$")
 // publisher's plan, no broken suggestion is posted as a suggestion block
 // and every valid one is (docs/quality.md, Suggestions that apply).
 func TestSuggestionsOnCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the whole corpus six times, about 3 s; skipped by -short, make test runs it")
+	}
 	cases, err := eval.LoadCorpus(corpusDir)
 	if err != nil {
 		t.Fatal(err)

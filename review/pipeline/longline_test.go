@@ -47,6 +47,9 @@ func addedFileDiff(path string, lines ...string) string {
 // benchmarks (review/budget BenchmarkCount1MBLine and BenchmarkFit1MBLine),
 // not here.
 func TestHugeLinesReviewed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: megabyte lines through the tokenizer and the analyzers, about 1.5 s; skipped by -short, make test runs it")
+	}
 	letters := megabyteOfLetters()
 	small := addedFileDiff("main.go", "package main", "", "func main() {}")
 	tests := []struct {
