@@ -10,11 +10,12 @@
 # with CMD's status.
 #
 # The throwaway cluster lives in memory, in /dev/shm, when that is a tmpfs
-# with at least 2 GiB free (MERGEGUARD_PG_TMPDIR names another directory;
-# set it to /tmp to keep the cluster on disk). The tests create and empty
-# databases all the time: on the disk's file system (ext4 here) creating and
-# removing their files took a quarter of PostgreSQL's CPU time (make
-# test-short: 37 CPU-seconds of PostgreSQL on disk, 29 in memory).
+# with at least 2 GiB free (scripts/memory-dir.sh; MERGEGUARD_PG_TMPDIR
+# names another directory: set it to /tmp to keep the cluster on disk).
+# The tests create and empty databases all the time: on the disk's file
+# system (ext4 here) creating and removing their files took a quarter of
+# PostgreSQL's CPU time (make test-short: 37 CPU-seconds of PostgreSQL on
+# disk, 29 in memory).
 #
 # With --durable (or MERGEGUARD_PG_DURABLE=1) the cluster is always a new one
 # and keeps PostgreSQL's default durability (fsync, synchronous_commit and
@@ -51,10 +52,8 @@ pg_prepare_owner
 # cluster when there is room (see the top), else the temporary directory;
 # the cluster owner must reach it, so as root stay out of a private TMPDIR.
 parent=${MERGEGUARD_PG_TMPDIR:-}
-if [ -z "$parent" ] && [ -z "$durable" ] && [ -d /dev/shm ] && [ -w /dev/shm ] &&
-	[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
-	[ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((2 * 1024 * 1024)) ]; then
-	parent=/dev/shm
+if [ -z "$parent" ] && [ -z "$durable" ]; then
+	parent=$(bash "$(dirname "${BASH_SOURCE[0]}")/memory-dir.sh")
 fi
 if [ -z "$parent" ]; then
 	parent=/tmp
