@@ -66,12 +66,12 @@ func Open(t testing.TB) (*store.Store, *pgxpool.Pool) {
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
-	k, want, err := take(t.Context(), server, tmpl)
+	k, err := take(t.Context(), server, tmpl)
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := giveBack(server, tmpl, k, want); err != nil {
+		if err := giveBack(server, tmpl, k); err != nil {
 			drop(t, server.String(), k.name)
 			// Close waits for the connections still in use (giveBack), which
 			// the drop ended: whoever holds one gets an error on next use.
@@ -100,8 +100,8 @@ func OpenURL(t testing.TB, dbURL string) (*store.Store, *pgxpool.Pool) {
 }
 
 // take returns a kept database of template tmpl: one of this binary's,
-// else one claimed from the server, and the template's schema state.
-func take(ctx context.Context, server *url.URL, tmpl string) (kept, string, error) {
+// else one claimed from the server.
+func take(ctx context.Context, server *url.URL, tmpl string) (kept, error) {
 	key := templateKey(server, tmpl)
 	for {
 		k, ok := pop(key)
@@ -109,30 +109,26 @@ func take(ctx context.Context, server *url.URL, tmpl string) (kept, string, erro
 			break
 		}
 		if k.ours(ctx) {
-			want, err := templateState(ctx, server, tmpl, databaseURL(server, k.name))
-			return k, want, err
+			return k, nil
 		}
 		k.pool.Close()
 	}
 	for attempt := 1; ; attempt++ {
 		k, err := claim(ctx, server, tmpl)
 		if err != nil {
-			return kept{}, "", err
+			return kept{}, err
 		}
-		want, err := templateState(ctx, server, tmpl, databaseURL(server, k.name))
+		err = k.empty(ctx, key)
 		if err == nil {
-			err = k.empty(ctx, key, want)
-		}
-		if err == nil {
-			return k, want, nil
+			return k, nil
 		}
 		k.pool.Close()
 		if !errors.Is(err, errSchemaChanged) || attempt == claimAttempts {
-			return kept{}, "", err
+			return kept{}, err
 		}
 		// A binary that ended during a test left the database changed.
 		if err := dropDatabase(ctx, server.String(), k.name); err != nil {
-			return kept{}, "", err
+			return kept{}, err
 		}
 	}
 }
@@ -239,7 +235,7 @@ func claimOrphan(ctx context.Context, admin *pgx.Conn, tmpl, name string) (claim
 // giveBack empties k and keeps it for the binary's next test; it fails
 // when the test changed the schema or still uses the pool, and the caller
 // drops the database.
-func giveBack(server *url.URL, tmpl string, k kept, want string) error {
+func giveBack(server *url.URL, tmpl string, k kept) error {
 	if n := k.pool.Stat().AcquiredConns(); n > 0 {
 		// Work of the ended test is still running: kept, it would write
 		// into the next test's database.
@@ -248,7 +244,7 @@ func giveBack(server *url.URL, tmpl string, k kept, want string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
 	key := templateKey(server, tmpl)
-	if err := k.empty(ctx, key, want); err != nil {
+	if err := k.empty(ctx, key); err != nil {
 		return err
 	}
 	push(key, k)
@@ -256,9 +252,9 @@ func giveBack(server *url.URL, tmpl string, k kept, want string) error {
 }
 
 // empty ends every session on k's database but its pool's, then, when the
-// schema state is still want, deletes the rows of every table but
+// schema is still the template's, deletes the rows of every table but
 // golang-migrate's and restarts the sequences.
-func (k kept) empty(ctx context.Context, key, want string) error {
+func (k kept) empty(ctx context.Context, key string) error {
 	dropDead(ctx, k.pool)
 	conn, err := k.pool.Acquire(ctx)
 	if err != nil {
@@ -268,7 +264,7 @@ func (k kept) empty(ctx context.Context, key, want string) error {
 	if err := endOthers(ctx, conn.Conn()); err != nil {
 		return fmt.Errorf("empty %s: %w", k.name, err)
 	}
-	if err := emptyOn(ctx, conn.Conn(), key, want); err != nil {
+	if err := emptyOn(ctx, conn.Conn(), key); err != nil {
 		return fmt.Errorf("empty %s: %w", k.name, err)
 	}
 	return nil

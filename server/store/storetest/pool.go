@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mergeguard/mergeguard/server/store"
 )
 
 // A test's database is recycled when the test ends: emptied (the rows of
@@ -18,9 +20,9 @@ import (
 // renamed free, for the next test of any test binary on the server to
 // claim instead of copying the template again. A copy costs PostgreSQL a
 // tenth of a second to half a second under load (every page of the
-// template goes through the WAL), recycling a few tens of milliseconds. A database whose schema is no longer what it was
-// when the test got it (a test migrated it down, or added a table) is
-// dropped instead. A free database is claimed by renaming it: of several
+// template goes through the WAL), recycling a few tens of milliseconds. A
+// database whose schema is no longer its template's (a test migrated it
+// down, or added a table: intactSchema) is dropped instead. A free database is claimed by renaming it: of several
 // sessions renaming one, exactly one succeeds.
 
 // freePrefix starts the name of every free database.
@@ -29,15 +31,16 @@ const freePrefix = "mergeguard_free_"
 // releaseTimeout bounds recycling one database.
 const releaseTimeout = 30 * time.Second
 
-// schemaState is what a test may have changed of a database's schema:
-// whether any DDL ran since the template was built (ddlSetup's event
-// trigger notes it) and golang-migrate's version and dirty flag. Reading
-// it costs a fraction of a millisecond; the catalog digest it replaced
-// took 11 ms, run at the end of every test (5 s of a short run's
-// PostgreSQL time). A database without the trigger (a server on which
-// storetest may not create one) has no state and is dropped, never kept.
-const schemaState = `
-SELECT format('ddl=%s migration=%s dirty=%s', d.changed, m.version, m.dirty)
+// intactSchema reads whether a database's schema is still its template's:
+// no DDL ran since the template was built (ddlSetup's event trigger notes
+// any) and golang-migrate's version is still the latest migration ($1),
+// clean. Reading it costs a fraction of a millisecond; the catalog digest
+// it replaced took 11 ms, run at the end of every test (5 s of a short
+// run's PostgreSQL time). A database without the trigger (a server on
+// which storetest may not create one) fails the query and is dropped,
+// never kept.
+const intactSchema = `
+SELECT NOT d.changed AND m.version = $1 AND NOT m.dirty
   FROM mergeguard_storetest.ddl d, schema_migrations m`
 
 // emptying is the statements that empty a database: every table's rows
@@ -100,44 +103,10 @@ func claimListed(ctx context.Context, admin *pgx.Conn, list, pattern, name strin
 	return false, nil
 }
 
-// states are the schema states of the templates this test binary used,
-// by server and template: every database of a template has its schema,
-// so one is read once rather than for each test.
-var states sync.Map
-
-// templateState is the schema state of template tmpl on server, read
-// from its database at dbURL the first time.
-func templateState(ctx context.Context, server *url.URL, tmpl, dbURL string) (string, error) {
-	key := templateKey(server, tmpl)
-	if d, ok := states.Load(key); ok {
-		return d.(string), nil
-	}
-	d, err := state(ctx, dbURL)
-	if err != nil {
-		return "", err
-	}
-	states.Store(key, d)
-	return d, nil
-}
-
-// state is the schema state of the database at dbURL.
-func state(ctx context.Context, dbURL string) (string, error) {
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
-	var d string
-	if err := conn.QueryRow(ctx, schemaState).Scan(&d); err != nil {
-		return "", fmt.Errorf("schema state: %w", err)
-	}
-	return d, nil
-}
-
-// release recycles database name of template tmpl when its schema state
-// is still want: its sessions ended, emptied, renamed free. The caller
+// release recycles database name of template tmpl when its schema is still
+// the template's: its sessions ended, emptied, renamed free. The caller
 // drops a database it did not recycle.
-func release(server *url.URL, tmpl, name, want string) error {
+func release(server *url.URL, tmpl, name string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
 	conn, err := admin(ctx, server.String())
@@ -149,7 +118,7 @@ func release(server *url.URL, tmpl, name, want string) error {
 	if err := endSessions(ctx, admin, name); err != nil {
 		return err
 	}
-	if err := empty(ctx, databaseURL(server, name), templateKey(server, tmpl), want); err != nil {
+	if err := empty(ctx, databaseURL(server, name), templateKey(server, tmpl)); err != nil {
 		return err
 	}
 	for {
@@ -179,23 +148,27 @@ func endSessions(ctx context.Context, admin *pgx.Conn, name string) error {
 var errSchemaChanged = errors.New("the test changed the schema")
 
 // empty deletes the rows of every table of the database at dbURL but
-// golang-migrate's and restarts its sequences, when its schema state is
-// still want (emptyOn).
-func empty(ctx context.Context, dbURL, key, want string) error {
+// golang-migrate's and restarts its sequences, when its schema is still
+// its template's (emptyOn).
+func empty(ctx context.Context, dbURL, key string) error {
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
-	return emptyOn(ctx, conn, key, want)
+	return emptyOn(ctx, conn, key)
 }
 
 // emptyOn empties conn's database, a database of the template of key,
-// when its schema state is still want: the rows of every table but
-// golang-migrate's deleted, the sequences restarted.
-func emptyOn(ctx context.Context, conn *pgx.Conn, key, want string) error {
-	var got string
-	if err := conn.QueryRow(ctx, schemaState).Scan(&got); err != nil || got != want {
+// when its schema is still the template's (intactSchema): the rows of
+// every table but golang-migrate's deleted, the sequences restarted.
+func emptyOn(ctx context.Context, conn *pgx.Conn, key string) error {
+	latest, err := store.LatestVersion()
+	if err != nil {
+		return err
+	}
+	var intact bool
+	if err := conn.QueryRow(ctx, intactSchema, latest).Scan(&intact); err != nil || !intact {
 		return errors.Join(errSchemaChanged, err)
 	}
 	statements, err := emptyingOf(ctx, conn, key)
