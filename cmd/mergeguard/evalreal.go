@@ -18,6 +18,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/eval"
 	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // runEvalReal is `mergeguard eval --real DIR --mirrors DIR`: it reviews
@@ -180,7 +181,7 @@ func (r realRunner) review(ctx context.Context, dir, base, head string, c eval.R
 
 // codeContext records in o the code context of the request's change, as
 // a review with a model collects it, and the time it took.
-func (r realRunner) codeContext(ctx context.Context, req pipeline.Request, o *eval.Observed) error {
+func (r realRunner) codeContext(ctx context.Context, req task.Request, o *eval.Observed) error {
 	text, err := req.Source.Diff(ctx)
 	if err != nil {
 		return fmt.Errorf("code context: %w", err)

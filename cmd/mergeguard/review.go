@@ -19,6 +19,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/report"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
 	"github.com/mergeguard/mergeguard/review/source/localgit"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // Errors that make `mergeguard review` exit 1 after printing the verdict.
@@ -144,7 +145,7 @@ func runReview(ctx context.Context, p *process, args []string, getenv func(strin
 			defer boundHeap(len(text), reviewFixed, reviewPerByte, true)()
 		}
 	}
-	var res *pipeline.Result
+	var res *task.Result
 	var postErr error
 	if f.post {
 		res, postErr, err = pr.reviewAndPost(ctx, pipeline.New(deps), req, stderr)
@@ -152,7 +153,7 @@ func runReview(ctx context.Context, p *process, args []string, getenv func(strin
 		res, err = pipeline.New(deps).Run(ctx, req)
 	}
 	switch {
-	case errors.Is(err, pipeline.ErrLLMUnavailable) && res != nil:
+	case errors.Is(err, task.ErrLLMUnavailable) && res != nil:
 		// Degraded, not empty: the analyzers' findings are printed, and
 		// --fail-on-degraded decides the exit status.
 		fmt.Fprintln(stderr, "mergeguard: the model part of the review failed, the analyzers' findings follow:", err)
@@ -178,21 +179,21 @@ func runReview(ctx context.Context, p *process, args []string, getenv func(strin
 // (--pr, with its prReview for --post, through a client configured by gh)
 // or a local change. note says where the .mergeguard.yml of a diff file's
 // review came from ("" otherwise).
-func reviewRequest(ctx context.Context, f reviewFlags, fallback config.Repo, gh config.GitHub, getenv func(string) string, stderr io.Writer) (pipeline.Request, *prReview, string, error) {
+func reviewRequest(ctx context.Context, f reviewFlags, fallback config.Repo, gh config.GitHub, getenv func(string) string, stderr io.Writer) (task.Request, *prReview, string, error) {
 	if f.pr != "" {
 		pr, err := openPR(ctx, f, gh, getenv, stderr)
 		if err != nil {
-			return pipeline.Request{}, nil, "", err
+			return task.Request{}, nil, "", err
 		}
-		return pr.request(pipeline.Request{Repo: fallback}), pr, "", nil
+		return pr.request(task.Request{Repo: fallback}), pr, "", nil
 	}
 	src, repo, note, err := openSource(ctx, f, fallback, getenv, stderr)
-	return pipeline.Request{Source: src, Repo: repo}, nil, note, err
+	return task.Request{Source: src, Repo: repo}, nil, note, err
 }
 
 // failure returns why the review fails under the --fail flags, nil when
 // it does not; every reason that applies is joined.
-func (f reviewFlags) failure(res *pipeline.Result) error {
+func (f reviewFlags) failure(res *task.Result) error {
 	var errs []error
 	if f.failOnChanges && res.Verdict.Verdict == review.DecisionRequestChanges {
 		errs = append(errs, errChangesRequested)
@@ -223,7 +224,7 @@ func (f reviewFlags) failure(res *pipeline.Result) error {
 // degraded; with an LLM configured this includes every model call
 // failing), an agent reached its turn limit, the token budget ran out, or
 // a file was cut to fit a chunk.
-func partial(res *pipeline.Result) []string {
+func partial(res *task.Result) []string {
 	var why []string
 	v := res.Verdict
 	if v.Degraded {

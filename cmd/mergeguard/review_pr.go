@@ -11,7 +11,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/github"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // prPostTimeout bounds posting the review of `review --pr`, which a newer
@@ -77,7 +77,7 @@ func openPR(ctx context.Context, f reviewFlags, gh config.GitHub, getenv func(st
 // request is the pipeline request of the pull request: the operator's
 // review defaults with the .mergeguard.yml of the pull request's base
 // read over them, as for the App's reviews.
-func (p *prReview) request(cfg pipeline.Request) pipeline.Request {
+func (p *prReview) request(cfg task.Request) task.Request {
 	cfg.Source = p.repo.Source(p.ref.Number)
 	cfg.ReadRepoFile = true
 	return cfg
@@ -93,7 +93,7 @@ func (p *prReview) request(cfg pipeline.Request) pipeline.Request {
 // with its error (the model unavailable: the analyzers' review is posted),
 // and apart the error of posting, which the caller returns once the
 // verdict is printed.
-func (p *prReview) reviewAndPost(ctx context.Context, r lifecycle.Reviewer, req pipeline.Request, stderr io.Writer) (res *pipeline.Result, postErr, err error) {
+func (p *prReview) reviewAndPost(ctx context.Context, r lifecycle.Reviewer, req task.Request, stderr io.Writer) (res *task.Result, postErr, err error) {
 	head, err := p.repo.Head(ctx, p.ref.Number)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the head: %w", err)

@@ -15,7 +15,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // gitCommit writes files into a real repository at dir (created on first
@@ -285,7 +285,7 @@ func TestReviewModelDown(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 		t.Fatal(err)
 	}
-	if !v.Degraded || v.Verdict != "request_changes" || !slices.Contains(v.Notes, pipeline.ModelUnavailableNote) {
+	if !v.Degraded || v.Verdict != "request_changes" || !slices.Contains(v.Notes, task.ModelUnavailableNote) {
 		t.Errorf("json: degraded %v, verdict %q, notes %q; want degraded, request_changes, the model's note", v.Degraded, v.Verdict, v.Notes)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // suggestionKind is one kind of suggestion the scripted model proposes on
@@ -165,7 +166,7 @@ func suggestOnCase(t *testing.T, id string, src review.Source, tgs []target, kin
 	cfg.Model, cfg.BaseURL, cfg.Walkthrough = "gpt-4o-mini", srv.URL(), false
 	p := pipeline.New(pipeline.Deps{Config: cfg, LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: cfg.Model}, nil),
 		Counter: deps.counter, Analyzers: deps.analyzers})
-	res, err := p.Run(ctx, pipeline.Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := p.Run(ctx, task.Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatalf("%s: %v", id, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
 	"github.com/mergeguard/mergeguard/review/source/localgit"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // Options configure Run.
@@ -119,7 +120,7 @@ func runCase(ctx context.Context, c Case, opt Options) CaseResult {
 		deps.LLM = rec
 	}
 	start := time.Now()
-	res, err := pipeline.New(deps).Run(ctx, pipeline.Request{Source: src, Repo: opt.Repo})
+	res, err := pipeline.New(deps).Run(ctx, task.Request{Source: src, Repo: opt.Repo})
 	if err != nil {
 		return fail(fmt.Errorf("review: %w", err))
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/experiment"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // This file is answering a question (docs/architecture.md, The life of a
@@ -18,7 +18,7 @@ import (
 
 // Answerer answers questions; *pipeline.Pipeline implements it.
 type Answerer interface {
-	Answer(ctx context.Context, req pipeline.AnswerRequest) (*pipeline.AnswerResult, error)
+	Answer(ctx context.Context, req task.AnswerRequest) (*task.AnswerResult, error)
 }
 
 // Threads are the pull request's review threads on GitHub; *github.Repo
@@ -106,7 +106,7 @@ type Answered struct {
 	Agent          review.AgentResult
 	Cost           review.CostInfo
 	// Arm names the experiment arm that answered and Model its model
-	// (pipeline.AnswerResult); "" when the model was not asked.
+	// (task.AnswerResult); "" when the model was not asked.
 	Arm, Model string
 	// Problems are the best-effort steps that failed; the answer went on
 	// without them.
@@ -161,9 +161,9 @@ func (a Answering) Answer(ctx context.Context, q Asked) (Answered, error) {
 // request gathers what the answer needs: the pull request at its head,
 // the thread's finding and messages, and how often MergeGuard answered in
 // the thread.
-func (a Answering) request(ctx context.Context, q Asked) (pipeline.AnswerRequest, error) {
+func (a Answering) request(ctx context.Context, q Asked) (task.AnswerRequest, error) {
 	qq := q.Question
-	req := pipeline.AnswerRequest{Source: q.Source, Question: qq, Repo: q.Repo, Sink: q.Sink,
+	req := task.AnswerRequest{Source: q.Source, Question: qq, Repo: q.Repo, Sink: q.Sink,
 		Arm: experiment.Choose(a.Experiments, q.Repository, q.Number)}
 	if qq.ThreadCommentID == 0 {
 		return req, nil
@@ -195,7 +195,7 @@ func (a Answering) request(ctx context.Context, q Asked) (pipeline.AnswerRequest
 // (and resolves the thread); a rule it states becomes a learning. A
 // reader's reply changes nothing. It returns what the answer adds to say
 // so.
-func (a Answering) applyFeedback(ctx context.Context, q Asked, e *review.LedgerEntry, res *pipeline.AnswerResult, out *Answered) string {
+func (a Answering) applyFeedback(ctx context.Context, q Asked, e *review.LedgerEntry, res *task.AnswerResult, out *Answered) string {
 	if !q.Question.Writer || q.Question.Kind != review.QuestionReply || e == nil {
 		return ""
 	}
@@ -268,7 +268,7 @@ func ResolveThreadOf(ctx context.Context, threads Threads, number int, e review.
 // once only when the repository says so and the writer stated it in their
 // own words: a learning the model phrased, which text planted by the pull
 // request can steer, waits for a writer's `/mergeguard learn`.
-func (a Answering) propose(ctx context.Context, q Asked, e *review.LedgerEntry, res *pipeline.AnswerResult, l review.Learning, out *Answered) string {
+func (a Answering) propose(ctx context.Context, q Asked, e *review.LedgerEntry, res *task.AnswerResult, l review.Learning, out *Answered) string {
 	qq := q.Question
 	l = l.Clean().ScopedTo(e.Finding.FilePath)
 	l.Repository, l.PRNumber, l.ThreadCommentID, l.Fingerprint = q.Repository, q.Number, qq.ThreadCommentID, e.Finding.Fingerprint

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // answerCase is one question answered over fakes, and what it must leave.
@@ -47,9 +47,9 @@ func TestAnswer(t *testing.T) {
 	secret := open
 	secret.Finding.Agent = "analyzer:secrets"
 	thread := []review.ReviewThread{{ID: "T_other", CommentID: 11}, {ID: "T_10", CommentID: 10}}
-	disagree := &pipeline.AnswerResult{Text: "Understood.", Classification: review.ClassDisagree, Cost: review.CostInfo{InputTokens: 7},
+	disagree := &task.AnswerResult{Text: "Understood.", Classification: review.ClassDisagree, Cost: review.CostInfo{InputTokens: 7},
 		Agent: review.AgentResult{Agent: "answer"}}
-	learns := func(instruction string, auto bool) *pipeline.AnswerResult {
+	learns := func(instruction string, auto bool) *task.AnswerResult {
 		r := *disagree
 		r.Classification = review.ClassQuestion
 		r.Learning = &review.Learning{Instruction: instruction, Path: "cmd/**"}
@@ -63,7 +63,7 @@ func TestAnswer(t *testing.T) {
 
 	tests := map[string]answerCase{
 		"asked in the conversation: answered there, no thread read": {
-			q: ask, gh: fakeGitHub{AnswerValue: 900}, model: fakeModel{AnswerValue: &pipeline.AnswerResult{Text: "Because.", Agent: disagree.Agent, Cost: disagree.Cost}},
+			q: ask, gh: fakeGitHub{AnswerValue: 900}, model: fakeModel{AnswerValue: &task.AnswerResult{Text: "Because.", Agent: disagree.Agent, Cost: disagree.Cost}},
 			want: Answered{Posted: true, Text: "Because.", CommentID: 900, Agent: disagree.Agent, Cost: disagree.Cost}, posted: []posted{{Body: "Because."}}, claimedToPost: 1,
 		},
 		"a writer disagrees: dismissed, thread found by its comment and resolved": {
@@ -130,17 +130,17 @@ func TestAnswer(t *testing.T) {
 			posted:   []posted{{To: 10, Body: "Understood."}}, claimedToPost: 1,
 		},
 		"the answer limit, nothing to tell: nothing posted": {
-			q: reply, st: fakeStore{FindingOfThreadValue: open}, model: fakeModel{AnswerValue: &pipeline.AnswerResult{Skipped: true, Agent: disagree.Agent}},
+			q: reply, st: fakeStore{FindingOfThreadValue: open}, model: fakeModel{AnswerValue: &task.AnswerResult{Skipped: true, Agent: disagree.Agent}},
 			want: Answered{Skipped: "the thread's answer limit is reached", Agent: disagree.Agent},
 		},
 		"the answer limit with a notice: the notice is posted, no feedback applied": {
 			q: reply, gh: fakeGitHub{ReplyValue: 912}, st: fakeStore{FindingOfThreadValue: open, DismissFindingValue: true},
-			model:  fakeModel{AnswerValue: &pipeline.AnswerResult{Skipped: true, Notice: "Enough.", Classification: review.ClassDisagree}},
+			model:  fakeModel{AnswerValue: &task.AnswerResult{Skipped: true, Notice: "Enough.", Classification: review.ClassDisagree}},
 			want:   Answered{Skipped: "the thread's answer limit is reached", Posted: true, Text: "Enough.", CommentID: 912, Classification: review.ClassDisagree},
 			posted: []posted{{To: 10, Body: "Enough."}}, claimedToPost: 1,
 		},
 		"an earlier attempt began posting: not posted again": {
-			q: ask, run: fakeRunLog{ClaimPostValue: true}, model: fakeModel{AnswerValue: &pipeline.AnswerResult{Text: "Because."}},
+			q: ask, run: fakeRunLog{ClaimPostValue: true}, model: fakeModel{AnswerValue: &task.AnswerResult{Text: "Because."}},
 			want: Answered{}, problems: []string{errPostStarted.Error()}, claimedToPost: 1,
 		},
 		"the ledger cannot be read: the run fails before the model": {
@@ -154,10 +154,10 @@ func TestAnswer(t *testing.T) {
 		},
 		"the reply cannot be posted: the run fails": {
 			q: reply, gh: fakeGitHub{ReplyError: broken}, st: fakeStore{FindingOfThreadValue: open},
-			model: fakeModel{AnswerValue: &pipeline.AnswerResult{Text: "x"}}, wantErr: broken, claimedToPost: 1,
+			model: fakeModel{AnswerValue: &task.AnswerResult{Text: "x"}}, wantErr: broken, claimedToPost: 1,
 		},
 		"the post cannot be claimed: the run fails": {
-			q: ask, run: fakeRunLog{ClaimPostError: broken}, model: fakeModel{AnswerValue: &pipeline.AnswerResult{Text: "x"}}, wantErr: broken, claimedToPost: 1,
+			q: ask, run: fakeRunLog{ClaimPostError: broken}, model: fakeModel{AnswerValue: &task.AnswerResult{Text: "x"}}, wantErr: broken, claimedToPost: 1,
 		},
 	}
 	for name, tt := range tests {

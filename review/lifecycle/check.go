@@ -7,7 +7,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // This file is the MergeGuard check run of each reviewed head
@@ -74,7 +74,7 @@ func (c Checking) Complete(ctx context.Context, run Run, check review.Check) err
 // the ledger's counts and its open findings as annotations. A review whose
 // model was skipped (a title keyword, a skip label, max_files) and found
 // nothing blocking is neutral, not success.
-func (c Checking) Reviewed(res *pipeline.Result, pullURL string) review.Check {
+func (c Checking) Reviewed(res *task.Result, pullURL string) review.Check {
 	check, _ := c.OfLedger(res.Ledger.All, res.Config, res.ModelSkipped, pullURL)
 	return check
 }
@@ -85,7 +85,7 @@ func (c Checking) Reviewed(res *pipeline.Result, pullURL string) review.Check {
 // says which. modelSkipped says why the model did not review the head, ""
 // when it did.
 func (c Checking) OfLedger(ledger []review.LedgerEntry, repo config.Repo, modelSkipped, pullURL string) (check review.Check, blocked bool) {
-	blocking := pipeline.BlockingSeverity(repo)
+	blocking := task.BlockingSeverity(repo)
 	check = review.Check{Conclusion: review.ConclusionSuccess, Blocking: blocking, PullURL: pullURL}
 	for _, e := range ledger {
 		if e.State == review.FindingOpen {
@@ -120,7 +120,7 @@ func ModelSkippedOf(v *review.Verdict) string {
 		return ""
 	}
 	for _, n := range v.Notes {
-		if why, ok := strings.CutPrefix(n, pipeline.ModelSkippedNote); ok {
+		if why, ok := strings.CutPrefix(n, task.ModelSkippedNote); ok {
 			why, _, _ = strings.Cut(why, ". The built-in analyzers")
 			return why
 		}

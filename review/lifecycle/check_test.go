@@ -10,7 +10,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestModelSkippedGate: a refreshed gate keeps a review whose model was
@@ -19,7 +19,7 @@ import (
 func TestModelSkippedGate(t *testing.T) {
 	t.Parallel()
 	skipped := &review.Verdict{Notes: []string{"Reviewed 3 files.",
-		pipeline.ModelSkippedNote + `title contains "WIP". The built-in analyzers and linters reviewed every changed file and decide the check.`}}
+		task.ModelSkippedNote + `title contains "WIP". The built-in analyzers and linters reviewed every changed file and decide the check.`}}
 	tests := []struct {
 		name       string
 		v          *review.Verdict

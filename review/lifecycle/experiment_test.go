@@ -7,7 +7,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestEveryRunOfAPullRequestHasItsArm: with an experiment reviewing half
@@ -24,7 +24,7 @@ func TestEveryRunOfAPullRequestHasItsArm(t *testing.T) {
 		seen := map[string]bool{}
 		for push := range pushes {
 			head := review.Change{HeadSHA: string(rune('a'+push)) + "111111111", BaseSHA: "b1", HeadRef: "topic"}
-			pl := fakePipeline{RunValue: &pipeline.Result{Change: head, Config: config.DefaultRepo(), Skipped: true, SkipReason: "draft"}}
+			pl := fakePipeline{RunValue: &task.Result{Change: head, Config: config.DefaultRepo(), Skipped: true, SkipReason: "draft"}}
 			var gh fakeGitHub
 			var st fakeStore
 			uc := Reviewing{Pipeline: &pl, Publisher: &gh, Preparing: Preparing{Ledger: &st, Conversation: &gh, People: &gh, Commits: &gh},
@@ -37,7 +37,7 @@ func TestEveryRunOfAPullRequestHasItsArm(t *testing.T) {
 				seen[req.Arm] = true
 			}
 		}
-		model := fakeModel{AnswerValue: &pipeline.AnswerResult{Text: "Because."}}
+		model := fakeModel{AnswerValue: &task.AnswerResult{Text: "Because."}}
 		uc := Answering{Model: &model, Conversation: &fakeGitHub{}, Feedback: &fakeStore{}, Run: &fakeRunLog{}, Experiments: arms}
 		if _, err := uc.Answer(context.Background(), Asked{PullRequest: PullRequest{Repository: "acme/shop", Number: number},
 			RunID: "run2", Question: review.Question{Kind: review.QuestionAsk, Body: "why?"}}); err != nil {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // This file is what a pull request is told when its run failed
@@ -23,7 +23,7 @@ var ErrTimedOut = errors.New("the review took longer than the run timeout")
 
 // ModelUnavailable reports whether err is the model failing for a passing
 // reason (rate limits, server errors): worth trying again.
-func ModelUnavailable(err error) bool { return errors.Is(err, pipeline.ErrLLMUnavailable) }
+func ModelUnavailable(err error) bool { return errors.Is(err, task.ErrLLMUnavailable) }
 
 // FailureNotice is the comment a failed run leaves on its pull request
 // after its attempts: the error itself when the author can fix it (a
@@ -33,7 +33,7 @@ func ModelUnavailable(err error) bool { return errors.Is(err, pipeline.ErrLLMUna
 func FailureNotice(runID string, attempts int, err error) string {
 	var (
 		ue     UserError
-		cfgErr *pipeline.RepoConfigError
+		cfgErr *task.RepoConfigError
 		de     NotDescribedError
 		posted AnalyzersPostedError
 	)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestFailureNotice: the pull request is told what its author can fix in
@@ -16,12 +16,12 @@ import (
 // the model server's words or an internal error.
 func TestFailureNotice(t *testing.T) {
 	t.Parallel()
-	unavailable := fmt.Errorf("%w: 429 from the model: secret-internal-detail", pipeline.ErrLLMUnavailable)
+	unavailable := fmt.Errorf("%w: 429 from the model: secret-internal-detail", task.ErrLLMUnavailable)
 	tests := map[string]struct {
 		err      error
 		has, not string
 	}{
-		"a broken configuration: its error": {&pipeline.RepoConfigError{Err: errors.New(".mergeguard.yml:3: unknown key")}, ".mergeguard.yml:3: unknown key", "logs"},
+		"a broken configuration: its error": {&task.RepoConfigError{Err: errors.New(".mergeguard.yml:3: unknown key")}, ".mergeguard.yml:3: unknown key", "logs"},
 		"bad options: their error":          {UserError{errors.New("run options: bad")}, "run options: bad", "logs"},
 		"the model kept failing":            {unavailable, "kept failing (rate limits or server errors) over 3 attempts", "secret-internal-detail"},
 		"the analyzers posted":              {AnalyzersPostedError{unavailable}, "built-in analyzers and linters are posted", "secret-internal-detail"},
@@ -42,8 +42,8 @@ func TestFailureNotice(t *testing.T) {
 func TestReviewText(t *testing.T) {
 	t.Parallel()
 	src := fakeSource{change: review.Change{}}
-	res := &pipeline.Result{Notice: "n"}
-	unavailable := fmt.Errorf("x: %w", pipeline.ErrLLMUnavailable)
+	res := &task.Result{Notice: "n"}
+	unavailable := fmt.Errorf("x: %w", task.ErrLLMUnavailable)
 	broken := errors.New("broken")
 	tests := map[string]struct {
 		pl      fakePipeline
@@ -52,8 +52,8 @@ func TestReviewText(t *testing.T) {
 		wantErr error
 	}{
 		"reviewed":                 {pl: fakePipeline{RunValue: res}, ending: EndedSucceeded, result: true},
-		"skipped":                  {pl: fakePipeline{RunValue: &pipeline.Result{Skipped: true, SkipReason: "empty"}}, ending: EndedSkipped, result: true},
-		"the model is unavailable": {pl: fakePipeline{RunValue: res, RunError: unavailable}, ending: EndedSucceeded, result: true, wantErr: pipeline.ErrLLMUnavailable},
+		"skipped":                  {pl: fakePipeline{RunValue: &task.Result{Skipped: true, SkipReason: "empty"}}, ending: EndedSkipped, result: true},
+		"the model is unavailable": {pl: fakePipeline{RunValue: res, RunError: unavailable}, ending: EndedSucceeded, result: true, wantErr: task.ErrLLMUnavailable},
 		"the pipeline fails":       {pl: fakePipeline{RunValue: res, RunError: broken}, wantErr: broken},
 	}
 	for name, tt := range tests {

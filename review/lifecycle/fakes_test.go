@@ -10,7 +10,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/memory"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // The fakes of this file are in-memory role implementations in the manner
@@ -357,12 +357,12 @@ func (r *fakeRunLog) ClaimPost(context.Context) (bool, error) {
 
 // fakeModel answers questions.
 type fakeModel struct {
-	AnswerValue *pipeline.AnswerResult
+	AnswerValue *task.AnswerResult
 	AnswerError error
-	Requests    []pipeline.AnswerRequest
+	Requests    []task.AnswerRequest
 }
 
-func (m *fakeModel) Answer(_ context.Context, req pipeline.AnswerRequest) (*pipeline.AnswerResult, error) {
+func (m *fakeModel) Answer(_ context.Context, req task.AnswerRequest) (*task.AnswerResult, error) {
 	m.Requests = append(m.Requests, req)
 	return m.AnswerValue, m.AnswerError
 }
@@ -370,12 +370,12 @@ func (m *fakeModel) Answer(_ context.Context, req pipeline.AnswerRequest) (*pipe
 // fakePipeline reviews: it reads the change first, as the pipeline does
 // (so the run's head is checked and recorded), then gives RunValue.
 type fakePipeline struct {
-	RunValue *pipeline.Result
+	RunValue *task.Result
 	RunError error
-	Requests []pipeline.Request
+	Requests []task.Request
 }
 
-func (p *fakePipeline) Run(ctx context.Context, req pipeline.Request) (*pipeline.Result, error) {
+func (p *fakePipeline) Run(ctx context.Context, req task.Request) (*task.Result, error) {
 	p.Requests = append(p.Requests, req)
 	if _, err := req.Source.Change(ctx); err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // This file refreshes a pull request's gate after a person's dismissal (a
@@ -65,7 +65,7 @@ func (g Gating) Refresh(ctx context.Context, pr PullRequest) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := pipeline.RepoConfig(ctx, pipeline.Request{Source: g.GitHub.Source(pr.Number), Repo: g.Repo, ReadRepoFile: true})
+	cfg, err := task.RepoConfig(ctx, task.Request{Source: g.GitHub.Source(pr.Number), Repo: g.Repo, ReadRepoFile: true})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestRefreshGate: after a person's dismissal the current head's check
@@ -49,11 +49,11 @@ func TestRefreshGate(t *testing.T) {
 			st: fakeStore{ReviewOfHeadValue: reviewed, LedgerValue: []review.LedgerEntry{warning}}, conclusion: review.ConclusionSuccess, undone: []string{"h1"}},
 		"the model was skipped: neutral": {gh: gh(none),
 			st: fakeStore{LedgerValue: []review.LedgerEntry{dismissed}, ReviewOfHeadValue: review.ReviewedHead{RunID: "r1", CheckRunID: 44,
-				Verdict: &review.Verdict{Notes: []string{pipeline.ModelSkippedNote + "a skip label. The built-in analyzers …"}}}},
+				Verdict: &review.Verdict{Notes: []string{task.ModelSkippedNote + "a skip label. The built-in analyzers …"}}}},
 			conclusion: review.ConclusionNeutral, undone: []string{"h1"}},
 		"a configuration that does not parse: fails": {gh: gh(func(g *fakeGitHub) {
 			g.SourceValue = fakeSource{files: map[string]string{config.RepoFileName + "@base": "blocking_severity: [\n"}}
-		}), st: fakeStore{ReviewOfHeadValue: reviewed}, wantErr: &pipeline.RepoConfigError{}},
+		}), st: fakeStore{ReviewOfHeadValue: reviewed}, wantErr: &task.RepoConfigError{}},
 		"the head cannot be read: fails":     {gh: gh(func(g *fakeGitHub) { g.HeadError = broken }), wantErr: broken},
 		"the ledger cannot be read: fails":   {gh: gh(none), st: fakeStore{ReviewOfHeadValue: reviewed, LedgerError: broken}, wantErr: broken},
 		"the check cannot be written: fails": {gh: gh(func(g *fakeGitHub) { g.UpdateCheckError = broken }), st: fakeStore{ReviewOfHeadValue: reviewed}, wantErr: broken},
@@ -65,7 +65,7 @@ func TestRefreshGate(t *testing.T) {
 			t.Parallel()
 			uc := Gating{GitHub: &tt.gh, Checks: &tt.gh, Reviews: &tt.st, Findings: &tt.st, Repo: config.DefaultRepo(), PublicURL: "https://mg.example"}
 			err := uc.Refresh(context.Background(), PullRequest{Repository: "o/r", Number: 7})
-			var cfgErr *pipeline.RepoConfigError
+			var cfgErr *task.RepoConfigError
 			switch {
 			case errors.As(tt.wantErr, &cfgErr):
 				if !errors.As(err, &cfgErr) {

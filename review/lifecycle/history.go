@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // This file is what a review of a pull request starts from
@@ -67,7 +67,7 @@ type Preparing struct {
 type Prepared struct {
 	// History is the pipeline's: the ledger, and what changed since the
 	// last reviewed head or why the review is full.
-	History *pipeline.History
+	History *task.History
 	// FollowUp is set when the pull request was reviewed before: the
 	// review body then reads as a follow-up.
 	FollowUp bool
@@ -90,7 +90,7 @@ func (p Preparing) Prepare(ctx context.Context, pr PullRequest, runID string, he
 	if err != nil {
 		return Prepared{}, err
 	}
-	out.History = &pipeline.History{Ledger: ledger, Memory: p.remember(ctx, pr, runID, &out)}
+	out.History = &task.History{Ledger: ledger, Memory: p.remember(ctx, pr, runID, &out)}
 	last, err := p.Ledger.LastReview(ctx, pr.Repository, pr.Number, runID)
 	switch {
 	case errors.Is(err, review.ErrNotFound): // never reviewed

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // prepareCase is one review prepared over fakes, and what it must leave.
@@ -20,7 +20,7 @@ type prepareCase struct {
 
 	wantErr     error
 	reason      string // the full-review reason, "" for incremental
-	since       *pipeline.Since
+	since       *task.Since
 	followUp    bool
 	applied     []review.ThreadChange
 	changed     bool
@@ -64,7 +64,7 @@ func TestPrepare(t *testing.T) {
 		"asked for a full review": {asked: true, gh: gh(none), st: fakeStore{LastReviewValue: reviewed},
 			reason: ReasonAsked, followUp: true, ledgerReads: 1},
 		"only new commits: incremental": {gh: gh(none), st: fakeStore{LastReviewValue: reviewed}, followUp: true, ledgerReads: 1,
-			since: &pipeline.Since{SHA: "h0", Commits: 2, Diff: "diff", ConfigDigest: "cfg"}},
+			since: &task.Since{SHA: "h0", Commits: 2, Diff: "diff", ConfigDigest: "cfg"}},
 		"rewritten: full": {gh: gh(func(g *fakeGitHub) { g.CompareError = fmt.Errorf("compare: %w", review.ErrNotFound) }),
 			st: fakeStore{LastReviewValue: reviewed}, reason: ReasonRewritten, followUp: true, ledgerReads: 1},
 		"not comparable: full, a problem": {gh: gh(func(g *fakeGitHub) { g.CompareError = broken }),

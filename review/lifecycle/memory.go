@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mergeguard/mergeguard/review/memory"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // This file is the memory of dismissals in the life of a pull request
@@ -52,7 +52,7 @@ func (p Preparing) remember(ctx context.Context, pr PullRequest, runID string, o
 
 // recordSuppressed records the findings the posted review left out; best
 // effort.
-func (r Reviewing) recordSuppressed(ctx context.Context, q ReviewAsked, res *pipeline.Result, out *Outcome) {
+func (r Reviewing) recordSuppressed(ctx context.Context, q ReviewAsked, res *task.Result, out *Outcome) {
 	out.Suppressed = res.Suppressed
 	if len(res.Suppressed) == 0 || r.Preparing.Memory == nil {
 		return

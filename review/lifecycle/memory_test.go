@@ -10,7 +10,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/memory"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestReviewSuppresses: prepare reads the repository's dismissals and
@@ -38,8 +38,8 @@ func TestReviewSuppresses(t *testing.T) {
 	}
 	newNit := nit("new-nit", "checkToken")
 	suppressed := []memory.Suppressed{{Finding: newNit, Matches: []memory.Match{{PRNumber: 1, Fingerprint: "dloadUser", By: "ann", How: review.DismissedCommand, Similarity: 1}}}}
-	result := func() *pipeline.Result {
-		r := &pipeline.Result{Change: change, Config: config.DefaultRepo(), Suppressed: suppressed,
+	result := func() *task.Result {
+		r := &task.Result{Change: change, Config: config.DefaultRepo(), Suppressed: suppressed,
 			Verdict: review.Verdict{Notes: []string{memory.Note(1)}, Files: []review.FileReview{{FilePath: "a.go", Findings: []review.Finding{real}}}}}
 		r.Ledger.Changed = []review.LedgerEntry{{Finding: real, State: review.FindingOpen}}
 		return r

@@ -10,7 +10,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/experiment"
 	"github.com/mergeguard/mergeguard/review/memory"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 	"github.com/mergeguard/mergeguard/review/text"
 )
 
@@ -21,7 +21,7 @@ import (
 
 // Reviewer runs one review; *pipeline.Pipeline implements it.
 type Reviewer interface {
-	Run(ctx context.Context, req pipeline.Request) (*pipeline.Result, error)
+	Run(ctx context.Context, req task.Request) (*task.Result, error)
 }
 
 // Publisher posts reviews on the pull request.
@@ -80,8 +80,8 @@ type ReviewInput struct {
 }
 
 // request is the pipeline's request of in.
-func (in ReviewInput) request() pipeline.Request {
-	return pipeline.Request{Source: in.Source, Options: in.Options, Repo: in.Repo, MaxTokens: in.MaxTokens, Sink: in.Sink}
+func (in ReviewInput) request() task.Request {
+	return task.Request{Source: in.Source, Options: in.Options, Repo: in.Repo, MaxTokens: in.MaxTokens, Sink: in.Sink}
 }
 
 // ReviewAsked is a review of a pull request's head to make.
@@ -112,7 +112,7 @@ type Outcome struct {
 	Reason, Notice string
 	// Result is the pipeline's; nil when the run was skipped before the
 	// review or superseded before the pipeline read the change.
-	Result *pipeline.Result
+	Result *task.Result
 	// Posted is the posted review; Ledger the ledger entries the review
 	// changed, with where their findings were posted.
 	Posted *review.Posted
@@ -191,7 +191,7 @@ func (r Reviewing) review(ctx context.Context, q ReviewAsked) (Outcome, error) {
 	switch {
 	case errors.As(err, &moved):
 		return Outcome{Ending: EndedSuperseded, Reason: moved.Error(), Problems: prep.Problems}, nil
-	case errors.Is(err, pipeline.ErrLLMUnavailable) && res != nil:
+	case errors.Is(err, task.ErrLLMUnavailable) && res != nil:
 		return r.withoutModel(ctx, q, res, prep, err)
 	case err != nil:
 		return Outcome{}, err
@@ -229,7 +229,7 @@ func ReviewText(ctx context.Context, r Reviewer, in ReviewInput) (Outcome, error
 // not be reached) and the run still ends failed, telling the pull request
 // (AnalyzersPostedError): the next review of the pull request is then a
 // full one, which the model reviews.
-func (r Reviewing) withoutModel(ctx context.Context, q ReviewAsked, res *pipeline.Result, prep Prepared, modelErr error) (Outcome, error) {
+func (r Reviewing) withoutModel(ctx context.Context, q ReviewAsked, res *task.Result, prep Prepared, modelErr error) (Outcome, error) {
 	if len(res.Verdict.Findings()) == 0 || !q.LastAttempt {
 		return Outcome{Result: res, Problems: prep.Problems}, modelErr
 	}
@@ -255,7 +255,7 @@ func (e PublishError) Unwrap() error { return e.Err }
 
 // publish posts the review once, unless the head moved during the review,
 // then follows it up.
-func (r Reviewing) publish(ctx context.Context, q ReviewAsked, res *pipeline.Result, prep Prepared) (Outcome, error) {
+func (r Reviewing) publish(ctx context.Context, q ReviewAsked, res *task.Result, prep Prepared) (Outcome, error) {
 	head, err := r.Publisher.Head(ctx, q.Number)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("re-read head before posting: %w", err)
@@ -310,7 +310,7 @@ func (r Reviewing) publish(ctx context.Context, q ReviewAsked, res *pipeline.Res
 }
 
 // followUpBody is the follow-up part of the review body.
-func followUpBody(res *pipeline.Result) *review.FollowUp {
+func followUpBody(res *task.Result) *review.FollowUp {
 	l := res.Ledger
 	var exposed []review.LedgerEntry
 	for _, e := range l.All {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // reviewCase is one head reviewed over fakes, and what it must leave.
@@ -47,8 +47,8 @@ func TestReview(t *testing.T) {
 	change := review.Change{HeadSHA: h1, BaseSHA: "b1", HeadRef: "topic"}
 	queued := change.PullHead()
 	finding := review.Finding{Fingerprint: "fp1", FilePath: "a.go", Severity: review.SeverityWarning}
-	found := func(mod func(*pipeline.Result)) *pipeline.Result {
-		r := &pipeline.Result{Change: change, Config: config.DefaultRepo(), Notice: "budget note",
+	found := func(mod func(*task.Result)) *task.Result {
+		r := &task.Result{Change: change, Config: config.DefaultRepo(), Notice: "budget note",
 			Verdict: review.Verdict{Files: []review.FileReview{{FilePath: "a.go", Findings: []review.Finding{finding}}}}}
 		r.Ledger.Changed = []review.LedgerEntry{{Finding: finding, State: review.FindingOpen}}
 		if mod != nil {
@@ -65,7 +65,7 @@ func TestReview(t *testing.T) {
 		return g
 	}
 	reviewed := review.LastReview{Found: true, Succeeded: true, KeptLedger: true, HeadSHA: "h0", BaseSHA: "b1"}
-	unavailable := fmt.Errorf("model: %w", pipeline.ErrLLMUnavailable)
+	unavailable := fmt.Errorf("model: %w", task.ErrLLMUnavailable)
 	broken := errors.New("broken")
 	tests := map[string]reviewCase{
 		"a first review: posted once, placements kept": {queued: queued, gh: gh(nil), pl: fakePipeline{RunValue: found(nil)},
@@ -90,21 +90,21 @@ func TestReview(t *testing.T) {
 			pl: fakePipeline{RunValue: found(nil)}, ending: EndedSuperseded, reason: "a newer head was pushed before the review was posted"},
 		"an earlier attempt began posting: Publish finds it": {queued: queued, gh: gh(nil), run: fakeRunLog{ClaimPostValue: true},
 			pl: fakePipeline{RunValue: found(nil)}, ending: EndedSucceeded, notice: "budget note", published: 1, placements: []string{"fp1"}, problems: 2},
-		"skipped: nothing posted": {queued: queued, gh: gh(nil), pl: fakePipeline{RunValue: found(func(r *pipeline.Result) { r.Skipped, r.SkipReason, r.Notice = true, "draft", "" })},
+		"skipped: nothing posted": {queued: queued, gh: gh(nil), pl: fakePipeline{RunValue: found(func(r *task.Result) { r.Skipped, r.SkipReason, r.Notice = true, "draft", "" })},
 			ending: EndedSkipped, reason: "draft"},
 		"skipped while asked to describe: told": {queued: queued, describe: true, gh: gh(nil),
-			pl:     fakePipeline{RunValue: found(func(r *pipeline.Result) { r.Skipped, r.SkipReason, r.Notice = true, "draft", "" })},
+			pl:     fakePipeline{RunValue: found(func(r *task.Result) { r.Skipped, r.SkipReason, r.Notice = true, "draft", "" })},
 			ending: EndedSkipped, reason: "draft", notice: NoReviewToDescribe},
 		"asked to describe: described after posting": {queued: queued, describe: true, gh: gh(nil),
-			pl:     fakePipeline{RunValue: found(func(r *pipeline.Result) { r.Verdict.Walkthrough = &review.Walkthrough{Summary: "s"} })},
+			pl:     fakePipeline{RunValue: found(func(r *task.Result) { r.Verdict.Walkthrough = &review.Walkthrough{Summary: "s"} })},
 			ending: EndedSucceeded, notice: "budget note", published: 1, placements: []string{"fp1"}, problems: 1, described: 1},
 		"the model is unavailable: tried again": {queued: queued, gh: gh(nil), pl: fakePipeline{RunValue: found(nil), RunError: unavailable},
-			wantErr: pipeline.ErrLLMUnavailable},
+			wantErr: task.ErrLLMUnavailable},
 		"the model stays unavailable: the analyzers' review is posted, the run fails": {queued: queued, lastAttempt: true, gh: gh(nil),
 			pl: fakePipeline{RunValue: found(nil), RunError: unavailable}, wantErr: AnalyzersPostedError{},
 			ending: EndedSucceeded, notice: "budget note", published: 1, placements: []string{"fp1"}, problems: 1},
 		"the model stays unavailable, nothing found: the run fails": {queued: queued, lastAttempt: true, gh: gh(nil),
-			pl: fakePipeline{RunValue: found(func(r *pipeline.Result) { r.Verdict.Files = nil }), RunError: unavailable}, wantErr: pipeline.ErrLLMUnavailable},
+			pl: fakePipeline{RunValue: found(func(r *task.Result) { r.Verdict.Files = nil }), RunError: unavailable}, wantErr: task.ErrLLMUnavailable},
 		"GitHub refuses the review: the run fails": {queued: queued, gh: gh(func(g *fakeGitHub) { g.PublishError = broken }),
 			pl: fakePipeline{RunValue: found(nil)}, wantErr: PublishError{}},
 		"an earlier review could not be dismissed: posted all the same": {queued: queued, gh: gh(func(g *fakeGitHub) { g.PublishError = review.ErrDismiss }),
@@ -158,7 +158,7 @@ func (tt *reviewCase) checkReview(t *testing.T) {
 func errorIs(err, target error) bool {
 	var posted AnalyzersPostedError
 	if errors.As(target, &posted) {
-		return errors.As(err, &posted) && errors.Is(err, pipeline.ErrLLMUnavailable)
+		return errors.As(err, &posted) && errors.Is(err, task.ErrLLMUnavailable)
 	}
 	var refused PublishError
 	if errors.As(target, &refused) {

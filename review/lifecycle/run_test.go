@@ -10,7 +10,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestReviewBeforeTheReview: what Review does before reviewing a head. A
@@ -57,7 +57,7 @@ func TestReviewBeforeTheReview(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			pl := fakePipeline{RunValue: &pipeline.Result{Change: review.Change{HeadSHA: head.SHA}, Skipped: true, SkipReason: "draft"}}
+			pl := fakePipeline{RunValue: &task.Result{Change: review.Change{HeadSHA: head.SHA}, Skipped: true, SkipReason: "draft"}}
 			uc := Reviewing{Pipeline: &pl, Publisher: &tt.gh, Admitting: Admitting{Usage: &tt.usage},
 				Preparing: Preparing{Ledger: &tt.st, Conversation: &tt.gh, People: &tt.gh, Commits: &tt.gh},
 				Checking:  Checking{Checks: &tt.gh}, Learnings: &tt.st, Run: &tt.run, PostTimeout: time.Minute}

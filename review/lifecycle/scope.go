@@ -13,7 +13,7 @@ import (
 	"errors"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // Reasons for a full review that follow from the pull request's last
@@ -62,7 +62,7 @@ func FullReason(last review.LastReview, head Head, asked bool) string {
 // incremental: it returns what changed since, or the reason for a full
 // review. The caller returns a transient err instead of calling Compared:
 // a retry may compare.
-func Compared(last review.LastReview, cmp review.Comparison, err error) (*pipeline.Since, string) {
+func Compared(last review.LastReview, cmp review.Comparison, err error) (*task.Since, string) {
 	switch {
 	case errors.Is(err, review.ErrNotFound):
 		return nil, ReasonRewritten
@@ -73,5 +73,5 @@ func Compared(last review.LastReview, cmp review.Comparison, err error) (*pipeli
 	case cmp.Status != review.CompareAhead:
 		return nil, ReasonRewritten
 	}
-	return &pipeline.Since{SHA: last.HeadSHA, Commits: cmp.AheadBy, Diff: cmp.Diff, ConfigDigest: last.ConfigDigest}, ""
+	return &task.Since{SHA: last.HeadSHA, Commits: cmp.AheadBy, Diff: cmp.Diff, ConfigDigest: last.ConfigDigest}, ""
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 func TestFullReason(t *testing.T) {
@@ -45,11 +45,11 @@ func TestCompared(t *testing.T) {
 	tests := map[string]struct {
 		cmp        review.Comparison
 		err        error
-		wantSince  *pipeline.Since
+		wantSince  *task.Since
 		wantReason string
 	}{
 		"ahead": {cmp: review.Comparison{Status: review.CompareAhead, AheadBy: 2, Diff: "diff"},
-			wantSince: &pipeline.Since{SHA: "h1", Commits: 2, Diff: "diff", ConfigDigest: "d"}},
+			wantSince: &task.Since{SHA: "h1", Commits: 2, Diff: "diff", ConfigDigest: "d"}},
 		"identical":       {cmp: review.Comparison{Status: review.CompareIdentical}, wantReason: ReasonSameHead},
 		"diverged":        {cmp: review.Comparison{Status: review.CompareDiverged}, wantReason: ReasonRewritten},
 		"behind":          {cmp: review.Comparison{Status: review.CompareBehind}, wantReason: ReasonRewritten},

@@ -11,54 +11,13 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/agent"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // This file answers people's questions on a pull request
 // (docs/architecture.md): a reply in a MergeGuard thread or /mergeguard ask,
 // by an agent with the reviewer's read-only tools, at the pull request's
 // head.
-
-// AnswerRequest is one question to answer.
-type AnswerRequest struct {
-	// Source is the pull request at its current head.
-	Source   review.Source
-	Question review.Question
-	// Finding is the finding of the MergeGuard thread the question is in;
-	// nil elsewhere.
-	Finding *review.LedgerEntry
-	// Thread is the thread's comments before the question, oldest first.
-	Thread []review.ThreadMessage
-	// Answered is how many answers MergeGuard gave in the thread before.
-	Answered int
-	// Repo is the configuration .mergeguard.yml is read over (from the
-	// base revision, as for reviews).
-	Repo config.Repo
-	Sink review.Sink
-	// Arm names the experiment arm of the pull request
-	// (experiment.Choose), whose model answers; "" is the default arm.
-	Arm string
-}
-
-// AnswerResult is an answer, or why there is none.
-type AnswerResult struct {
-	// Text is the answer, markdown written by the model: untrusted.
-	Text string
-	// Classification is how the reply reads (reply questions only).
-	Classification review.Classification
-	// Learning is the rule for the repository the reply states, proposed
-	// by the model; nil when it states none.
-	Learning *review.Learning
-	// Skipped is set, with Notice (what to tell the thread, "" for
-	// nothing), when no answer is given: the thread's limit is reached.
-	Skipped bool
-	Notice  string
-	Agent   review.AgentResult
-	Cost    review.CostInfo
-	Config  config.Repo
-	// Arm names the experiment arm that answered and Model its model
-	// (Result.Arm, Result.Model).
-	Arm, Model string
-}
 
 // answerSchema is the final answer of the answer agent.
 const answerSchema = `{"type":"object","additionalProperties":false,"required":["answer","classification","learning"],` +
@@ -79,28 +38,28 @@ const answerExcerpt = 20
 
 // Answer answers one question, or skips it past the thread's limit
 // (chat.max_answers_per_thread: one note at the limit, then silence). It
-// returns ErrLLMUnavailable without a model, *RepoConfigError for a broken
+// returns task.ErrLLMUnavailable without a model, *task.RepoConfigError for a broken
 // .mergeguard.yml.
-func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult, error) {
+func (p *Pipeline) Answer(ctx context.Context, req task.AnswerRequest) (*task.AnswerResult, error) {
 	p, err := p.armed(req.Arm)
 	if err != nil {
 		return nil, err
 	}
 	if p.d.LLM == nil {
-		return nil, fmt.Errorf("answer: no model is configured: %w", ErrLLMUnavailable)
+		return nil, fmt.Errorf("answer: no model is configured: %w", task.ErrLLMUnavailable)
 	}
-	repo, err := repoConfig(ctx, Request{Source: req.Source, Repo: req.Repo, ReadRepoFile: true})
+	repo, err := task.RepoConfig(ctx, task.Request{Source: req.Source, Repo: req.Repo, ReadRepoFile: true})
 	if err != nil {
 		return nil, err
 	}
 	if limit := repo.Chat.MaxAnswersPerThread; req.Question.Kind == review.QuestionReply && req.Answered >= limit {
-		res := &AnswerResult{Skipped: true, Config: repo, Arm: p.arm, Model: p.d.Config.Model}
+		res := &task.AnswerResult{Skipped: true, Config: repo, Arm: p.arm, Model: p.d.Config.Model}
 		if req.Answered == limit && limit > 0 {
 			res.Notice = fmt.Sprintf("MergeGuard answers at most %d times in one thread (chat.max_answers_per_thread) and stays silent here from now on.", limit)
 		}
 		return res, nil
 	}
-	r := &run{p: p, req: Request{Source: req.Source, Repo: repo, Sink: req.Sink}, sink: req.Sink, start: p.d.Now(),
+	r := &run{p: p, req: task.Request{Source: req.Source, Repo: repo, Sink: req.Sink}, sink: req.Sink, start: p.d.Now(),
 		counter: &memoCounter{c: p.d.Counter}, llm: p.d.LLM}
 	if r.sink == nil {
 		r.sink = review.Discard{}
@@ -114,7 +73,7 @@ func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult
 		tools = p.d.Tools(req.Source, changes)
 	}
 	var out answerOutput
-	task := agent.Task{Name: "answerer", Stage: review.StageReviewer, System: answerPrompt,
+	spec := agent.Task{Name: "answerer", Stage: review.StageReviewer, System: answerPrompt,
 		User: answerMessage(ctx, req, r.counter), Tools: tools,
 		Answer: &agent.Answer{Name: "answer", Schema: answerSchema, Parse: out.parse},
 		Emit: func(t review.EventType, data map[string]any) {
@@ -124,7 +83,7 @@ func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult
 	d := p.d
 	res := agent.Run(ctx, agent.Config{Client: r.llm, Model: d.Config.Model, ContextTokens: d.Config.ContextTokens,
 		MaxOutputTokens: d.Config.MaxOutputTokens, MaxTurns: d.Config.MaxTurns, Timeout: d.Config.AgentTimeout,
-		ResponseFormat: agent.ResponseFormat(d.Config.ResponseFormat), Counter: r.counter, Temperature: float32(d.Config.Temperature), Cost: r.cost}, task)
+		ResponseFormat: agent.ResponseFormat(d.Config.ResponseFormat), Counter: r.counter, Temperature: float32(d.Config.Temperature), Cost: r.cost}, spec)
 	if res.Status != review.AgentSuccess && res.Status != review.AgentTruncated || out.Answer == "" {
 		return nil, answerFailed(res)
 	}
@@ -138,7 +97,7 @@ func (p *Pipeline) Answer(ctx context.Context, req AnswerRequest) (*AnswerResult
 func answerFailed(res agent.Result) error {
 	err := fmt.Errorf("answer: the model gave no answer (%s: %s)", res.Status, res.Error)
 	if res.Status == review.AgentTimeout || slices.Contains(transientLLMErrors, res.ErrorType) {
-		return fmt.Errorf("%w: %w", ErrLLMUnavailable, err)
+		return fmt.Errorf("%w: %w", task.ErrLLMUnavailable, err)
 	}
 	return err
 }
@@ -171,8 +130,8 @@ func (o *answerOutput) parse(content string) error {
 }
 
 // result is the answer result of a parsed output.
-func (o *answerOutput) result(req AnswerRequest, res agent.Result, repo config.Repo) *AnswerResult {
-	out := &AnswerResult{Text: strings.TrimSpace(o.Answer), Agent: res.AgentResult, Cost: res.Cost, Config: repo}
+func (o *answerOutput) result(req task.AnswerRequest, res agent.Result, repo config.Repo) *task.AnswerResult {
+	out := &task.AnswerResult{Text: strings.TrimSpace(o.Answer), Agent: res.AgentResult, Cost: res.Cost, Config: repo}
 	if req.Question.Kind == review.QuestionReply && req.Finding != nil {
 		out.Classification = o.Classification
 	}
@@ -184,7 +143,7 @@ func (o *answerOutput) result(req AnswerRequest, res agent.Result, repo config.R
 
 // answerMessage is the user message: the finding, the code around the
 // lines, the thread and the question, each as data.
-func answerMessage(ctx context.Context, req AnswerRequest, counter Counter) string {
+func answerMessage(ctx context.Context, req task.AnswerRequest, counter Counter) string {
 	var b strings.Builder
 	q := req.Question
 	if f := req.Finding; f != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/task"
 	"github.com/mergeguard/mergeguard/review/tools"
 )
 
@@ -25,32 +26,32 @@ func TestAnswer(t *testing.T) {
 		finding   *review.LedgerEntry
 		answered  int
 		model     llmtest.Response
-		want      *AnswerResult // Text, Classification, Learning, Skipped, Notice compared
+		want      *task.AnswerResult // Text, Classification, Learning, Skipped, Notice compared
 		wantCalls int
 	}{
 		"a writer disagrees and states a rule": {reply, finding, 0,
 			llmtest.JSON(map[string]any{"answer": "Then the query is safe (store/users.go:10).", "classification": "disagree",
 				"learning": map[string]any{"instruction": "Names are validated by the handlers.", "path": "store/**"}}),
-			&AnswerResult{Text: "Then the query is safe (store/users.go:10).", Classification: review.ClassDisagree,
+			&task.AnswerResult{Text: "Then the query is safe (store/users.go:10).", Classification: review.ClassDisagree,
 				Learning: &review.Learning{Instruction: "Names are validated by the handlers.", Path: "store/**"}}, 1},
 		"a question outside a finding's thread is not classified": {review.Question{Kind: review.QuestionAsk, CommentID: 3,
 			Author: "bob", Writer: true, Body: "What does this change do?"}, nil, 0,
 			llmtest.JSON(map[string]any{"answer": "It adds a lookup.", "classification": "question", "learning": nil}),
-			&AnswerResult{Text: "It adds a lookup."}, 1},
+			&task.AnswerResult{Text: "It adds a lookup."}, 1},
 		"the limit is reached: one note": {reply, finding, 5, answer(),
-			&AnswerResult{Skipped: true, Notice: "MergeGuard answers at most 5 times in one thread (chat.max_answers_per_thread) and stays silent here from now on."}, 0},
-		"past the limit: silence": {reply, finding, 6, answer(), &AnswerResult{Skipped: true}, 0},
+			&task.AnswerResult{Skipped: true, Notice: "MergeGuard answers at most 5 times in one thread (chat.max_answers_per_thread) and stays silent here from now on."}, 0},
+		"past the limit: silence": {reply, finding, 6, answer(), &task.AnswerResult{Skipped: true}, 0},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			srv := llmtest.NewQueue(t, tt.model)
 			p := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)})
-			res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Question: tt.q, Finding: tt.finding,
+			res, err := p.Answer(t.Context(), task.AnswerRequest{Source: src, Question: tt.q, Finding: tt.finding,
 				Answered: tt.answered, Repo: config.DefaultRepo()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := &AnswerResult{Text: res.Text, Classification: res.Classification, Learning: res.Learning, Skipped: res.Skipped, Notice: res.Notice}
+			got := &task.AnswerResult{Text: res.Text, Classification: res.Classification, Learning: res.Learning, Skipped: res.Skipped, Notice: res.Notice}
 			if got.Text != tt.want.Text || got.Classification != tt.want.Classification || got.Skipped != tt.want.Skipped ||
 				got.Notice != tt.want.Notice || (got.Learning == nil) != (tt.want.Learning == nil) ||
 				(got.Learning != nil && (got.Learning.Instruction != tt.want.Learning.Instruction || got.Learning.Path != tt.want.Learning.Path)) {
@@ -74,9 +75,9 @@ func TestAnswer(t *testing.T) {
 }
 
 func TestAnswerWithoutModel(t *testing.T) {
-	_, err := newTest(Deps{Config: testLLM()}).Answer(t.Context(), AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo()})
-	if !errors.Is(err, ErrLLMUnavailable) {
-		t.Errorf("Answer without a model = %v, want ErrLLMUnavailable", err)
+	_, err := newTest(Deps{Config: testLLM()}).Answer(t.Context(), task.AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo()})
+	if !errors.Is(err, task.ErrLLMUnavailable) {
+		t.Errorf("Answer without a model = %v, want task.ErrLLMUnavailable", err)
 	}
 }
 
@@ -86,7 +87,7 @@ func TestAnswerRejectsBadClassification(t *testing.T) {
 	bad := llmtest.JSON(map[string]any{"answer": "ok", "classification": "approve", "learning": nil})
 	srv := llmtest.NewQueue(t, bad, bad)
 	p := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)})
-	_, err := p.Answer(t.Context(), AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo(),
+	_, err := p.Answer(t.Context(), task.AnswerRequest{Source: &memSource{base: map[string]string{}}, Repo: config.DefaultRepo(),
 		Question: review.Question{Kind: review.QuestionAsk, Body: "approve this"}})
 	if err == nil || srv.Calls() != 2 {
 		t.Errorf("Answer = %v after %d calls, want an error after 2", err, srv.Calls())
@@ -110,7 +111,7 @@ func answerTokens(t testing.TB) int {
 		LLM:    llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil),
 		Tools:  func(src review.Source, d *diff.Diff) Toolbox { return tools.New(src, d, config.Default().LLM) },
 	})
-	res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Finding: finding, Repo: config.DefaultRepo(),
+	res, err := p.Answer(t.Context(), task.AnswerRequest{Source: src, Finding: finding, Repo: config.DefaultRepo(),
 		Question: review.Question{Kind: review.QuestionReply, CommentID: 2, ThreadCommentID: 1, Path: path, Line: 30,
 			Author: "alice", Body: "Why is this a bug? computeChecked never fails in practice."},
 		Thread: []review.ThreadMessage{{Author: "mergeguard[bot]", Bot: true, Body: "The error of computeChecked is dropped."}}})
@@ -152,7 +153,7 @@ func TestAnswerUsesTools(t *testing.T) {
 		LLM:    llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil),
 		Tools:  func(src review.Source, d *diff.Diff) Toolbox { return tools.New(src, d, config.Default().LLM) },
 	})
-	res, err := p.Answer(t.Context(), AnswerRequest{Source: src, Repo: config.DefaultRepo(),
+	res, err := p.Answer(t.Context(), task.AnswerRequest{Source: src, Repo: config.DefaultRepo(),
 		Question: review.Question{Kind: review.QuestionAsk, CommentID: 1, Author: "alice", Writer: true, Body: "Does file 4 do the same?"}})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // generatedDiff is a pull request modifying files files, each with two
@@ -50,12 +51,12 @@ func BenchmarkPlanVerifyReport(b *testing.B) {
 	}
 	p := newTest(Deps{Config: testLLM()})
 	repo := config.DefaultRepo()
-	if _, err := p.Run(b.Context(), Request{Source: src, Repo: repo}); err != nil { // warm up gitleaks
+	if _, err := p.Run(b.Context(), task.Request{Source: src, Repo: repo}); err != nil { // warm up gitleaks
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := p.Run(b.Context(), Request{Source: src, Repo: repo})
+		res, err := p.Run(b.Context(), task.Request{Source: src, Repo: repo})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -89,13 +90,13 @@ func BenchmarkParallelChunks(b *testing.B) {
 		Tools:  func(src review.Source, _ *diff.Diff) Toolbox { return fileTools{src} },
 	})
 	// Warm up: the tokenizer and the gitleaks rules load on first use.
-	if _, err := p.Run(b.Context(), Request{Source: src, Repo: config.DefaultRepo()}); err != nil {
+	if _, err := p.Run(b.Context(), task.Request{Source: src, Repo: config.DefaultRepo()}); err != nil {
 		b.Fatal(err)
 	}
 	var elapsed time.Duration
 	for b.Loop() {
 		start := time.Now()
-		res, err := p.Run(b.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+		res, err := p.Run(b.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 		elapsed += time.Since(start)
 		if err != nil {
 			b.Fatal(err)

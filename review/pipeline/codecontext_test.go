@@ -12,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/source/localgit"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestCodeContextInPrompt checks that a chunk's prompt holds, as read-only
@@ -46,7 +47,7 @@ func TestCodeContextInPrompt(t *testing.T) {
 			srv := llmtest.NewQueue(t, answer())
 			client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)
 			deps := Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", tt.contextTokens, 1000 }), LLM: client}
-			if _, err := newTest(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()}); err != nil {
+			if _, err := newTest(deps).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()}); err != nil {
 				t.Fatal(err)
 			}
 			reqs := srv.Requests()

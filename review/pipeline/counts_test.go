@@ -10,6 +10,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // countMeter is a counter that adds up the calls and the bytes it counts,
@@ -60,7 +61,7 @@ func TestCountsEachTextOnce(t *testing.T) {
 	}
 	m := &countMeter{c: testTokenizers.ForModel("gpt-4o"), big: map[string]int{}}
 	res, err := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", 16000, 1000 }), LLM: client, Counter: m}).
-		Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+		Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestDotenvWithSecretRequestsChanges: a committed .env holding an AWS key
@@ -37,7 +38,7 @@ func analyzersFind(t *testing.T, text string, repo config.Repo, want []findingRo
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: repo})
+	res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), task.Request{Source: src, Repo: repo})
 	if err != nil {
 		t.Fatal(err)
 	}

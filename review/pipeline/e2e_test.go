@@ -25,6 +25,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
 	"github.com/mergeguard/mergeguard/review/source/localgit"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
@@ -112,7 +113,7 @@ func TestEndToEndLocalGit(t *testing.T) {
 	}
 	srv := llmtest.NewQueue(t, answer())
 	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)
-	res, err := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client}).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestFixtureDiffs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +213,7 @@ func TestPromptsFitContext(t *testing.T) {
 		Config: testLLM(func(c *config.LLM) { c.Model, c.ContextTokens, c.MaxOutputTokens = "gpt-4o", contextTokens, maxOutput }),
 		LLM:    client,
 		Tools:  func(review.Source, *diff.Diff) Toolbox { return tools },
-	}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	}).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestGolden(t *testing.T) {
 		defer mu.Unlock()
 		events = append(events, e)
 	})
-	res, err := newTest(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Sink: sink})
+	res, err := newTest(deps).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo(), Sink: sink})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestPromptVariantsAreConfigs: the prompt variants the pipeline has are
@@ -72,7 +73,7 @@ func TestRunUsesArm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := newTest(Deps{Config: cfg, LLM: client}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Arm: tt.arm})
+			res, err := newTest(Deps{Config: cfg, LLM: client}).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo(), Arm: tt.arm})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +106,7 @@ func TestRunUsesArm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = newTest(Deps{Config: cfg}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Arm: "gone"})
+		_, err = newTest(Deps{Config: cfg}).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo(), Arm: "gone"})
 		if err == nil || !strings.Contains(err.Error(), `arm "gone" is not configured`) {
 			t.Errorf("Run of an arm not configured: %v", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestCarryAnalyzerFindings: an analyzer's finding is fixed only when the
@@ -66,8 +67,8 @@ func TestCarryAnalyzerFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &run{p: newTest(Deps{Config: testLLM()}), req: Request{Source: src, Repo: tc.repo}}
-			c := r.carry(t.Context(), &History{Ledger: []review.LedgerEntry{secret}}, "h2", d, since, touchedFiles(d, since), nil)
+			r := &run{p: newTest(Deps{Config: testLLM()}), req: task.Request{Source: src, Repo: tc.repo}}
+			c := r.carry(t.Context(), &task.History{Ledger: []review.LedgerEntry{secret}}, "h2", d, since, touchedFiles(d, since), nil)
 			got := c.ledger.All[0]
 			if got.State != tc.want || got.StateHow != tc.wantHow || got.FirstSeenSHA != "h1" || got.ThreadID != "T_key" {
 				t.Errorf("entry = %s/%q first seen %s thread %s, want %s/%q first seen h1 thread T_key",
@@ -102,8 +103,8 @@ func TestCarryExposedStays(t *testing.T) {
 	exposed := review.LedgerEntry{State: review.FindingExposed, StateHow: review.ExposedBlocking, FirstSeenSHA: "h1", LastSeenSHA: "h2",
 		Finding: review.Finding{FilePath: "cfg.py", LineStart: 1, LineEnd: 1, Side: review.SideRight, Severity: review.SeverityCritical,
 			Category: review.CategorySecurity, Agent: "analyzer:secrets", VerificationStatus: review.Verified, Fingerprint: "key"}}
-	r := &run{p: newTest(Deps{Config: testLLM()}), req: Request{Source: src, Repo: config.DefaultRepo()}}
-	c := r.carry(t.Context(), &History{Ledger: []review.LedgerEntry{exposed}}, "h3", d, nil, touchedFiles(d, nil), nil)
+	r := &run{p: newTest(Deps{Config: testLLM()}), req: task.Request{Source: src, Repo: config.DefaultRepo()}}
+	c := r.carry(t.Context(), &task.History{Ledger: []review.LedgerEntry{exposed}}, "h3", d, nil, touchedFiles(d, nil), nil)
 	if diff := cmp.Diff([]string{"key"}, fingerprints(c.counted)); diff != "" {
 		t.Errorf("counted (-want +got):\n%s", diff)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // awsLine plants an AWS access key id (an exact gitleaks rule).
@@ -66,7 +67,7 @@ func TestBinaryFilesAreReadBackOrNamed(t *testing.T) {
 			"huge.bin": "\x00" + strings.Repeat("x", maxBinaryScanBytes),
 		},
 	}
-	res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,41 +8,12 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
-	"github.com/mergeguard/mergeguard/review/memory"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // This file decides what a review of a pull request reviewed before covers
 // (docs/architecture.md): the whole pull request, or only the hunks of its
 // diff that the commits since the last reviewed head touched.
-
-// History is what a pull request's earlier reviews left: its finding
-// ledger and, when the caller found that the new head only adds commits to
-// the last reviewed one, what those commits changed.
-type History struct {
-	// Ledger is the pull request's finding ledger, as read before the
-	// review (thread states already applied).
-	Ledger []review.LedgerEntry
-	// Since is set when an incremental review is possible; nil gives a
-	// full review for FullReason.
-	Since      *Since
-	FullReason string
-	// Memory is the repository's memory of dismissals: a new finding
-	// similar to at least the repository's memory.suppress_after findings
-	// writers dismissed is not reported (Result.Suppressed); nil
-	// suppresses nothing.
-	Memory *memory.Memory
-}
-
-// Since is what changed from the last reviewed head to the new one.
-type Since struct {
-	SHA     string
-	Commits int
-	// Diff is the unified diff from SHA to the new head (GitHub's compare
-	// API): its new side is the new head.
-	Diff string
-	// ConfigDigest is the configuration the last review used.
-	ConfigDigest string
-}
 
 // Reasons for a full review the pipeline itself gives.
 const (
@@ -65,7 +36,7 @@ func configDigest(repo config.Repo) string {
 // returns the pull request's diff narrowed to the hunks the new commits
 // touched, and the since-diff that says which lines they changed; for a
 // full review d itself and nil.
-func scope(h *History, repo config.Repo, d *diff.Diff) (review.Scope, *diff.Diff, *diff.Diff) {
+func scope(h *task.History, repo config.Repo, d *diff.Diff) (review.Scope, *diff.Diff, *diff.Diff) {
 	sc := review.Scope{Kind: review.ScopeFull, ConfigDigest: configDigest(repo)}
 	switch {
 	case h == nil:

@@ -12,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // prFile is the content of file i of a generated pull request: 60 lines,
@@ -81,21 +82,21 @@ func TestScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	since := &Since{SHA: "h1", Commits: 1, Diff: push, ConfigDigest: digest}
+	since := &task.Since{SHA: "h1", Commits: 1, Diff: push, ConfigDigest: digest}
 	tests := map[string]struct {
-		history   *History
+		history   *task.History
 		repo      config.Repo
 		want      review.Scope
 		wantFiles []string
 	}{
 		"no history": {nil, repo, review.Scope{Kind: review.ScopeFull, ConfigDigest: digest}, nil},
-		"caller says full": {&History{FullReason: "the branch was force-pushed"}, repo,
+		"caller says full": {&task.History{FullReason: "the branch was force-pushed"}, repo,
 			review.Scope{Kind: review.ScopeFull, Reason: "the branch was force-pushed", ConfigDigest: digest}, nil},
-		"incremental: false": {&History{Since: since}, off,
+		"incremental: false": {&task.History{Since: since}, off,
 			review.Scope{Kind: review.ScopeFull, Reason: reasonNotIncremental, ConfigDigest: configDigest(off)}, nil},
-		"configuration changed": {&History{Since: &Since{SHA: "h1", Diff: push, ConfigDigest: "other"}}, repo,
+		"configuration changed": {&task.History{Since: &task.Since{SHA: "h1", Diff: push, ConfigDigest: "other"}}, repo,
 			review.Scope{Kind: review.ScopeFull, Reason: reasonConfigChanged, ConfigDigest: digest}, nil},
-		"incremental": {&History{Since: since}, repo,
+		"incremental": {&task.History{Since: since}, repo,
 			review.Scope{Kind: review.ScopeIncremental, SinceSHA: "h1", Commits: 1, Files: 2, ConfigDigest: digest},
 			[]string{prPath(3), prPath(7)}},
 	}
@@ -195,15 +196,15 @@ func incrementalTokens(t testing.TB, walkthrough bool) (full, incr reviewCost) {
 		FilePath: prPath(3), LineStart: 10, LineEnd: 10, Side: review.SideRight, Severity: review.SeverityWarning,
 		Category: review.CategoryBug, Title: "Unchecked step", VerificationStatus: review.Verified, Fingerprint: "fp-open",
 		CodeSnippet: strings.Split(prFile(3, true), "\n")[9]}}
-	histories := []*History{
+	histories := []*task.History{
 		{Ledger: []review.LedgerEntry{open}, FullReason: "a full review was asked for"},
-		{Ledger: []review.LedgerEntry{open}, Since: &Since{SHA: "h1", Commits: 1, Diff: push, ConfigDigest: configDigest(repo)}},
+		{Ledger: []review.LedgerEntry{open}, Since: &task.Since{SHA: "h1", Commits: 1, Diff: push, ConfigDigest: configDigest(repo)}},
 	}
 	var out [2]reviewCost
 	for i, h := range histories {
 		srv := llmtest.New(t, func(llmtest.Request) llmtest.Response { return answer() })
 		p := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.Walkthrough = "gpt-4o", walkthrough }), LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)})
-		res, err := p.Run(t.Context(), Request{Source: src, Repo: repo, History: h})
+		res, err := p.Run(t.Context(), task.Request{Source: src, Repo: repo, History: h})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,8 +263,8 @@ func TestCarry(t *testing.T) {
 		{FilePath: prPath(7), LineStart: 30, LineEnd: 30, Side: review.SideRight, Severity: review.SeverityWarning,
 			Category: review.CategoryBug, Title: "new", VerificationStatus: review.Verified, Fingerprint: "new"},
 	}
-	r := &run{p: newTest(Deps{Config: testLLM()}), req: Request{Source: src, Repo: config.DefaultRepo()}}
-	c := r.carry(t.Context(), &History{Ledger: ledger}, "h2", d, since, touchedFiles(d, since), reported)
+	r := &run{p: newTest(Deps{Config: testLLM()}), req: task.Request{Source: src, Repo: config.DefaultRepo()}}
+	c := r.carry(t.Context(), &task.History{Ledger: ledger}, "h2", d, since, touchedFiles(d, since), reported)
 
 	states := map[string]string{}
 	for _, e := range c.ledger.Changed {
@@ -316,7 +317,7 @@ func fingerprints(fs []review.Finding) []string {
 func TestVerdictCountsEarlierFindings(t *testing.T) {
 	src, push := twentyFilePR()
 	repo := config.DefaultRepo()
-	since := &Since{SHA: "h1", Commits: 1, Diff: push, ConfigDigest: configDigest(repo)}
+	since := &task.Since{SHA: "h1", Commits: 1, Diff: push, ConfigDigest: configDigest(repo)}
 	critical := func(path string, at int, snippet string) review.LedgerEntry {
 		return review.LedgerEntry{State: review.FindingOpen, FirstSeenSHA: "h1", LastSeenSHA: "h1", Finding: review.Finding{
 			FilePath: path, LineStart: at, LineEnd: at, Side: review.SideRight, Severity: review.SeverityCritical,
@@ -332,8 +333,8 @@ func TestVerdictCountsEarlierFindings(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: repo,
-				History: &History{Ledger: []review.LedgerEntry{tt.entry}, Since: since}})
+			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), task.Request{Source: src, Repo: repo,
+				History: &task.History{Ledger: []review.LedgerEntry{tt.entry}, Since: since}})
 			if err != nil {
 				t.Fatal(err)
 			}

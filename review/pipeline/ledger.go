@@ -11,6 +11,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/memory"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // This file carries a pull request's finding ledger over to the new head:
@@ -24,30 +25,9 @@ const StateByMergeGuard = "mergeguard"
 // have moved and still be the same code.
 const nearLines = 10
 
-// Ledger is what a review did to the pull request's finding ledger.
-type Ledger struct {
-	// Changed are the entries to store: this review's new findings, the
-	// open entries seen at the new head, and those it found fixed or gone.
-	Changed []review.LedgerEntry
-	// Fixed are the entries found fixed at the new head.
-	Fixed []review.LedgerEntry
-	// Exposed are the secrets this review found gone from the pull
-	// request's diff: pushed, so still leaked (review.FindingExposed).
-	Exposed []review.LedgerEntry
-	// StillOpen are the earlier findings still open at the new head;
-	// Dismissed the entries people dismissed. Neither is posted again.
-	StillOpen []review.LedgerEntry
-	Dismissed []review.LedgerEntry
-	// All is the whole ledger after this review.
-	All []review.LedgerEntry
-	// BlockingCleared says the ledger had a blocking finding open before
-	// this review and has none now.
-	BlockingCleared bool
-}
-
 // carried is the outcome of carrying a ledger over to a new head.
 type carried struct {
-	ledger Ledger
+	ledger task.Ledger
 	// reported are this review's findings without those people dismissed
 	// before; counted are the findings the verdict counts (reported and the
 	// earlier ones still open).
@@ -61,12 +41,12 @@ type carried struct {
 // looked at (every file of an incremental review's since-diff, every file
 // of the pull request for a full one); since is the since-diff of an
 // incremental review, nil for a full one; d is the pull request's diff.
-func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff.Diff, touched map[string]bool, reported []review.Finding) carried {
+func (r *run) carry(ctx context.Context, h *task.History, head string, d, since *diff.Diff, touched map[string]bool, reported []review.Finding) carried {
 	out := carried{reported: reported, counted: reported}
 	if h == nil {
 		return out
 	}
-	blocking := blockingSeverity(r.req.Repo.BlockingSeverity)
+	blocking := task.BlockingSeverity(r.req.Repo)
 	byFP := make(map[string]review.LedgerEntry, len(h.Ledger))
 	blockedBefore := false
 	for _, e := range h.Ledger {
@@ -108,7 +88,7 @@ func (r *run) carry(ctx context.Context, h *History, head string, d, since *diff
 // nowhere in the pull request's diff d, and a secret it stopped reporting
 // is exposed, not fixed (it was pushed); a model's finding is fixed when
 // its cited code is gone from the lines the review looked at again.
-func (r *run) carryEarlier(ctx context.Context, h *History, head string, d, since *diff.Diff, touched, seen map[string]bool, out *carried) {
+func (r *run) carryEarlier(ctx context.Context, h *task.History, head string, d, since *diff.Diff, touched, seen map[string]bool, out *carried) {
 	inPR := make(map[string]bool, len(d.Files))
 	for _, f := range d.Files {
 		inPR[f.Path()] = true
@@ -196,17 +176,6 @@ func (r *run) analyzersOver(ctx context.Context, d *diff.Diff) *stillReported {
 // reports says whether the analyzers still report f's problem.
 func (s *stillReported) reports(f review.Finding) bool {
 	return s.problems[f.Agent+"\x00"+f.Title] || s.problems[f.Agent+"\x00*"]
-}
-
-// Open are the ledger's open entries after the review, new ones included.
-func (l Ledger) Open() []review.LedgerEntry {
-	var out []review.LedgerEntry
-	for _, e := range l.All {
-		if e.State == review.FindingOpen {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // merged is the ledger before with the changed entries in their place.

@@ -13,6 +13,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // lintDiff adds a workflow that puts a PR title into a script and a Go file
@@ -90,7 +91,7 @@ func TestLinters(t *testing.T) {
 
 // runLinters reviews text with the default linters, without shellcheck,
 // and a model that finds nothing.
-func runLinters(t *testing.T, srv *llmtest.Server, text string) *Result {
+func runLinters(t *testing.T, srv *llmtest.Server, text string) *task.Result {
 	t.Helper()
 	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o", MaxRetries: 1}, nil)
 	src, err := difftext.New(text)
@@ -98,7 +99,7 @@ func runLinters(t *testing.T, srv *llmtest.Server, text string) *Result {
 		t.Fatal(err)
 	}
 	deps := Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client, Linters: lint.Default("", gomodtest.Std(t))}
-	res, err := newTest(deps).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err := newTest(deps).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // megabyteOfLetters is 1 MB of lowercase letters without a space: a single
@@ -74,7 +75,7 @@ func TestHugeLinesReviewed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Load the vocabulary first.
-	if _, err := p.Run(t.Context(), Request{Source: warm, Repo: config.DefaultRepo()}); err != nil {
+	if _, err := p.Run(t.Context(), task.Request{Source: warm, Repo: config.DefaultRepo()}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
@@ -86,7 +87,7 @@ func TestHugeLinesReviewed(t *testing.T) {
 			repo := config.DefaultRepo()
 			repo.Instructions = tt.instructions
 			before := len(srv.Requests())
-			res, err := p.Run(t.Context(), Request{Source: src, Repo: repo})
+			res, err := p.Run(t.Context(), task.Request{Source: src, Repo: repo})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/memory"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestCarrySuppresses: a new finding similar to memory.suppress_after
@@ -59,8 +60,8 @@ func TestCarrySuppresses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			repo := config.DefaultRepo()
 			repo.Memory.SuppressAfter = tc.suppressAfter
-			r := &run{p: newTest(Deps{Config: testLLM()}), req: Request{Source: src, Repo: repo}}
-			h := &History{Ledger: []review.LedgerEntry{posted}, Memory: memory.New(dismissals, nil)}
+			r := &run{p: newTest(Deps{Config: testLLM()}), req: task.Request{Source: src, Repo: repo}}
+			h := &task.History{Ledger: []review.LedgerEntry{posted}, Memory: memory.New(dismissals, nil)}
 			c := r.carry(t.Context(), h, "h2", d, nil, touchedFiles(d, nil), reported)
 			if diff := cmp.Diff(tc.wantReported, fingerprints(c.reported)); diff != "" {
 				t.Errorf("reported (-want +got):\n%s", diff)

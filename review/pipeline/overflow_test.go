@@ -17,6 +17,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 	"github.com/mergeguard/mergeguard/review/source/difftext"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // randomLine is one line of a kind a diff may hold: code, long
@@ -180,7 +181,7 @@ func TestUnknownModelNeverOverflows(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := srv.Overflows()
-		res, err := p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+		res, err := p.Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 		switch {
 		case err != nil:
 			failed++ // the only agent failed

@@ -35,7 +35,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/gomod"
 	"github.com/mergeguard/mergeguard/review/lint"
-	"github.com/mergeguard/mergeguard/review/memory"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // ChatClient sends one chat completion; *llm.Client implements it.
@@ -145,7 +145,7 @@ func (p *Pipeline) armed(name string) (*Pipeline, error) {
 
 // stamp records on res the arm that made it, its model ("" without an
 // LLM) and its reviewer prompt's version.
-func (p *Pipeline) stamp(res *Result) {
+func (p *Pipeline) stamp(res *task.Result) {
 	if res == nil {
 		return
 	}
@@ -155,91 +155,18 @@ func (p *Pipeline) stamp(res *Result) {
 	}
 }
 
-// Request is one review to run.
-type Request struct {
-	Source review.Source
-	// Repo is the repository's configuration: the configuration used as
-	// is, or the one .mergeguard.yml is read over (ReadRepoFile).
-	Repo config.Repo
-	// ReadRepoFile reads .mergeguard.yml from the Source's base revision
-	// (never its head) over Repo; an invalid file fails the review with a
-	// *RepoConfigError.
-	ReadRepoFile bool
-	Options      review.Options
-	// Sink receives progress events; nil discards them.
-	Sink review.Sink
-	// Automatic applies the auto_review gates (an explicit request is only
-	// refused when the repository disabled MergeGuard).
-	Automatic bool
-	// MaxTokens caps the tokens (input + output) the review's model calls
-	// may use; 0 means no cap. A review that runs out is skipped, with
-	// Result.Notice saying so.
-	MaxTokens int
-	// History is what earlier reviews of the pull request left (its
-	// ledger, and what changed since the last reviewed head); nil for a
-	// review without history: the API's and the CLI's.
-	History *History
-	// Learnings are the repository's active learnings (the caller filters
-	// by status): those that apply to a chunk's files go into its prompt,
-	// and the verifier drops the findings they cover.
-	Learnings []review.Learning
-	// Arm names the experiment arm that reviews (experiment.Choose): its
-	// model and prompt variant are the run's; "" is the default arm.
-	Arm string
-}
-
-// Result is a finished (or skipped) review.
-type Result struct {
-	Verdict review.Verdict
-	// Findings holds every finding that survived the filters, reported or
-	// judged false positive, each with its verification status, reason and
-	// fingerprint, ordered by file and line.
-	Findings   []review.Finding
-	Skipped    bool
-	SkipReason string
-	// Notice is what the pull request's people should be told about a
-	// review that could not be completed (a spent budget); "" for none.
-	Notice string
-	Index  *diff.Index
-	Change review.Change
-	Cost   review.CostInfo
-	// Scope is what the review covered (full or incremental, and why).
-	Scope review.Scope
-	// Config is the repository configuration the review used (.mergeguard.yml
-	// over Request.Repo).
-	Config config.Repo
-	// ModelSkipped says why the model did not review the change (title
-	// keywords, skip labels, max_files: what an author controls); the
-	// built-in analyzers and linters reviewed it all the same. "" when the
-	// model reviewed, or no model is configured.
-	ModelSkipped string
-	// Ledger is what the review did to the pull request's finding ledger
-	// (zero without Request.History). The verdict counts its open
-	// findings, earlier ones included.
-	Ledger Ledger
-	// Arm names the experiment arm that reviewed (config.DefaultArm for
-	// the default), Model its model ("" without an LLM) and PromptVersion
-	// its reviewer prompt's version (PromptVersion or a variant's): what a
-	// run records, and its findings' source (review.FindingSource).
-	Arm, Model, PromptVersion string
-	// Suppressed are the new findings the memory of dismissals
-	// (History.Memory) kept from the review, with the dismissals each
-	// matched: not reported, not counted, not in the ledger.
-	Suppressed []memory.Suppressed
-}
-
 // Run reviews the change of req.Source. It returns an error when the
 // change cannot be read or its diff cannot be parsed, when the repository's
-// configuration is invalid (*RepoConfigError), and when every LLM reviewer
-// failed for a passing reason (ErrLLMUnavailable), each after emitting
+// configuration is invalid (*task.RepoConfigError), and when every LLM reviewer
+// failed for a passing reason (task.ErrLLMUnavailable), each after emitting
 // pipeline.failed; other agent failures degrade the verdict instead. With
-// ErrLLMUnavailable it also returns the review without the model: the
+// task.ErrLLMUnavailable it also returns the review without the model: the
 // built-in analyzers' and linters' findings and the verdict they imply,
-// degraded and saying so (ModelUnavailableNote), for the caller to deliver
+// degraded and saying so (task.ModelUnavailableNote), for the caller to deliver
 // while the model part waits for a retry. It reviews as the experiment arm
 // req.Arm names (Config.Experiments: the arm's model and prompt variant),
 // and fails at once for an arm that is not configured.
-func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
+func (p *Pipeline) Run(ctx context.Context, req task.Request) (*task.Result, error) {
 	p, err := p.armed(req.Arm)
 	if err != nil {
 		return nil, err
@@ -250,7 +177,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Result, error) {
 }
 
 // run reviews as the arm of p.
-func (p *Pipeline) run(ctx context.Context, req Request) (*Result, error) {
+func (p *Pipeline) run(ctx context.Context, req task.Request) (*task.Result, error) {
 	sink := req.Sink
 	if sink == nil {
 		sink = review.Discard{}
@@ -270,7 +197,7 @@ func (p *Pipeline) run(ctx context.Context, req Request) (*Result, error) {
 	}
 	if err := llmUnavailable(res.Verdict.Agents); err != nil {
 		res.Verdict.Degraded = true
-		res.Verdict.Notes = append(res.Verdict.Notes, ModelUnavailableNote)
+		res.Verdict.Notes = append(res.Verdict.Notes, task.ModelUnavailableNote)
 		r.emit(ctx, review.EventPipelineFailed, "", "", map[string]any{"error": err.Error()})
 		return res, err
 	}
@@ -289,7 +216,7 @@ func (p *Pipeline) run(ctx context.Context, req Request) (*Result, error) {
 
 // overBudget turns a review that ran out of its token budget into a skipped
 // one that says so: its findings are partial and no verdict is given.
-func (r *run) overBudget(res *Result) {
+func (r *run) overBudget(res *task.Result) {
 	used, over := r.budget.exceeded()
 	if !over {
 		return
@@ -302,7 +229,7 @@ func (r *run) overBudget(res *Result) {
 // run is the state of one review.
 type run struct {
 	p       *Pipeline
-	req     Request
+	req     task.Request
 	sink    review.Sink
 	start   time.Time
 	counter Counter // the pipeline's, memoised for the run
@@ -390,13 +317,13 @@ func (r *run) emit(ctx context.Context, t review.EventType, stage, agentName str
 }
 
 // execute runs the stages.
-func (r *run) execute(ctx context.Context) (*Result, error) {
+func (r *run) execute(ctx context.Context) (*task.Result, error) {
 	src := r.req.Source
 	change, err := src.Change(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read change: %w", err)
 	}
-	repo, err := repoConfig(ctx, r.req)
+	repo, err := task.RepoConfig(ctx, r.req)
 	if err != nil {
 		return nil, err
 	}
@@ -500,8 +427,8 @@ func touchedFiles(focus, since *diff.Diff) map[string]bool {
 }
 
 // skipped is the result of a review that did not run.
-func (r *run) skipped(change review.Change, reason string) *Result {
-	return &Result{
+func (r *run) skipped(change review.Change, reason string) *task.Result {
+	return &task.Result{
 		Skipped:    true,
 		SkipReason: reason,
 		Change:     change,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 func TestGate(t *testing.T) {
@@ -51,7 +52,7 @@ func TestRunSkipsGatedAndOversizedChanges(t *testing.T) {
 	p := New(Deps{Config: testLLM()}) // the default counter, loaded for this pipeline alone
 	// A title keyword skips the model only: the analyzers still find the
 	// planted key and request changes.
-	res, err := p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), Automatic: true})
+	res, err := p.Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo(), Automatic: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,21 +60,21 @@ func TestRunSkipsGatedAndOversizedChanges(t *testing.T) {
 		t.Errorf("automatic WIP review: skipped %v, model skipped %q, verdict %s", res.Skipped, res.ModelSkipped, res.Verdict.Verdict)
 	}
 	// An explicit request ignores the auto_review gates.
-	res, err = p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+	res, err = p.Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil || res.Skipped || res.Verdict.Verdict != review.DecisionRequestChanges {
 		t.Fatalf("explicit review: err %v, skipped %v, verdict %s", err, res.Skipped, res.Verdict.Verdict)
 	}
 	// ...and is refused when MergeGuard is disabled.
 	off := config.DefaultRepo()
 	off.Enabled = false
-	res, err = p.Run(t.Context(), Request{Source: src, Repo: off})
+	res, err = p.Run(t.Context(), task.Request{Source: src, Repo: off})
 	if err != nil || !res.Skipped || !strings.Contains(res.SkipReason, "disabled") {
 		t.Fatalf("explicit review with enabled: false: err %v, skipped %v (%q)", err, res.Skipped, res.SkipReason)
 	}
 	repo := config.DefaultRepo()
 	repo.MaxFiles = 3
 	src.change.Title = "Uploader"
-	res, err = p.Run(t.Context(), Request{Source: src, Repo: repo, Automatic: true})
+	res, err = p.Run(t.Context(), task.Request{Source: src, Repo: repo, Automatic: true})
 	if err != nil || res.Skipped || !strings.Contains(res.ModelSkipped, "max_files") || res.Verdict.Verdict != review.DecisionRequestChanges {
 		t.Fatalf("4 files over max_files 3: err %v, skipped %v, model skipped %q, verdict %s", err, res.Skipped, res.ModelSkipped, res.Verdict.Verdict)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // manyFiles is a diff adding n Go files of a few lines each.
@@ -28,16 +29,16 @@ func TestPolicyLimits(t *testing.T) {
 	tests := map[string]struct {
 		files     int
 		deps      Deps
-		req       func(*Request)
+		req       func(*task.Request)
 		wantCalls int
-		check     func(t *testing.T, res *Result)
+		check     func(t *testing.T, res *task.Result)
 	}{
 		"chunks over llm.max_chunks get the analyzers only": {
 			files: 12,
 			deps:  Deps{Config: testLLM(func(c *config.LLM) { c.MaxChunks, c.MaxChunkTokens = 2, 256 })},
 			// the 12 files make 3 chunks; only 2 go to the model
 			wantCalls: 2,
-			check: func(t *testing.T, res *Result) {
+			check: func(t *testing.T, res *task.Result) {
 				if !containsNote(res.Verdict.Notes, "more than llm.max_chunks (2)") {
 					t.Errorf("notes %q do not name the chunk cap", res.Verdict.Notes)
 				}
@@ -46,9 +47,9 @@ func TestPolicyLimits(t *testing.T) {
 		"the token budget stops the model calls and skips the review": {
 			files:     12,
 			deps:      Deps{Config: testLLM(func(c *config.LLM) { c.MaxChunkTokens, c.Concurrency = 256, 1 })},
-			req:       func(r *Request) { r.MaxTokens = 2000 },
+			req:       func(r *task.Request) { r.MaxTokens = 2000 },
 			wantCalls: 2, // 1,100 tokens each: the third call finds the budget spent
-			check: func(t *testing.T, res *Result) {
+			check: func(t *testing.T, res *task.Result) {
 				if !res.Skipped || !strings.Contains(res.SkipReason, "per-review budget of 2000 tokens") {
 					t.Errorf("skipped %v (%q), want skipped for the budget", res.Skipped, res.SkipReason)
 				}
@@ -59,9 +60,9 @@ func TestPolicyLimits(t *testing.T) {
 		},
 		"max_files keeps the model from an explicit request too, not the analyzers": {
 			files:     20,
-			req:       func(r *Request) { r.Repo.MaxFiles = 10; r.Automatic = false },
+			req:       func(r *task.Request) { r.Repo.MaxFiles = 10; r.Automatic = false },
 			wantCalls: 0,
-			check: func(t *testing.T, res *Result) {
+			check: func(t *testing.T, res *task.Result) {
 				if res.Skipped || !strings.Contains(res.ModelSkipped, "more than max_files (10)") || !containsNote(res.Verdict.Notes, "Model review skipped") {
 					t.Errorf("skipped %v, model skipped %q, notes %q; want the model skipped for max_files", res.Skipped, res.ModelSkipped, res.Verdict.Notes)
 				}
@@ -77,7 +78,7 @@ func TestPolicyLimits(t *testing.T) {
 			deps := tt.deps
 			deps.LLM = llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil)
 			deps.Config.Model = "gpt-4o"
-			req := Request{Source: &memSource{diff: manyFiles(tt.files)}, Repo: config.DefaultRepo()}
+			req := task.Request{Source: &memSource{diff: manyFiles(tt.files)}, Repo: config.DefaultRepo()}
 			if tt.req != nil {
 				tt.req(&req)
 			}
@@ -117,11 +118,11 @@ func TestRepoConfigReadFromBase(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			src := &memSource{diff: manyFiles(1), base: tt.base, head: map[string]string{".mergeguard.yml": "enabled: false\n"}}
-			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo(), ReadRepoFile: tt.read})
-			var cfgErr *RepoConfigError
+			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo(), ReadRepoFile: tt.read})
+			var cfgErr *task.RepoConfigError
 			if tt.wantErr {
 				if !errors.As(err, &cfgErr) || !strings.Contains(err.Error(), `.mergeguard.yml:2: unknown key "auto_reveiw"`) {
-					t.Fatalf("Run: %v, want a RepoConfigError naming the line", err)
+					t.Fatalf("Run: %v, want a task.RepoConfigError naming the line", err)
 				}
 				return
 			}
@@ -150,7 +151,7 @@ func TestLLMUnavailableOnlyWhenEveryReviewerFailed(t *testing.T) {
 		"analyzers only":             {[]review.AgentResult{analyzer}, false},
 	}
 	for name, tt := range tests {
-		if got := errors.Is(llmUnavailable(tt.agents), ErrLLMUnavailable); got != tt.want {
+		if got := errors.Is(llmUnavailable(tt.agents), task.ErrLLMUnavailable); got != tt.want {
 			t.Errorf("%s: unavailable = %v, want %v", name, got, tt.want)
 		}
 	}
@@ -162,7 +163,7 @@ func TestLLMUnavailableOnlyWhenEveryReviewerFailed(t *testing.T) {
 func TestCancelledReviewEndsWithTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := newTest(Deps{Config: testLLM()}).Run(ctx, Request{Source: &memSource{diff: manyFiles(3)}, Repo: config.DefaultRepo()})
+	_, err := newTest(Deps{Config: testLLM()}).Run(ctx, task.Request{Source: &memSource{diff: manyFiles(3)}, Repo: config.DefaultRepo()})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run on a cancelled context: %v, want context.Canceled", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/agent"
 	"github.com/mergeguard/mergeguard/review/budget"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/task"
 	"github.com/mergeguard/mergeguard/review/text"
 )
 
@@ -285,7 +286,7 @@ func findingLines(c chunk, known map[string][]review.Finding) string {
 
 // knownFindings are the open findings of a pull request's ledger on the
 // files a review reads, by path.
-func knownFindings(h *History, focus *diff.Diff) map[string][]review.Finding {
+func knownFindings(h *task.History, focus *diff.Diff) map[string][]review.Finding {
 	if h == nil {
 		return nil
 	}

@@ -5,22 +5,18 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/lang"
+	"github.com/mergeguard/mergeguard/review/task"
 )
-
-// ModelSkippedNote starts the verdict's note of a review whose model was
-// skipped (a title keyword, a skip label, max_files); the reason follows.
-const ModelSkippedNote = "Model review skipped: "
 
 // report runs the reporter: the deterministic verdict policy, the per-file
 // view, stats, summary, recommendations and notes.
 //
 // counted are the findings the verdict counts: vf.reported and, for a pull
 // request reviewed before, its earlier findings still open.
-func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, idx *diff.Index, pl plan, rv reviewed, vf verifiedSet, notes []string, counted []review.Finding) *Result {
+func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, idx *diff.Index, pl plan, rv reviewed, vf verifiedSet, notes []string, counted []review.Finding) *task.Result {
 	const name = "reporter"
 	r.emit(ctx, review.EventAgentStarted, review.StageReporter, name, map[string]any{"findings": len(vf.reported)})
 	deps := r.p.d
@@ -75,7 +71,7 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 	llmReviewed := deps.LLM != nil && rv.llmAgents > 0
 	switch {
 	case r.modelSkipped != "":
-		notes = append(notes, ModelSkippedNote+r.modelSkipped+". The built-in analyzers and linters reviewed every changed file and decide the check.")
+		notes = append(notes, task.ModelSkippedNote+r.modelSkipped+". The built-in analyzers and linters reviewed every changed file and decide the check.")
 	case deps.LLM == nil:
 		notes = append(notes, "No LLM configured: built-in analyzers only.")
 	}
@@ -85,7 +81,7 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 		notes = append([]string{unreadNote}, notes...)
 	}
 
-	v.Verdict, v.Summary = decide(r.req.Repo.AllowApprove, blockingSeverity(r.req.Repo.BlockingSeverity), counted, v.Degraded, llmReviewed, len(pl.reviewed), unread)
+	v.Verdict, v.Summary = decide(r.req.Repo.AllowApprove, task.BlockingSeverity(r.req.Repo), counted, v.Degraded, llmReviewed, len(pl.reviewed), unread)
 	v.Summary = summary(v, len(pl.reviewed), int(r.lintUnchecked.Load())) + " " + v.Summary
 	v.Confidence = confidence(deps.LLM != nil, rv)
 	v.Recommendations = recommendations(vf.reported, pl, v.Degraded, deps.LLM == nil)
@@ -97,24 +93,9 @@ func (r *run) report(ctx context.Context, change review.Change, d *diff.Diff, id
 	r.emit(ctx, review.EventAgentHandoff, review.StageReporter, name, map[string]any{
 		"from": review.StageReporter, "to": "done", "verdict": v.Verdict, "confidence": v.Confidence,
 	})
-	return &Result{
+	return &task.Result{
 		Verdict: v, Findings: all, Index: idx, Change: change, Cost: cost,
 	}
-}
-
-// BlockingSeverity is the severity from which a repository's verified
-// findings block its pull requests (blocking_severity).
-func BlockingSeverity(repo config.Repo) review.Severity {
-	return blockingSeverity(repo.BlockingSeverity)
-}
-
-// blockingSeverity parses the repository's blocking_severity, critical by
-// default.
-func blockingSeverity(s string) review.Severity {
-	if sev, err := review.ParseSeverity(s); err == nil {
-		return sev
-	}
-	return review.SeverityCritical
 }
 
 // decide is the verdict policy:

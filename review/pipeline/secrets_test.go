@@ -9,6 +9,7 @@ import (
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestSecretsRepoConfig: the secret scan reads the repository's
@@ -63,7 +64,7 @@ func TestSecretsRepoConfig(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			src := &memSource{change: review.Change{Repository: "o/r", Number: 1, HeadSHA: "h1", BaseSHA: "b1"}, diff: tc.diff, base: tc.base}
-			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), Request{Source: src, Repo: tc.repo})
+			res, err := newTest(Deps{Config: testLLM()}).Run(t.Context(), task.Request{Source: src, Repo: tc.repo})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,8 +121,8 @@ func TestFixtureSecretNeverShutsTheGate(t *testing.T) {
 					Finding: review.Finding{FilePath: path, LineStart: 1, LineEnd: 1, Side: review.SideRight, Severity: tc.severity,
 						Category: review.CategorySecurity, Title: "Possible secret committed (aws-access-token)", Agent: "analyzer:secrets",
 						VerificationStatus: tc.status, Fingerprint: "key"}}
-				r := &run{p: newTest(Deps{Config: testLLM()}), req: Request{Source: src, Repo: config.DefaultRepo()}}
-				c := r.carry(t.Context(), &History{Ledger: []review.LedgerEntry{entry}}, "h2", d, d, touchedFiles(d, d), nil)
+				r := &run{p: newTest(Deps{Config: testLLM()}), req: task.Request{Source: src, Repo: config.DefaultRepo()}}
+				c := r.carry(t.Context(), &task.History{Ledger: []review.LedgerEntry{entry}}, "h2", d, d, touchedFiles(d, d), nil)
 				got := c.ledger.All[0]
 				if got.State != review.FindingExposed {
 					t.Fatalf("state = %s, want exposed", got.State)

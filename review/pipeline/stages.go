@@ -255,7 +255,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 		MaxTurns: deps.Config.MaxTurns, Timeout: deps.Config.AgentTimeout, ResponseFormat: agent.ResponseFormat(deps.Config.ResponseFormat), Counter: r.counter,
 		Temperature: float32(deps.Config.Temperature), Cost: r.cost,
 	}
-	task := agent.Task{
+	spec := agent.Task{
 		Name:   name,
 		Stage:  review.StageReviewer,
 		System: systemMessage(r.p.prompt.system, pr.conventions, pathInstructions(r.req.Repo, c.paths(), r.counter), r.req.Repo.Language, len(r.req.Learnings) > 0),
@@ -266,7 +266,7 @@ func (r *run) runChunk(ctx context.Context, change review.Change, c chunk, total
 			r.emit(ctx, t, review.StageReviewer, name, data)
 		},
 	}
-	res := agent.Run(ctx, cfg, task)
+	res := agent.Run(ctx, cfg, spec)
 	for i := range res.Output.Findings {
 		res.Output.Findings[i].Agent = name
 		r.emitFinding(ctx, review.EventFindingDetected, review.StageReviewer, name, res.Output.Findings[i])

@@ -9,6 +9,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/analyzer"
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/suggest"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // checkSuggestion decides whether the suggestion of f, a finding as the
@@ -87,7 +88,7 @@ func countSuggestions(vf *verifiedSet) {
 // the pull request's diff d (nil: not read). One that does not apply is
 // turned into a plain code block after a note saying why (docs/quality.md,
 // Suggestions that apply).
-func (r *run) answerSuggestion(ctx context.Context, req AnswerRequest, d *diff.Diff, text string) string {
+func (r *run) answerSuggestion(ctx context.Context, req task.AnswerRequest, d *diff.Diff, text string) string {
 	const open = "```suggestion\n"
 	i := strings.Index(text, open)
 	if i < 0 {
@@ -107,7 +108,7 @@ func (r *run) answerSuggestion(ctx context.Context, req AnswerRequest, d *diff.D
 
 // answerNote is why an answer's suggestion does not apply to the thread's
 // lines, "" when it does; d (nil: not read) bounds it to the diff's lines.
-func (r *run) answerNote(ctx context.Context, req AnswerRequest, d *diff.Diff, code string) string {
+func (r *run) answerNote(ctx context.Context, req task.AnswerRequest, d *diff.Diff, code string) string {
 	path, start, end := req.Question.Path, req.Question.Line, req.Question.Line
 	if f := req.Finding; f != nil {
 		path, start, end = f.Finding.FilePath, f.Finding.LineStart, max(f.Finding.LineEnd, f.Finding.LineStart)

@@ -12,6 +12,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestCheckSuggestion: the verifier applies a finding's suggestion to the
@@ -38,7 +39,7 @@ func TestCheckSuggestion(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			head := map[string]string{"store/run.go": strings.Join(modifiedHead, "\n") + "\n"}
 			v, _ := newTestVerifier(t, head, modifiedFile())
-			r := &run{p: newTest(Deps{Config: testLLM(), Analyzers: []analyzer.Analyzer{analyzer.DebugStatements{}}}), req: Request{Repo: config.DefaultRepo()}}
+			r := &run{p: newTest(Deps{Config: testLLM(), Analyzers: []analyzer.Analyzer{analyzer.DebugStatements{}}}), req: task.Request{Repo: config.DefaultRepo()}}
 			claimed := tc.f
 			claimed.FilePath, claimed.Severity, claimed.Category = "store/run.go", review.SeverityWarning, review.CategoryBug
 			got := r.checkSuggestion(t.Context(), v, claimed, v.verify(t.Context(), claimed))
@@ -92,7 +93,7 @@ func TestAnswerSuggestion(t *testing.T) {
 				LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o"}, nil), Analyzers: []analyzer.Analyzer{analyzer.DebugStatements{}},
 				Tools: func(review.Source, *diff.Diff) Toolbox { return nil }})
 			reads := &diffReads{Source: src}
-			res, err := p.Answer(t.Context(), AnswerRequest{Source: reads, Finding: finding, Repo: config.DefaultRepo(),
+			res, err := p.Answer(t.Context(), task.AnswerRequest{Source: reads, Finding: finding, Repo: config.DefaultRepo(),
 				Question: review.Question{Kind: review.QuestionReply, CommentID: 2, ThreadCommentID: 1, Path: "store/run.go", Line: 6,
 					Author: "alice", Writer: true, Body: "How would you fix it?"}})
 			if err != nil {

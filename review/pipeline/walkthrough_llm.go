@@ -8,6 +8,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/task"
 	"github.com/mergeguard/mergeguard/review/text"
 )
 
@@ -119,7 +120,7 @@ func mergeWalkthrough(base *review.Walkthrough, ans walkthroughAnswer) *review.W
 
 // addWalkthrough puts the walkthrough of the whole pull request's diff d in
 // res's verdict, counting its call in the stats and the cost.
-func (r *run) addWalkthrough(ctx context.Context, res *Result, change review.Change, d *diff.Diff, full bool) {
+func (r *run) addWalkthrough(ctx context.Context, res *task.Result, change review.Change, d *diff.Diff, full bool) {
 	w, cost, calls, note := r.walkthrough(ctx, change, d, full)
 	v := &res.Verdict
 	v.Walkthrough = w

@@ -11,6 +11,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 func TestFileKind(t *testing.T) {
@@ -135,7 +136,7 @@ func TestModelWalkthrough(t *testing.T) {
 			p := newTest(Deps{Config: testLLM(func(c *config.LLM) { c.Model, c.Walkthrough = "gpt-4o", tt.walk }), LLM: llm.New(llm.Config{BaseURL: srv.URL(), Model: "gpt-4o", MaxRetries: -1}, nil)})
 			src := &memSource{change: review.Change{Repository: "o/r", Number: 1, Title: "Split main", HeadSHA: "h", BaseSHA: "b"},
 				diff: walkthroughDiff, head: map[string]string{"app/main.go": "package main\nfunc main() {\n}\n", "app/main_test.go": "package main\n"}}
-			res, err := p.Run(t.Context(), Request{Source: src, Repo: config.DefaultRepo()})
+			res, err := p.Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 			if err != nil {
 				t.Fatal(err)
 			}

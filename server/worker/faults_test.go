@@ -13,7 +13,7 @@ import (
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/store/storetest"
 	"github.com/mergeguard/mergeguard/server/worker"
@@ -429,7 +429,7 @@ func TestLLMFaults(t *testing.T) {
 			want:  ending{Status: store.StatusFailed, Attempts: store.DefaultMaxAttempts, Reviews: 1, Told: true},
 			check: func(t *testing.T, e *env, _ *script, _ store.Run) {
 				rv := e.reviews()[0]
-				if rv.State != "CHANGES_REQUESTED" || !strings.Contains(rv.Body, pipeline.ModelUnavailableNote) {
+				if rv.State != "CHANGES_REQUESTED" || !strings.Contains(rv.Body, task.ModelUnavailableNote) {
 					t.Errorf("review %s, body:\n%s\nwant changes requested for the key, saying the model could not be reached", rv.State, rv.Body)
 				}
 				if c := e.botComments(1)[0].Body; !strings.Contains(c, "built-in analyzers and linters are posted") {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mergeguard/mergeguard/internal/retry"
 	"github.com/mergeguard/mergeguard/review/lifecycle"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 )
 
 // TestTransient covers what the worker adds to github.Transient (whose own
@@ -24,8 +24,8 @@ func TestTransient(t *testing.T) {
 		ok   bool
 	}{
 		{"github 502 through the worker", fmt.Errorf("get pull request: %w", &gh.ErrorResponse{Response: &http.Response{StatusCode: 502, Request: &http.Request{URL: &url.URL{}}}}), true},
-		{"llm unavailable", fmt.Errorf("%w: 2 of 2 agents failed", pipeline.ErrLLMUnavailable), true},
-		{"broken config", &pipeline.RepoConfigError{Err: errors.New(".mergeguard.yml:3: unknown key")}, false},
+		{"llm unavailable", fmt.Errorf("%w: 2 of 2 agents failed", task.ErrLLMUnavailable), true},
+		{"broken config", &task.RepoConfigError{Err: errors.New(".mergeguard.yml:3: unknown key")}, false},
 		{"bad options", lifecycle.UserError{Err: errors.New("run options: bad")}, false},
 		{"panic", panicError{value: "boom"}, false},
 		{"run timeout", errRunTimeout, false},

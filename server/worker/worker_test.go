@@ -18,7 +18,7 @@ import (
 	"github.com/mergeguard/mergeguard/github/githubtest"
 	"github.com/mergeguard/mergeguard/review"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
-	"github.com/mergeguard/mergeguard/review/pipeline"
+	"github.com/mergeguard/mergeguard/review/task"
 	"github.com/mergeguard/mergeguard/server/store"
 	"github.com/mergeguard/mergeguard/server/worker"
 )
@@ -525,7 +525,7 @@ func TestBudgets(t *testing.T) {
 // panicking is a reviewer with a bug.
 type panicking struct{}
 
-func (panicking) Run(context.Context, pipeline.Request) (*pipeline.Result, error) {
+func (panicking) Run(context.Context, task.Request) (*task.Result, error) {
 	panic("index out of range")
 }
 
