@@ -13,6 +13,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/diff"
 	"github.com/mergeguard/mergeguard/review/gomod"
 	"github.com/mergeguard/mergeguard/review/lint"
+	"github.com/mergeguard/mergeguard/review/lint/buildcheck"
 	"github.com/mergeguard/mergeguard/review/llm"
 	"github.com/mergeguard/mergeguard/review/pipeline"
 	"github.com/mergeguard/mergeguard/review/tools"
@@ -76,7 +77,7 @@ func linters(std *gomod.Std) []lint.Linter {
 	if err != nil {
 		shellcheck = ""
 	}
-	return lint.Default(shellcheck, std)
+	return lint.Default(shellcheck, std, buildcheck.Run)
 }
 
 // goStd returns the Go standard library's types, shared by every review of

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mergeguard/mergeguard/config"
 	"github.com/mergeguard/mergeguard/review/budget"
+	"github.com/mergeguard/mergeguard/review/diff"
+	"github.com/mergeguard/mergeguard/review/lint"
 	"github.com/mergeguard/mergeguard/review/llm/llmtest"
 )
 
@@ -50,4 +52,32 @@ func TestLLMRetrySettings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDockerfilesGetBuildChecks: the linters every review runs check
+// Dockerfiles with BuildKit's build checks (package buildcheck, which only
+// this composition root links), not only with hadolint's rules.
+func TestDockerfilesGetBuildChecks(t *testing.T) {
+	t.Parallel()
+	content := []byte("FROM alpine:3.20\nMAINTAINER someone@example.com\n")
+	d, err := diff.ParseString("diff --git a/Dockerfile b/Dockerfile\nnew file mode 100644\n--- /dev/null\n+++ b/Dockerfile\n@@ -0,0 +1,2 @@\n+FROM alpine:3.20\n+MAINTAINER someone@example.com\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range linters(nil) {
+		if !l.Applies("Dockerfile") {
+			continue
+		}
+		rep, err := l.Lint(t.Context(), []lint.File{{Diff: d.Files[0], Content: content}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Findings {
+			if f.Rule == "MaintainerDeprecated" {
+				return
+			}
+		}
+		t.Fatalf("%s found %v, notes %q; want BuildKit's MaintainerDeprecated", l.Name(), rep.Findings, rep.Notes)
+	}
+	t.Fatal("no linter applies to a Dockerfile")
 }

@@ -6,24 +6,48 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/moby/buildkit/client/llb"
-	"github.com/moby/buildkit/client/llb/sourceresolver"
-	"github.com/moby/buildkit/frontend/dockerfile/dockerfile2llb"
-	"github.com/opencontainers/go-digest"
 	"gopkg.in/yaml.v3"
 
 	"github.com/mergeguard/mergeguard/review"
 )
 
 // Dockerfile checks Dockerfiles with BuildKit's build checks, the rules
-// `docker build --check` runs: stage and keyword casing, undefined ARGs and
-// variables, relative WORKDIRs, shell-form commands where JSON is
-// recommended, deprecated instructions, secrets passed in ARG or ENV, and
-// more; and with the common hadolint rules beside them (an untagged or
-// latest base image, apt-get without -y or --no-install-recommends, pip's
-// cache, sudo, cd, a download piped into a shell: see dockerrules.go).
-// Nothing is built and no image is pulled.
-type Dockerfile struct{}
+// `docker build --check` runs (Checks): stage and keyword casing,
+// undefined ARGs and variables, relative WORKDIRs, shell-form commands
+// where JSON is recommended, deprecated instructions, secrets passed in
+// ARG or ENV, and more; and with the common hadolint rules beside them (an
+// untagged or latest base image, apt-get without -y or
+// --no-install-recommends, pip's cache, sudo, cd, a download piped into a
+// shell: see dockerrules.go). Nothing is built and no image is pulled.
+type Dockerfile struct {
+	// Checks runs BuildKit's build checks (package buildcheck's Run);
+	// nil checks only the hadolint rules, and says so in a note.
+	Checks BuildChecks
+}
+
+// BuildChecks runs BuildKit's build checks on the Dockerfile at path,
+// content. An error means the checks could not run at all; a Dockerfile
+// BuildKit cannot build is BuildCheck.Error.
+type BuildChecks func(ctx context.Context, path string, content []byte) (BuildCheck, error)
+
+// BuildCheck is what BuildKit's build checks found in one Dockerfile.
+type BuildCheck struct {
+	Warnings []BuildWarning
+	// Error is why BuildKit cannot build the file ("" when it can), and
+	// ErrorLine the line it names (0 for none).
+	Error     string
+	ErrorLine int
+}
+
+// BuildWarning is one rule of BuildKit's build checks broken at a line
+// (0 for the whole file).
+type BuildWarning struct {
+	Rule, Detail, URL string
+	Line              int
+}
+
+// noBuildChecks is the note of a Dockerfile linter without Checks.
+const noBuildChecks = "dockerfile: BuildKit's build checks are not part of this build; the best-practice rules were checked"
 
 // Name implements Linter.
 func (Dockerfile) Name() string { return review.AnalyzerPrefix + "dockerfile" }
@@ -43,6 +67,9 @@ func (d Dockerfile) Lint(ctx context.Context, files []File, tree Tree) (Report, 
 	if err != nil {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("dockerfile: %v; every rule was checked", err))
 	}
+	if d.Checks == nil && len(files) > 0 {
+		rep.Notes = append(rep.Notes, noBuildChecks)
+	}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -57,30 +84,21 @@ func (d Dockerfile) Lint(ctx context.Context, files []File, tree Tree) (Report, 
 	return rep, nil
 }
 
-// lint runs BuildKit's checks on one file. A file BuildKit cannot parse
-// is reported as one finding at the line it names.
+// lint runs BuildKit's checks and the best-practice rules on one file. A
+// file BuildKit cannot parse is reported as one finding at the line it
+// names.
 func (d Dockerfile) lint(ctx context.Context, f File, ignored []string) ([]review.Finding, error) {
-	scratch := llb.Scratch()
-	def, err := scratch.Marshal(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("source map: %w", err)
-	}
-	sm := llb.NewSourceMap(&scratch, f.Path(), "Dockerfile", f.Content)
-	sm.Definition = def // the lint results name their source by it
-	res, err := dockerfile2llb.DockerfileLint(ctx, f.Content, dockerfile2llb.ConvertOpt{
-		SourceMap: sm, MetaResolver: offline{},
-	})
-	if err != nil {
-		return nil, err
+	var res BuildCheck
+	if d.Checks != nil {
+		var err error
+		if res, err = d.Checks(ctx, f.Path(), f.Content); err != nil {
+			return nil, err
+		}
 	}
 	var out []review.Finding
 	for _, w := range res.Warnings {
-		line := 0
-		if w.Location != nil && len(w.Location.Ranges) > 0 {
-			line = int(w.Location.Ranges[0].Start.Line)
-		}
 		sev, cat, conf := review.SeverityStyle, review.CategoryQuality, exact
-		switch w.RuleName {
+		switch w.Rule {
 		case "SecretsUsedInArgOrEnv":
 			// A name that looks like a secret's is a guess.
 			sev, cat, conf = review.SeverityWarning, review.CategorySecurity, heuristic
@@ -88,18 +106,14 @@ func (d Dockerfile) lint(ctx context.Context, f File, ignored []string) ([]revie
 			"ReservedStageName", "WorkdirRelativePath", "CopyIgnoredFile", "InvalidBaseImagePlatform":
 			sev, cat = review.SeverityWarning, review.CategoryBug
 		}
-		desc := fmt.Sprintf("%s\n\nReported by BuildKit's build check %s (%s).", w.Detail, w.RuleName, w.URL)
-		fd := finding(d.Name(), f, line, sev, cat, conf, title(w.Detail), desc)
-		fd.Rule = w.RuleName
+		desc := fmt.Sprintf("%s\n\nReported by BuildKit's build check %s (%s).", w.Detail, w.Rule, w.URL)
+		fd := finding(d.Name(), f, w.Line, sev, cat, conf, title(w.Detail), desc)
+		fd.Rule = w.Rule
 		out = append(out, fd)
 	}
-	if e := res.Error; e != nil {
-		line := 0
-		if len(e.Location.Ranges) > 0 {
-			line = int(e.Location.Ranges[0].Start.Line)
-		}
-		out = append(out, finding(d.Name(), f, line, review.SeverityWarning, review.CategoryBug, exact,
-			title(e.Message), e.Message+"\n\nBuildKit cannot build this Dockerfile."))
+	if res.Error != "" {
+		out = append(out, finding(d.Name(), f, res.ErrorLine, review.SeverityWarning, review.CategoryBug, exact,
+			title(res.Error), res.Error+"\n\nBuildKit cannot build this Dockerfile."))
 		return out, nil // BuildKit's parse error says it all
 	}
 	hits, err := bestPractices(f.Content, ignored)
@@ -148,12 +162,3 @@ func hadolintIgnored(ctx context.Context, tree Tree) ([]string, error) {
 
 // maxHadolintConfig bounds the hadolint configuration read.
 const maxHadolintConfig = 64 << 10
-
-// offline answers BuildKit's base-image lookups without the network: every
-// base image is an empty linux image. The checks that need an image's real
-// configuration (its platform, its environment) then say nothing.
-type offline struct{}
-
-func (offline) ResolveImageConfig(_ context.Context, ref string, _ sourceresolver.Opt) (string, digest.Digest, []byte, error) {
-	return ref, "", []byte(`{"os":"linux","rootfs":{"type":"layers"}}`), nil
-}

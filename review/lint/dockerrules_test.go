@@ -3,19 +3,21 @@ package lint_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mergeguard/mergeguard/review/lint"
+	"github.com/mergeguard/mergeguard/review/lint/buildcheck"
 )
 
 // dockerRules lints a Dockerfile whose every line is added and returns
 // "line RULE" for each best-practice finding (BuildKit's own are left out).
 func dockerRules(t *testing.T, content string, tr lint.Tree) []string {
 	t.Helper()
-	rep, err := lint.Dockerfile{}.Lint(context.Background(), []lint.File{added(t, "Dockerfile", []byte(content))}, tr)
+	rep, err := lint.Dockerfile{Checks: buildcheck.Run}.Lint(context.Background(), []lint.File{added(t, "Dockerfile", []byte(content))}, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,6 +29,29 @@ func dockerRules(t *testing.T, content string, tr lint.Tree) []string {
 		}
 	}
 	return got
+}
+
+// TestDockerfileWithoutBuildChecks checks that a Dockerfile linter without
+// BuildKit's checks (a build without package buildcheck) still runs the
+// best-practice rules, reports nothing of BuildKit's, and says what it
+// left out.
+func TestDockerfileWithoutBuildChecks(t *testing.T) {
+	file := "FROM ubuntu as Build\nMAINTAINER someone@example.com\n" // DL3006; BuildKit: casing, MAINTAINER
+	for _, checks := range []lint.BuildChecks{nil, buildcheck.Run} {
+		rep, err := lint.Dockerfile{Checks: checks}.Lint(t.Context(), []lint.File{added(t, "Dockerfile", []byte(file))}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rules []string
+		for _, f := range rep.Findings {
+			rules = append(rules, f.Rule)
+		}
+		noted := slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "build checks are not part of this build") })
+		buildKit := len(rules) > 1
+		if !slices.Contains(rules, "DL3006") || buildKit != (checks != nil) || noted != (checks == nil) {
+			t.Errorf("with build checks %t: rules %q, notes %q; want DL3006, BuildKit's rules only with the checks, the note only without", checks != nil, rules, rep.Notes)
+		}
+	}
 }
 
 func TestDockerfileBestPractices(t *testing.T) {
@@ -93,7 +118,7 @@ func TestDockerfileHadolintConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := lint.Dockerfile{}.Lint(context.Background(), []lint.File{added(t, "Dockerfile", []byte(file))}, tt.tree)
+			rep, err := lint.Dockerfile{Checks: buildcheck.Run}.Lint(context.Background(), []lint.File{added(t, "Dockerfile", []byte(file))}, tt.tree)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,8 +1,9 @@
 // Package lint runs established linters over the whole files a change
 // touches, as agents beside the model: GitHub Actions workflows with
 // actionlint (and shellcheck when it is installed), Dockerfiles with
-// BuildKit's Dockerfile checks, Go with go vet's analysis passes, and shell
-// scripts with shellcheck when it is installed.
+// BuildKit's build checks (package buildcheck) and hadolint's rules, Go
+// with go vet's analysis passes, and shell scripts with shellcheck when it
+// is installed.
 //
 // A linter reads each file whole at the head revision, because its rules
 // need the whole file (a workflow's jobs, a Dockerfile's stages, a Go
@@ -93,11 +94,13 @@ type Sniffer interface {
 // Default returns the linters MergeGuard runs. shellcheck is the path of
 // the shellcheck executable, "" when it is not installed; std is the Go
 // standard library to type-check imports of it, nil when the Go
-// installation is not on this machine (see NewGoVet).
-func Default(shellcheck string, std *gomod.Std) []Linter {
+// installation is not on this machine (see NewGoVet); checks runs
+// BuildKit's build checks on Dockerfiles (package buildcheck's Run), nil
+// for the best-practice rules alone.
+func Default(shellcheck string, std *gomod.Std, checks BuildChecks) []Linter {
 	return []Linter{
 		NewActions(shellcheck),
-		Dockerfile{},
+		Dockerfile{Checks: checks},
 		NewGoVet(std, gomod.Limits{}),
 		NewShell(shellcheck),
 	}

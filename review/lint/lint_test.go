@@ -19,6 +19,7 @@ import (
 	"github.com/mergeguard/mergeguard/review/gomod"
 	"github.com/mergeguard/mergeguard/review/gomod/gomodtest"
 	"github.com/mergeguard/mergeguard/review/lint"
+	"github.com/mergeguard/mergeguard/review/lint/buildcheck"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -108,7 +109,7 @@ func TestLinters(t *testing.T) {
 		file   string
 	}{
 		{"actionlint", lint.NewActions(sc), ".github/workflows/ci.yml", "ci.yml"},
-		{"dockerfile", lint.Dockerfile{}, "Dockerfile", "Dockerfile"},
+		{"dockerfile", lint.Dockerfile{Checks: buildcheck.Run}, "Dockerfile", "Dockerfile"},
 		{"shellcheck", lint.NewShell(sc), "scripts/deploy.sh", "deploy.sh"},
 		{"govet", lint.NewGoVet(gomodtest.Std(t), gomod.Limits{}), "server/server.go", "server.go"},
 	}
@@ -157,7 +158,7 @@ func TestApplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, l := range lint.Default("", nil) {
+		for _, l := range lint.Default("", nil, nil) {
 			if l.Applies(tt.path) {
 				got = append(got, l.Name())
 			}

@@ -98,7 +98,7 @@ func runLinters(t *testing.T, srv *llmtest.Server, text string) *task.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client, Linters: lint.Default("", gomodtest.Std(t))}
+	deps := Deps{Config: testLLM(func(c *config.LLM) { c.Model = "gpt-4o" }), LLM: client, Linters: lint.Default("", gomodtest.Std(t), nil)}
 	res, err := newTest(deps).Run(t.Context(), task.Request{Source: src, Repo: config.DefaultRepo()})
 	if err != nil {
 		t.Fatal(err)
