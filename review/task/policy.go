@@ -61,8 +61,8 @@ func RepoConfig(ctx context.Context, req Request) (config.Repo, error) {
 }
 
 // BlockingSeverity is the severity from which a repository's verified
-// findings block its pull requests (blocking_severity).
-// Critical unless the repository names a valid one.
+// findings block its pull requests (blocking_severity): critical unless
+// the repository names a valid one.
 func BlockingSeverity(repo config.Repo) review.Severity {
 	if sev, err := review.ParseSeverity(repo.BlockingSeverity); err == nil {
 		return sev
