@@ -118,6 +118,9 @@ func (d Dockerfile) lint(ctx context.Context, f File, ignored []string) ([]revie
 	}
 	hits, err := bestPractices(f.Content, ignored)
 	if err != nil {
+		if d.Checks == nil {
+			return nil, err // nothing checked the file: Lint notes it
+		}
 		return out, nil // BuildKit reported what it could; the rules need a parsed file
 	}
 	for _, h := range hits {

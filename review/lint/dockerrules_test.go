@@ -54,6 +54,18 @@ func TestDockerfileWithoutBuildChecks(t *testing.T) {
 	}
 }
 
+// TestDockerfileUnparsedWithoutBuildChecks: a Dockerfile the rules cannot
+// parse, with no BuildKit to report why, is not passed over silently.
+func TestDockerfileUnparsedWithoutBuildChecks(t *testing.T) {
+	rep, err := lint.Dockerfile{}.Lint(t.Context(), []lint.File{added(t, "Dockerfile", []byte("# no instruction\n"))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 0 || !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "dockerfile: could not check Dockerfile") }) {
+		t.Errorf("findings %v, notes %q; want a note that the file could not be checked", rep.Findings, rep.Notes)
+	}
+}
+
 func TestDockerfileBestPractices(t *testing.T) {
 	tests := []struct {
 		name string

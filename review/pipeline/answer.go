@@ -38,8 +38,8 @@ const answerExcerpt = 20
 
 // Answer answers one question, or skips it past the thread's limit
 // (chat.max_answers_per_thread: one note at the limit, then silence). It
-// returns task.ErrLLMUnavailable without a model, *task.RepoConfigError for a broken
-// .mergeguard.yml.
+// returns task.ErrLLMUnavailable without a model, *task.RepoConfigError
+// for a broken .mergeguard.yml.
 func (p *Pipeline) Answer(ctx context.Context, req task.AnswerRequest) (*task.AnswerResult, error) {
 	p, err := p.armed(req.Arm)
 	if err != nil {

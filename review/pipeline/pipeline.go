@@ -156,14 +156,14 @@ func (p *Pipeline) stamp(res *task.Result) {
 }
 
 // Run reviews the change of req.Source. It returns an error when the
-// change cannot be read or its diff cannot be parsed, when the repository's
-// configuration is invalid (*task.RepoConfigError), and when every LLM reviewer
-// failed for a passing reason (task.ErrLLMUnavailable), each after emitting
-// pipeline.failed; other agent failures degrade the verdict instead. With
-// task.ErrLLMUnavailable it also returns the review without the model: the
-// built-in analyzers' and linters' findings and the verdict they imply,
-// degraded and saying so (task.ModelUnavailableNote), for the caller to deliver
-// while the model part waits for a retry. It reviews as the experiment arm
+// change cannot be read or its diff cannot be parsed, when the
+// repository's configuration is invalid (*task.RepoConfigError), and when
+// every LLM reviewer failed for a passing reason (task.ErrLLMUnavailable),
+// each after emitting pipeline.failed; other agent failures degrade the
+// verdict instead. With task.ErrLLMUnavailable it also returns the review
+// without the model: the built-in analyzers' and linters' findings and the
+// verdict they imply, degraded and saying so (task.ModelUnavailableNote),
+// for the caller to deliver while the model part waits for a retry. It reviews as the experiment arm
 // req.Arm names (Config.Experiments: the arm's model and prompt variant),
 // and fails at once for an arm that is not configured.
 func (p *Pipeline) Run(ctx context.Context, req task.Request) (*task.Result, error) {

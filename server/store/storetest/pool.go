@@ -22,8 +22,9 @@ import (
 // tenth of a second to half a second under load (every page of the
 // template goes through the WAL), recycling a few tens of milliseconds. A
 // database whose schema is no longer its template's (a test migrated it
-// down, or added a table: intactSchema) is dropped instead. A free database is claimed by renaming it: of several
-// sessions renaming one, exactly one succeeds.
+// down, or added a table: intactSchema) is dropped instead. A free
+// database is claimed by renaming it: of several sessions renaming one,
+// exactly one succeeds.
 
 // freePrefix starts the name of every free database.
 const freePrefix = "mergeguard_free_"

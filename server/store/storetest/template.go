@@ -160,7 +160,7 @@ func buildTemplate(ctx context.Context, admin *pgx.Conn, server *url.URL, build,
 
 // ddlSetup makes a database note any DDL run on it: an event trigger
 // (firing in every session_replication_role) sets mergeguard_storetest.ddl's
-// flag, which schemaState reads. Created in the template after the
+// flag, which intactSchema reads. Created in the template after the
 // migrations, it is in every copy, unchanged.
 const ddlSetup = `
 CREATE SCHEMA mergeguard_storetest;
@@ -178,7 +178,7 @@ const codeInsufficientPrivilege = "42501"
 // watchDDL runs ddlSetup on the database at dbURL, in one transaction: on
 // a server where the role may not create event triggers nothing is
 // created, and its databases are dropped after their tests rather than
-// kept (schemaState).
+// kept (intactSchema).
 func watchDDL(ctx context.Context, dbURL string) error {
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
