@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,6 +117,10 @@ func TestAnswersInThreads(t *testing.T) {
 	for _, r := range runs[1:] {
 		statuses = append(statuses, string(r.Status))
 	}
+	// The four questions asked together are answered by two workers in
+	// either order: which of them meets the limit is not fixed, how many
+	// do is.
+	slices.SortFunc(statuses[3:7], func(a, b string) int { return strings.Compare(b, a) })
 	if strings.Join(statuses, ",") != "succeeded,succeeded,succeeded,succeeded,succeeded,succeeded,skipped,skipped" {
 		t.Errorf("answer runs: %v; want 6 answers (5 in one thread) then two skipped (the note, then silence)", statuses)
 	}
