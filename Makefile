@@ -70,8 +70,11 @@ test:
 ## MERGEGUARD_TEST_DATABASE_URL's server), eight parallel tests at a time (they mostly wait on
 ## the database and on fake servers). -short skips the slow tests, each of which
 ## says so in its t.Skip message ("slow: ... skipped by -short"); make test runs them all.
+## The end-to-end tests (e2e/) build and run the real binary: none runs under -short, so
+## the package is vetted, which type-checks its tests, instead of linked (3 CPU-seconds).
 test-short:
-	bash scripts/with-postgres.sh go test -short -parallel 8 ./...
+	go vet ./e2e/...
+	bash scripts/with-postgres.sh go test -short -parallel 8 $$(go list ./... | grep -v '/e2e$$')
 
 ## lint: golangci-lint (installed into bin/ on first use)
 lint: $(GOLANGCI_LINT)

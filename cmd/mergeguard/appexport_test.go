@@ -70,7 +70,7 @@ func TestAppExport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout bytes.Buffer
-			err := run(t.Context(), tt.args, env(tt.vars), &stdout, io.Discard)
+			err := runIn(t.Context(), testProcess, tt.args, env(tt.vars), &stdout, io.Discard)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)

@@ -258,7 +258,7 @@ func startServe(t *testing.T, ctx context.Context, vars map[string]string) servi
 	go s.logs.collect(pr, "listening", listening)
 	vars["MERGEGUARD_ADDR"] = "127.0.0.1:0"
 	go func() {
-		s.done <- run(ctx, []string{"serve"}, env(vars), io.Discard, pw)
+		s.done <- runIn(ctx, testProcess, []string{"serve"}, env(vars), io.Discard, pw)
 		_ = pw.Close() // a PipeWriter's Close never fails
 	}()
 	select {
@@ -401,7 +401,7 @@ func TestServeWithoutMigrations(t *testing.T) {
 			// A serve that wrongly starts is stopped, and fails the test.
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
-			err := run(ctx, []string{"serve"}, env(map[string]string{"DATABASE_URL": dbURL, "MERGEGUARD_MIGRATE": "false", "MERGEGUARD_ADDR": "127.0.0.1:0"}), io.Discard, io.Discard)
+			err := runIn(ctx, testProcess, []string{"serve"}, env(map[string]string{"DATABASE_URL": dbURL, "MERGEGUARD_MIGRATE": "false", "MERGEGUARD_ADDR": "127.0.0.1:0"}), io.Discard, io.Discard)
 			want := strings.ReplaceAll(tt.want, "{before}", strconv.FormatUint(uint64(before), 10))
 			if err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Fatalf("serve = %v, want an error starting %q", err, want)
