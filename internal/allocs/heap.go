@@ -8,22 +8,28 @@ import (
 	"time"
 )
 
-// HeapPeak samples the in-use heap every 2 ms until the returned func is
-// called, which returns the highest sample, for tests that bound the memory
-// a load takes while it runs.
+// HeapPeak samples the in-use heap every 2 ms, and once more when the
+// returned func is called, which returns the highest sample, for tests
+// that bound the memory a load takes while it runs.
 func HeapPeak() (stop func() uint64) {
 	done := make(chan struct{})
 	peak := make(chan uint64)
 	go func() {
 		var top uint64
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
+		sample := func() {
 			var m runtime.MemStats
 			runtime.ReadMemStats(&m)
 			top = max(top, m.HeapInuse)
+		}
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			sample()
 			select {
 			case <-done:
+				// The heap as the load ends too: on a loaded machine the
+				// ticker's goroutine may not have run since the load grew.
+				sample()
 				peak <- top
 				return
 			case <-tick.C:
