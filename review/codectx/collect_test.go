@@ -3,9 +3,10 @@ package codectx
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/mergeguard/mergeguard/review"
@@ -39,7 +40,7 @@ func gitDiff(t *testing.T, base, head repo) *diff.Diff {
 	write := func(side string, r repo) {
 		for p, s := range r {
 			path := dir + "/" + side + "/" + p
-			if err := exec.Command("mkdir", "-p", path[:strings.LastIndex(path, "/")]).Run(); err != nil {
+			if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 				t.Fatal(err)
 			}
 			if err := writeFile(path, s); err != nil {

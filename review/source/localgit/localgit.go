@@ -44,6 +44,7 @@ const (
 // and is safe for concurrent use.
 type Source struct {
 	root    string // the repository's top directory
+	gitBin  string // the git binary, found on PATH once
 	env     []string
 	change  review.Change
 	baseRev string // base SHA; an empty-tree id when head is a root commit (BaseSHA "")
@@ -488,6 +489,11 @@ func TopLevel(ctx context.Context, dir string) (string, error) {
 // open sets the repository's root: the top level of the work tree that
 // holds dir. A dir outside any repository is ErrNotRepository.
 func (s *Source) open(ctx context.Context, dir string) error {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return fmt.Errorf("localgit: %w", err)
+	}
+	s.gitBin = git
 	out, err := s.gitIn(ctx, dir, maxDiffBytes, "rev-parse", "--show-toplevel")
 	var ge *gitError
 	if errors.As(err, &ge) && strings.Contains(ge.stderr, "not a git repository") {
@@ -527,7 +533,9 @@ func (s *Source) gitInto(ctx context.Context, dir string, out interface {
 	Len() int
 }, limit int64, args ...string) error {
 	full := append(append([]string{"-C", dir}, pinnedConfig...), args...)
-	cmd := exec.CommandContext(ctx, "git", full...) //nolint:gosec // fixed binary, arguments passed without a shell
+	// The binary found when the Source opened: every command of a review
+	// runs the same git, without a PATH search each (hundreds per review).
+	cmd := exec.CommandContext(ctx, s.gitBin, full...) //nolint:gosec // git found on PATH at open, arguments passed without a shell
 	cmd.Env = s.env
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
