@@ -10,7 +10,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # The tests and the linter run with GOGC=400 unless GOGC is set: the
 # collector took a fifth of make test-short's CPU (the go side: 113 -> 87
 # CPU-seconds). The tests that bound the heap set the collector's defaults
-# themselves (allocs.DefaultCollector); make run keeps Go's default.
+# themselves (allocs.HeapPeak does); make run keeps Go's default.
 test test-short lint: export GOGC ?= 400
 
 # The go command links each test binary in its work directory (GOTMPDIR),

@@ -60,9 +60,7 @@ func reviewHugeDiff(tb testing.TB, dir, path string) (growth int64, took time.Du
 	tb.Helper()
 	noEnv := func(string) string { return "" }
 	args := []string{"--repo", dir, "--diff", path, "--format", "json"}
-	allocs.DefaultCollector(tb)
-	idle := allocs.HeapNow()
-	stop := allocs.HeapPeak()
+	idle, stop := allocs.HeapPeak(tb)
 	start := time.Now()
 	err := runReview(tb.Context(), newProcess(), args, noEnv, io.Discard, io.Discard)
 	took = time.Since(start)

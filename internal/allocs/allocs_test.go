@@ -31,8 +31,12 @@ func TestBoundCheck(t *testing.T) {
 }
 
 func TestHeapPeakSeesATransientAllocation(t *testing.T) {
-	idle := allocs.HeapNow()
-	stop := allocs.HeapPeak()
+	prev := debug.SetGCPercent(400)                // as under make test
+	t.Cleanup(func() { debug.SetGCPercent(prev) }) // after HeapPeak's own
+	idle, stop := allocs.HeapPeak(t)
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Errorf("GC percent while measuring = %d, want the default 100", p)
+	}
 	time.Sleep(5 * time.Millisecond) // the first sample taken, before b
 	b := make([]byte, 64<<20)
 	for i := range b {

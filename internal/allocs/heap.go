@@ -8,10 +8,22 @@ import (
 	"time"
 )
 
-// HeapPeak samples the in-use heap every 2 ms, and once more when the
-// returned func is called, which returns the highest sample, for tests
-// that bound the memory a load takes while it runs.
-func HeapPeak() (stop func() uint64) {
+// HeapPeak starts measuring the memory a load takes while it runs, for
+// tests that bound it: it runs the rest of the test with the collector's
+// defaults (DefaultCollector), in which the bounds are stated, collects
+// garbage and returns the in-use heap then (idle), and samples the in-use
+// heap every 2 ms, and once more when stop is called, which returns the
+// highest sample. The settings are the process's: a test that calls it
+// must not be parallel.
+func HeapPeak(tb testing.TB) (idle uint64, stop func() uint64) {
+	tb.Helper()
+	DefaultCollector(tb)
+	return heapNow(), sample()
+}
+
+// sample samples the in-use heap until stop is called, which returns the
+// highest sample.
+func sample() (stop func() uint64) {
 	done := make(chan struct{})
 	peak := make(chan uint64)
 	go func() {
@@ -39,9 +51,9 @@ func HeapPeak() (stop func() uint64) {
 	return func() uint64 { close(done); return <-peak }
 }
 
-// HeapNow collects garbage and returns the in-use heap: the idle level a
+// heapNow collects garbage and returns the in-use heap: the idle level a
 // peak is measured against.
-func HeapNow() uint64 {
+func heapNow() uint64 {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)

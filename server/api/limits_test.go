@@ -63,9 +63,7 @@ func (b *oversized) Read(p []byte) (int, error) {
 func TestOversizedBodiesKeepHeapBounded(t *testing.T) {
 	f, _ := limitFixture(t, Deps{Config: testAPI()})
 	const clients = 30
-	allocs.DefaultCollector(t) // the bound is for Go's defaults, not make test's GOGC=400
-	idle := allocs.HeapNow()
-	stop := allocs.HeapPeak()
+	idle, stop := allocs.HeapPeak(t)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	codes := make(map[int]int)

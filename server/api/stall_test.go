@@ -47,9 +47,8 @@ func TestStalledStreamClientsAreDropped(t *testing.T) {
 	run := manyEventsRun(t, f.store)
 	addr := strings.TrimPrefix(f.srv.URL, "http://")
 
-	allocs.DefaultCollector(t)
-	idleHeap, idleRSS := allocs.HeapNow(), rss(t)
-	stop := allocs.HeapPeak()
+	idleHeap, stop := allocs.HeapPeak(t)
+	idleRSS := rss(t)
 	start := time.Now()
 	for range stalledClients {
 		stallStream(t, addr, run.ID)

@@ -22,9 +22,7 @@ import (
 func TestOversizedUnsignedBodiesKeepHeapBounded(t *testing.T) {
 	in := newIntake(t)
 	const clients, size = 30, 24 << 20
-	allocs.DefaultCollector(t)
-	idle := allocs.HeapNow()
-	stop := allocs.HeapPeak()
+	idle, stop := allocs.HeapPeak(t)
 	var wg sync.WaitGroup
 	codes := make(chan int, clients)
 	for i := range clients {
